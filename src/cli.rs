@@ -1,0 +1,466 @@
+//! The `gametables` command line: argument parsing and printing only; the
+//! work is in [`crate::pipeline`] and [`crate::games`].
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, anyhow, bail};
+use clap::{Args, Parser, Subcommand};
+
+use crate::games::chomp::{ChompBox, Staircase};
+use crate::pipeline::executor::{LocalOptions, run_local};
+use crate::pipeline::jobfile::read_job_file;
+use crate::pipeline::kinds::chomp_boxes::winning_moves_from_run;
+use crate::pipeline::merge::{self, ResultFile, RunView};
+use crate::pipeline::plan::{JobState, PlanFile, write_plan};
+use crate::pipeline::rundir::RunDir;
+use crate::pipeline::worker::run_worker;
+use crate::pipeline::{ClaimStatus, Error};
+
+/// Exit status for verification failures (digest mismatch, damaged shard,
+/// failed claim).
+pub const EXIT_MISMATCH: u8 = 3;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "gametables",
+    version,
+    about = "Solve combinatorial games exhaustively: plan jobs, run them on all cores, \
+             write checksummed shards, merge and verify the tables, check published results.",
+    long_about = None,
+    after_help = "Typical use:\n  gametables run jobs/chomp-boxes.toml      plan, run, merge, verify, report into runs/chomp-boxes/\n  gametables status runs/chomp-boxes        which jobs are done, pending or damaged\n  gametables verify runs/chomp-boxes --against manifests/chomp-boxes.toml\n  gametables query chomp 8x10               winning moves of a rectangle\n\nLogging: RUST_LOG (e.g. RUST_LOG=debug); each job's log is RUN_DIR/logs/JOB_ID.log.\nExit status: 0 ok, 1 error, 2 usage, 3 verification mismatch."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Plan, run (resuming), merge, verify and report one or more job files.
+    ///
+    /// Each job file gets its own run directory (default runs/NAME/). Running
+    /// again on the same directory resumes: jobs whose shards verify are
+    /// skipped; missing or damaged ones are recomputed. If
+    /// manifests/NAME.toml exists next to the job file's folder, the result
+    /// digests are compared with it.
+    Run(RunArgs),
+    /// Write plan.toml and one manifest per job into a run directory, without running.
+    Plan {
+        /// The job file (jobs/NAME.toml).
+        job_file: PathBuf,
+        /// The run directory.
+        #[arg(long)]
+        run_dir: PathBuf,
+        /// Replace a different plan already in the directory.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Run one job from its manifest and write its shard (used by `run`; also by hand or by a cluster).
+    Worker {
+        /// RUN_DIR/manifests/JOB_ID.toml
+        manifest: PathBuf,
+        /// The run directory (default: the folder above manifests/).
+        #[arg(long)]
+        run_dir: Option<PathBuf>,
+    },
+    /// Verify every shard and assemble tables/ and result.toml.
+    Merge {
+        /// The run directory.
+        dir: PathBuf,
+    },
+    /// Show done / pending / damaged for every job.
+    Status {
+        /// The run directory.
+        dir: PathBuf,
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-hash every shard and table, re-run the merge and the kind's checks,
+    /// and compare with a reference manifest. Exit 3 on any mismatch.
+    Verify {
+        /// The run directory.
+        dir: PathBuf,
+        /// Reference digests, e.g. manifests/chomp-boxes.toml.
+        #[arg(long)]
+        against: Option<PathBuf>,
+    },
+    /// Write DIR/report.md: every published claim, our value, and whether it matches.
+    Report {
+        /// The run directory.
+        dir: PathBuf,
+    },
+    /// Look up results.
+    #[command(subcommand)]
+    Query(Query),
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// Job files (jobs/NAME.toml).
+    #[arg(required = true)]
+    job_files: Vec<PathBuf>,
+    /// Run directory (only with a single job file; default runs/NAME/).
+    #[arg(long)]
+    run_dir: Option<PathBuf>,
+    /// Worker processes at once (default: available cores).
+    #[arg(long)]
+    workers: Option<usize>,
+    /// Recompute every job, and replace a different plan in the run directory.
+    #[arg(long)]
+    force: bool,
+    /// No progress bar.
+    #[arg(long)]
+    no_progress: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum Query {
+    /// Winning moves (row, col) of a Chomp rectangle or staircase.
+    ///
+    /// Solves in memory when the enclosing box is small (≤ 50 million
+    /// staircases); with --run-dir, reads a chomp-boxes run's shards.
+    Chomp {
+        /// A rectangle ROWSxCOLS, e.g. 8x10.
+        rectangle: Option<String>,
+        /// A staircase: row lengths from the poison row up, e.g. 10,10,9,4.
+        #[arg(long, conflicts_with = "rectangle")]
+        position: Option<String>,
+        /// A chomp-boxes run directory to read instead of solving.
+        #[arg(long)]
+        run_dir: Option<PathBuf>,
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Entry point of the binary: parses arguments, runs, maps errors to exit
+/// codes (1 error, 2 usage, 3 verification mismatch).
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let is_worker = matches!(cli.command, Command::Worker { .. });
+    init_logging(if is_worker { "info" } else { "warn" });
+    match dispatch(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            let mismatch = e
+                .downcast_ref::<Error>()
+                .is_some_and(|e| matches!(e, Error::Verify { .. }));
+            ExitCode::from(if mismatch { EXIT_MISMATCH } else { 1 })
+        }
+    }
+}
+
+fn init_logging(default: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .try_init();
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Run(args) => cmd_run(args),
+        Command::Plan {
+            job_file,
+            run_dir,
+            force,
+        } => {
+            let jf = read_job_file(&job_file)?;
+            let plan = PlanFile::from_job_file(&jf)?;
+            let dir = RunDir::new(&run_dir);
+            let _lock = dir.lock()?;
+            write_plan(&dir, &plan, force)?;
+            println!(
+                "planned {} job(s) of kind {} in {}",
+                plan.jobs.len(),
+                plan.kind,
+                run_dir.display()
+            );
+            for j in &plan.jobs {
+                println!("  {}  {}", &j.id[..12], j.name);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Worker { manifest, run_dir } => {
+            run_worker(&manifest, run_dir.as_deref())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Merge { dir } => {
+            let view = RunView::open(&dir)?;
+            let _lock = view.dir.lock()?;
+            let r = merge::merge(&view)?;
+            println!("merged {} shard(s), {} table(s); root {}", r.shards.len(), r.tables.len(), r.root);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Status { dir, json } => cmd_status(&dir, json),
+        Command::Verify { dir, against } => {
+            let view = RunView::open(&dir)?;
+            let r = merge::verify(&view, against.as_deref())?;
+            println!(
+                "ok: {} shard(s) and {} table(s) verify; root {}{}",
+                r.shards.len(),
+                r.tables.len(),
+                r.root,
+                against.map_or(String::new(), |a| format!("; matches {}", a.display()))
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Report { dir } => {
+            let view = RunView::open(&dir)?;
+            let claims = merge::report(&view)?;
+            print_claims_summary(&view.dir, &claims);
+            Ok(if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
+                ExitCode::from(EXIT_MISMATCH)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Query(Query::Chomp {
+            rectangle,
+            position,
+            run_dir,
+            json,
+        }) => cmd_query_chomp(rectangle, position, run_dir, json),
+    }
+}
+
+fn print_claims_summary(dir: &RunDir, claims: &[crate::pipeline::Claim]) {
+    let n = |s| claims.iter().filter(|c| c.status == s).count();
+    println!(
+        "report {}: {} claims, {} match, {} mismatch, {} known discrepancies, {} not covered",
+        dir.report_path().display(),
+        claims.len(),
+        n(ClaimStatus::Match),
+        n(ClaimStatus::Mismatch),
+        n(ClaimStatus::KnownDiscrepancy),
+        n(ClaimStatus::NotCovered)
+    );
+    for c in claims.iter().filter(|c| c.status == ClaimStatus::Mismatch) {
+        println!("  MISMATCH {}: expected {}, ours {}", c.claim, c.expected, c.ours);
+    }
+}
+
+/// `manifests/NAME.toml` beside the job file's folder (`jobs/../manifests/`).
+fn reference_for(job_file: &Path, name: &str) -> Option<PathBuf> {
+    let parent = job_file.parent()?;
+    let base = if parent.as_os_str().is_empty() {
+        Path::new("..")
+    } else {
+        parent
+    };
+    let p = base.join("..").join("manifests").join(format!("{name}.toml"));
+    p.is_file().then_some(p)
+}
+
+fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    if args.run_dir.is_some() && args.job_files.len() > 1 {
+        bail!("--run-dir needs a single job file (each job file gets its own run directory)");
+    }
+    let workers = args
+        .workers
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    if workers == 0 {
+        bail!("--workers must be at least 1");
+    }
+    let exe = std::env::current_exe().context("cannot find the gametables executable")?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .context("starting the tokio runtime")?;
+    let mut code = ExitCode::SUCCESS;
+    for job_file in &args.job_files {
+        let jf = read_job_file(job_file)?;
+        let plan = PlanFile::from_job_file(&jf)?;
+        let run_dir = args
+            .run_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("runs").join(&jf.name));
+        let dir = RunDir::new(&run_dir);
+        let _lock = dir.lock()?;
+        write_plan(&dir, &plan, args.force)?;
+        eprintln!(
+            "{}: {} job(s) of kind {} in {} with {workers} worker(s)",
+            jf.name,
+            plan.jobs.len(),
+            plan.kind,
+            run_dir.display()
+        );
+        let t0 = std::time::Instant::now();
+        let summary = rt.block_on(run_local(
+            &dir,
+            &plan,
+            &LocalOptions {
+                workers,
+                force: args.force,
+                exe: exe.clone(),
+                progress: !args.no_progress,
+            },
+        ))?;
+        let view = RunView::open(&run_dir)?;
+        merge::merge(&view)?;
+        let reference = reference_for(job_file, &jf.name);
+        let reference = reference.filter(|r| {
+            // Compare only when the reference was made from the same plan.
+            ResultFile::load(r).is_ok_and(|rf| {
+                rf.shards.len() == plan.jobs.len()
+                    && rf.shards.iter().zip(&plan.jobs).all(|(s, j)| s.id == j.id)
+            })
+        });
+        let result = merge::verify(&view, reference.as_deref())?;
+        let claims = merge::report(&view)?;
+        println!(
+            "{}: {} computed, {} skipped, {} recomputed (damaged) in {:.2} s; root {}",
+            jf.name,
+            summary.computed.len(),
+            summary.skipped.len(),
+            summary.damaged.len(),
+            t0.elapsed().as_secs_f64(),
+            result.root
+        );
+        match &reference {
+            Some(r) => println!("digests match the reference {}", r.display()),
+            None => println!("no reference manifest for this plan (manifests/{}.toml)", jf.name),
+        }
+        print_claims_summary(&dir, &claims);
+        if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
+            code = ExitCode::from(EXIT_MISMATCH);
+        }
+    }
+    Ok(code)
+}
+
+fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
+    let view = RunView::open(dir)?;
+    let rows = merge::status(&view);
+    if json {
+        let v: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(name, id, st)| {
+                let (state, why) = match st {
+                    JobState::Done => ("done", None),
+                    JobState::Pending => ("pending", None),
+                    JobState::Damaged(w) => ("damaged", Some(w.clone())),
+                };
+                serde_json::json!({"job": name, "id": id, "state": state, "reason": why})
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        let count = |f: fn(&JobState) -> bool| rows.iter().filter(|r| f(&r.2)).count();
+        println!(
+            "{} ({}): {} job(s): {} done, {} pending, {} damaged{}",
+            dir.display(),
+            view.plan.kind,
+            rows.len(),
+            count(|s| *s == JobState::Done),
+            count(|s| *s == JobState::Pending),
+            count(|s| matches!(s, JobState::Damaged(_))),
+            if view.dir.result_path().exists() { "; merged" } else { "" }
+        );
+        for (name, id, st) in &rows {
+            let s = match st {
+                JobState::Done => "done".to_string(),
+                JobState::Pending => "pending".to_string(),
+                JobState::Damaged(w) => format!("DAMAGED: {w}"),
+            };
+            println!("  {:<8} {}  {}", s, &id[..12], name);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Largest box solved in memory by `query chomp`.
+const QUERY_IN_MEMORY_LIMIT: u64 = 50_000_000;
+
+fn parse_rectangle(s: &str) -> anyhow::Result<Staircase> {
+    let (r, c) = s
+        .split_once(['x', 'X', '×'])
+        .ok_or_else(|| anyhow!("rectangle `{s}`: write ROWSxCOLS, e.g. 8x10"))?;
+    let r: u32 = r.trim().parse().with_context(|| format!("rectangle `{s}`: rows"))?;
+    let c: u32 = c.trim().parse().with_context(|| format!("rectangle `{s}`: cols"))?;
+    if r == 0 || c == 0 {
+        bail!("rectangle `{s}`: rows and cols must be at least 1");
+    }
+    Ok(Staircase::rectangle(r, c)?)
+}
+
+fn parse_position(s: &str) -> anyhow::Result<Staircase> {
+    let rows: Vec<u32> = s
+        .split(',')
+        .map(|p| p.trim().parse::<u32>())
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("position `{s}`: write row lengths like 10,10,9,4"))?;
+    Ok(Staircase::new(&rows).with_context(|| format!("position `{s}`"))?)
+}
+
+fn cmd_query_chomp(
+    rectangle: Option<String>,
+    position: Option<String>,
+    run_dir: Option<PathBuf>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let s = match (&rectangle, &position) {
+        (Some(r), _) => parse_rectangle(r)?,
+        (None, Some(p)) => parse_position(p)?,
+        (None, None) => bail!("give a rectangle (e.g. 8x10) or --position 10,10,9,4"),
+    };
+    let (source, moves) = match &run_dir {
+        Some(d) => {
+            let view = RunView::open(d)?;
+            if view.plan.kind != "chomp-boxes" {
+                bail!("{} is a `{}` run, not chomp-boxes", d.display(), view.plan.kind);
+            }
+            let (name, moves) = winning_moves_from_run(&view, &s)?.ok_or_else(|| {
+                anyhow!("no box in {} covers the position {s}", d.display())
+            })?;
+            (format!("{} ({})", name, d.display()), moves)
+        }
+        None => {
+            let rows = s.rows().len();
+            let cols = s.rows()[0] as usize;
+            let b = ChompBox::new(rows, cols)?;
+            if b.len() > QUERY_IN_MEMORY_LIMIT {
+                bail!(
+                    "the {rows}x{cols} box has {} staircases, too many to solve here; \
+                     run a chomp-boxes job covering it and pass --run-dir",
+                    b.len()
+                );
+            }
+            let p = b.solve();
+            (format!("solved in memory ({rows}x{cols} box)"), b.winning_moves(&p, &s)?)
+        }
+    };
+    if json {
+        let v = serde_json::json!({
+            "position": s.rows(),
+            "p_position": moves.is_empty(),
+            "winning_moves": moves.iter().map(|m| [m.row, m.col]).collect::<Vec<_>>(),
+            "source": source,
+        });
+        println!("{}", serde_json::to_string(&v)?);
+    } else {
+        let label = rectangle.unwrap_or_else(|| s.to_string());
+        if moves.is_empty() {
+            println!("{label}: P-position (the player to move loses; no winning move)");
+        } else {
+            let list: Vec<String> = moves.iter().map(ToString::to_string).collect();
+            println!(
+                "{label}: N-position, {} winning move{}: {}",
+                moves.len(),
+                if moves.len() == 1 { "" } else { "s" },
+                list.join(", ")
+            );
+        }
+        println!("  ({source})");
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,4 @@
+//! Pure game solvers: plain data in, plain data out. No I/O, no async, no
+//! logging in inner loops. The pipeline (`crate::pipeline`) wraps them into jobs.
+
+pub mod chomp;

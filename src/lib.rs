@@ -1,0 +1,12 @@
+//! gametables: exhaustive solvers for combinatorial games and a batch pipeline
+//! that runs them as jobs, writes checksummed shards, merges and verifies the
+//! global tables, and checks them against published results.
+//!
+//! - [`games`]: pure solvers (Chomp boxes, …).
+//! - [`pipeline`]: job files, planning, manifests, shards, executors, merge,
+//!   verify, report; generic over [`pipeline::JobKind`].
+//! - [`cli`]: the `gametables` command line.
+
+pub mod cli;
+pub mod games;
+pub mod pipeline;

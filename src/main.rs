@@ -1,0 +1,5 @@
+//! `gametables`: see `gametables --help`.
+
+fn main() -> std::process::ExitCode {
+    gametables::cli::main()
+}

@@ -1,0 +1,212 @@
+//! The local executor: runs a plan's jobs as worker child processes (the same
+//! binary, `gametables worker MANIFEST`), up to N at once, in dependency
+//! order, skipping jobs whose shards already verify.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use tokio::task::JoinSet;
+
+use super::error::{Error, Result};
+use super::plan::{JobState, PlanFile, job_state};
+use super::rundir::RunDir;
+
+/// Options of a local run.
+#[derive(Debug, Clone)]
+pub struct LocalOptions {
+    /// Worker processes at once (≥ 1).
+    pub workers: usize,
+    /// Recompute every job even if its shard verifies.
+    pub force: bool,
+    /// The executable started as worker (normally the running binary).
+    pub exe: PathBuf,
+    /// Show the progress bar (only drawn on a terminal anyway).
+    pub progress: bool,
+}
+
+/// What a local run did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunSummary {
+    /// Jobs skipped because their shards verified.
+    pub skipped: Vec<String>,
+    /// Jobs recomputed because their shards were damaged (name, reason).
+    pub damaged: Vec<(String, String)>,
+    /// Jobs computed in this run.
+    pub computed: Vec<String>,
+}
+
+/// Prints a line above the progress bar (or plainly when it is hidden).
+fn say(pb: &ProgressBar, line: &str) {
+    pb.suspend(|| eprintln!("{line}"));
+}
+
+/// Runs every job of `plan` that has no verified shard.
+///
+/// # Errors
+/// [`Error::Job`] naming each failed job, its exit status and its log file;
+/// jobs already running finish first and their shards are kept.
+pub async fn run_local(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<RunSummary> {
+    let mut summary = RunSummary::default();
+    let mut done: BTreeSet<String> = BTreeSet::new();
+    let mut pending: Vec<usize> = Vec::new();
+    for (i, j) in plan.jobs.iter().enumerate() {
+        let state = if opts.force {
+            JobState::Pending
+        } else {
+            job_state(dir, &plan.kind, j)
+        };
+        match state {
+            JobState::Done => {
+                done.insert(j.id.clone());
+                summary.skipped.push(j.name.clone());
+            }
+            JobState::Pending => pending.push(i),
+            JobState::Damaged(why) => {
+                summary.damaged.push((j.name.clone(), why));
+                pending.push(i);
+            }
+        }
+    }
+    // Costly jobs first among those ready (longest-processing-time order).
+    pending.sort_by_key(|&i| (std::cmp::Reverse(plan.jobs[i].cost), i));
+
+    let pb = ProgressBar::with_draw_target(
+        Some(plan.jobs.len() as u64),
+        if opts.progress {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        },
+    );
+    pb.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} jobs  {msg}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    pb.enable_steady_tick(Duration::from_millis(200));
+    pb.set_position(done.len() as u64);
+    if !summary.skipped.is_empty() {
+        say(
+            &pb,
+            &format!("{} job(s) already done, skipped", summary.skipped.len()),
+        );
+    }
+    for (name, why) in &summary.damaged {
+        say(&pb, &format!("job {name}: shard damaged ({why}); recomputing"));
+    }
+
+    let mut running: BTreeMap<u64, (usize, Instant)> = BTreeMap::new();
+    let mut set: JoinSet<(u64, std::io::Result<std::process::ExitStatus>)> = JoinSet::new();
+    let mut next_task = 0u64;
+    let mut failures: Vec<String> = Vec::new();
+    let workers = opts.workers.max(1);
+
+    loop {
+        // Start ready jobs while there is room and nothing has failed.
+        while failures.is_empty() && running.len() < workers {
+            let Some(pos) = pending.iter().position(|&i| {
+                plan.jobs[i]
+                    .inputs
+                    .iter()
+                    .all(|inp| done.contains(&inp.id))
+            }) else {
+                break;
+            };
+            let i = pending.remove(pos);
+            let j = &plan.jobs[i];
+            if opts.force {
+                let _ = std::fs::remove_file(dir.shard_path(&j.id));
+            }
+            let log_path = dir.log_path(&j.id);
+            let log = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&log_path)
+                .map_err(Error::io(&log_path))?;
+            let log2 = log.try_clone().map_err(Error::io(&log_path))?;
+            let mut cmd = tokio::process::Command::new(&opts.exe);
+            cmd.arg("worker")
+                .arg(dir.manifest_path(&j.id))
+                .arg("--run-dir")
+                .arg(dir.root())
+                .stdin(Stdio::null())
+                .stdout(Stdio::from(log))
+                .stderr(Stdio::from(log2));
+            let mut child = cmd.spawn().map_err(Error::io(&opts.exe))?;
+            let task = next_task;
+            next_task += 1;
+            running.insert(task, (i, Instant::now()));
+            set.spawn(async move { (task, child.wait().await) });
+        }
+        pb.set_message(
+            running
+                .values()
+                .map(|(i, _)| plan.jobs[*i].name.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
+        let Some(res) = set.join_next().await else {
+            break;
+        };
+        let (task, status) = res.map_err(|e| Error::job("executor", e.to_string()))?;
+        let (i, t0) = running.remove(&task).expect("task is running");
+        let j = &plan.jobs[i];
+        let log = dir.log_path(&j.id);
+        let ok = match &status {
+            Ok(s) if s.success() => match job_state(dir, &plan.kind, j) {
+                JobState::Done => true,
+                other => {
+                    failures.push(format!(
+                        "job {} exited 0 but its shard is {other:?}; log: {}",
+                        j.name,
+                        log.display()
+                    ));
+                    false
+                }
+            },
+            Ok(s) => {
+                failures.push(format!(
+                    "job {} ({}) failed with {s}; log: {}",
+                    j.name,
+                    &j.id[..12],
+                    log.display()
+                ));
+                false
+            }
+            Err(e) => {
+                failures.push(format!("job {}: could not wait for worker: {e}", j.name));
+                false
+            }
+        };
+        if ok {
+            done.insert(j.id.clone());
+            summary.computed.push(j.name.clone());
+            pb.inc(1);
+            say(
+                &pb,
+                &format!("done {} in {:.2} s", j.name, t0.elapsed().as_secs_f64()),
+            );
+        }
+    }
+    pb.finish_and_clear();
+    if !failures.is_empty() {
+        return Err(Error::job(
+            plan.job_file.clone(),
+            format!(
+                "{} job(s) failed (finished shards are kept; run again to resume):\n  {}",
+                failures.len(),
+                failures.join("\n  ")
+            ),
+        ));
+    }
+    if !pending.is_empty() {
+        return Err(Error::job(
+            plan.job_file.clone(),
+            format!("{} job(s) could not start: inputs missing", pending.len()),
+        ));
+    }
+    Ok(summary)
+}

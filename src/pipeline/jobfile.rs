@@ -1,0 +1,143 @@
+//! Job files (`jobs/NAME.toml`): one computation, `kind = "…"` plus the
+//! kind's parameters. Unknown fields are errors that name file, line and field.
+
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+
+use super::error::{Error, Result};
+use super::kind::{JobKind, JobSpec, all_kinds, kind_by_name};
+
+/// A job file read from disk and planned by its kind.
+#[derive(Debug, Clone)]
+pub struct JobFile {
+    /// Where it was read from.
+    pub path: PathBuf,
+    /// Its name: the file stem (`jobs/chomp-boxes.toml` → `chomp-boxes`).
+    pub name: String,
+    /// The `kind` value.
+    pub kind: String,
+    /// The parameters without `kind`, as the kind normalised them.
+    pub params: toml::Table,
+    /// The jobs, in dependency order.
+    pub jobs: Vec<JobSpec>,
+}
+
+/// 1-based line and column of byte `offset` in `text`.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, col)
+}
+
+/// A job-file error located at the line where `key = …` is written (line 0
+/// if the key is absent).
+pub fn error_at_key(path: &Path, text: &str, key: &str, message: impl Into<String>) -> Error {
+    let (line, col) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| {
+            let t = l.trim_start();
+            t.strip_prefix(key)
+                .is_some_and(|r| r.trim_start().starts_with('='))
+        })
+        .map_or((0, 0), |(i, l)| (i + 1, l.len() - l.trim_start().len() + 1));
+    Error::JobFile {
+        path: path.to_path_buf(),
+        line,
+        col,
+        message: message.into(),
+    }
+}
+
+/// Parses a job file's text into the kind's parameter struct `T` (which
+/// should have `#[serde(deny_unknown_fields)]` and a `kind` field).
+///
+/// # Errors
+/// [`Error::JobFile`] with the line and column toml reports and its message
+/// on one line (e.g. ``unknown field `boxs`, expected `kind` or `boxes` ``).
+pub fn parse_params<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T> {
+    toml::from_str(text).map_err(|e| {
+        let (line, col) = e.span().map_or((0, 0), |s| line_col(text, s.start));
+        Error::JobFile {
+            path: path.to_path_buf(),
+            line,
+            col,
+            message: e.message().trim().replace('\n', " "),
+        }
+    })
+}
+
+/// Reads a job file, finds its kind and plans it.
+///
+/// # Errors
+/// [`Error::Io`] if unreadable; [`Error::JobFile`] if `kind` is missing or
+/// unknown or the kind rejects the parameters.
+pub fn read_job_file(path: &Path) -> Result<JobFile> {
+    let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
+    let table: toml::Table = parse_params(path, &text)?;
+    let kind_name = match table.get("kind") {
+        Some(toml::Value::String(s)) => s.clone(),
+        Some(_) => return Err(error_at_key(path, &text, "kind", "`kind` must be a string")),
+        None => {
+            return Err(Error::JobFile {
+                path: path.to_path_buf(),
+                line: 1,
+                col: 1,
+                message: format!("missing field `kind` (one of: {})", kind_names()),
+            });
+        }
+    };
+    let kind: &dyn JobKind = kind_by_name(&kind_name).ok_or_else(|| {
+        error_at_key(
+            path,
+            &text,
+            "kind",
+            format!("unknown kind `{kind_name}` (known: {})", kind_names()),
+        )
+    })?;
+    let (params, jobs) = kind.plan(path, &text)?;
+    let name = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("job")
+        .to_string();
+    Ok(JobFile {
+        path: path.to_path_buf(),
+        name,
+        kind: kind_name,
+        params,
+        jobs,
+    })
+}
+
+fn kind_names() -> String {
+    all_kinds()
+        .iter()
+        .map(|k| k.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_from_one() {
+        let t = "a = 1\nbb = 2\n";
+        assert_eq!(line_col(t, 0), (1, 1));
+        assert_eq!(line_col(t, 6), (2, 1));
+        assert_eq!(line_col(t, 9), (2, 4));
+    }
+
+    #[test]
+    fn error_at_key_finds_the_line() {
+        let t = "kind = \"x\"\n  boxes = [[1, 2]]\n";
+        match error_at_key(Path::new("j.toml"), t, "boxes", "bad") {
+            Error::JobFile { line, col, .. } => assert_eq!((line, col), (2, 3)),
+            e => panic!("{e}"),
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! The job-kind trait: what a game must provide to run through the pipeline.
+//!
+//! A new game adds one module under `pipeline/kinds/` implementing
+//! [`JobKind`] and one line in [`kinds`]; planning, manifests, shards,
+//! executors, merge, verify and report are shared.
+
+use super::error::Result;
+use super::kinds;
+use super::shard::{Section, Shard};
+
+/// One job produced by [`JobKind::plan`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobSpec {
+    /// Name unique within the plan, e.g. `box-14x14` (letters, digits, `-`, `_`, `.`).
+    pub name: String,
+    /// The job's parameters (written into its manifest; part of its id).
+    pub params: toml::Table,
+    /// Names of jobs this one reads, all earlier in the plan.
+    pub inputs: Vec<String>,
+    /// Relative cost estimate (any unit); the scheduler starts costly jobs first.
+    pub cost: u64,
+}
+
+/// A table file produced by [`JobKind::merge`], written to `RUN_DIR/tables/NAME`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableFile {
+    /// File name (no directories).
+    pub name: String,
+    /// Content.
+    pub bytes: Vec<u8>,
+}
+
+/// How a published claim compares with our value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClaimStatus {
+    /// Our value equals the published one.
+    Match,
+    /// Our value differs and we did not expect it to: a failure.
+    Mismatch,
+    /// Our value differs as expected (a known error in the source); the note says why.
+    KnownDiscrepancy,
+    /// Not checked in this run (e.g. the job file does not cover it).
+    NotCovered,
+}
+
+/// One published claim and our value, for `report.md`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    /// Where it is published (paper, page, OEIS id, seed).
+    pub source: String,
+    /// The claim in words.
+    pub claim: String,
+    /// The published value.
+    pub expected: String,
+    /// Our value.
+    pub ours: String,
+    /// The comparison.
+    pub status: ClaimStatus,
+}
+
+impl Claim {
+    /// A claim that matches when `ours == expected`.
+    pub fn compare(
+        source: &str,
+        claim: &str,
+        expected: impl ToString,
+        ours: impl ToString,
+    ) -> Claim {
+        let (expected, ours) = (expected.to_string(), ours.to_string());
+        let status = if expected == ours {
+            ClaimStatus::Match
+        } else {
+            ClaimStatus::Mismatch
+        };
+        Claim {
+            source: source.into(),
+            claim: claim.into(),
+            expected,
+            ours,
+            status,
+        }
+    }
+
+    /// A claim this run's job file does not cover.
+    pub fn not_covered(source: &str, claim: &str, expected: impl ToString, why: &str) -> Claim {
+        Claim {
+            source: source.into(),
+            claim: claim.into(),
+            expected: expected.to_string(),
+            ours: why.into(),
+            status: ClaimStatus::NotCovered,
+        }
+    }
+}
+
+/// Read access to shards by job name, given to [`JobKind::run`] (its inputs)
+/// and to merge, check and claims (every job of the plan).
+pub trait ShardSource {
+    /// Loads and verifies the shard of job `name`.
+    ///
+    /// # Errors
+    /// If the job is not available here or its shard is missing or damaged.
+    fn load(&self, name: &str) -> Result<Shard>;
+}
+
+/// What merge, check and claims see of a run: its parameters, jobs, shards
+/// and (for check and claims) the tables written by merge.
+pub trait RunAccess: ShardSource {
+    /// The job file's parameters (without `kind`).
+    fn params(&self) -> &toml::Table;
+    /// Jobs in plan order.
+    fn jobs(&self) -> &[JobSpec];
+    /// The content of table `name` as merged into `RUN_DIR/tables/`.
+    ///
+    /// # Errors
+    /// If the table is missing or unreadable.
+    fn table(&self, name: &str) -> Result<Vec<u8>>;
+}
+
+/// A computation the pipeline can plan, run, merge, verify and report on.
+///
+/// Implementations are pure apart from the shard and table access they are
+/// given: they never touch files themselves.
+pub trait JobKind: Sync {
+    /// The `kind = "…"` value of job files.
+    fn name(&self) -> &'static str;
+
+    /// One-line description for `--help` and errors.
+    fn about(&self) -> &'static str;
+
+    /// Checks the job file's parameters, given as its text (so errors can name
+    /// line and field), and splits it into jobs in dependency order.
+    ///
+    /// # Errors
+    /// [`super::Error::JobFile`] with the line and field.
+    fn plan(&self, path: &std::path::Path, text: &str) -> Result<(toml::Table, Vec<JobSpec>)>;
+
+    /// Solves one job. `inputs` loads the shards of `job.inputs`.
+    ///
+    /// # Errors
+    /// [`super::Error::Job`] if the parameters are invalid or an input is unusable.
+    fn run(&self, job: &JobSpec, inputs: &dyn ShardSource) -> Result<Vec<Section>>;
+
+    /// Assembles the global tables from every job's shard.
+    ///
+    /// # Errors
+    /// If shards are inconsistent (e.g. two boxes disagree), naming both.
+    fn merge(&self, run: &dyn RunAccess) -> Result<Vec<TableFile>>;
+
+    /// Internal consistency checks on the merged tables (run by `verify`);
+    /// returns one line per problem.
+    ///
+    /// # Errors
+    /// If a table cannot be read.
+    fn check(&self, run: &dyn RunAccess) -> Result<Vec<String>>;
+
+    /// Every published claim this kind knows, with our value.
+    ///
+    /// # Errors
+    /// If a table or shard cannot be read.
+    fn claims(&self, run: &dyn RunAccess) -> Result<Vec<Claim>>;
+}
+
+/// Every job kind this build knows.
+pub fn all_kinds() -> Vec<&'static dyn JobKind> {
+    vec![&kinds::chomp_boxes::ChompBoxes]
+}
+
+/// The job kind called `name`, if any.
+pub fn kind_by_name(name: &str) -> Option<&'static dyn JobKind> {
+    all_kinds().into_iter().find(|k| k.name() == name)
+}

@@ -1,0 +1,381 @@
+//! Merge, verify, report and status over a run directory.
+//!
+//! - [`merge`] reads and verifies every shard, lets the kind assemble the
+//!   tables, writes them to `tables/` and writes `result.toml`.
+//! - [`verify`] re-hashes every shard and table, re-runs the merge in memory
+//!   and compares, runs the kind's checks, and compares with a reference.
+//! - [`report`] writes `report.md` from the kind's claims.
+//! - [`status`] says done / pending / damaged per job.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::digest::sha256_hex;
+use super::error::{Error, Result};
+use super::kind::{
+    Claim, ClaimStatus, JobKind, JobSpec, RunAccess, ShardSource, TableFile, kind_by_name,
+};
+use super::plan::{JobState, PlanFile, job_state, read_shard};
+use super::rundir::RunDir;
+use super::shard::{Shard, write_atomic};
+
+/// Version of the result format.
+pub const RESULT_SCHEMA: u32 = 1;
+
+/// A shard's digest in `result.toml`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShardDigest {
+    /// Job name.
+    pub name: String,
+    /// Job id.
+    pub id: String,
+    /// SHA-256 of the whole shard file.
+    pub sha256: String,
+}
+
+/// A table's digest in `result.toml`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableDigest {
+    /// File name under `tables/`.
+    pub name: String,
+    /// SHA-256 of its content.
+    pub sha256: String,
+}
+
+/// `RUN_DIR/result.toml`, and the format of reference manifests
+/// (`manifests/NAME.toml`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultFile {
+    /// Format version ([`RESULT_SCHEMA`]).
+    pub schema: u32,
+    /// The job file's name.
+    pub job_file: String,
+    /// Job kind.
+    pub kind: String,
+    /// SHA-256 over the lines `shard NAME ID SHA256` and `table NAME SHA256`
+    /// (each ending in `\n`), shards then tables, in file order.
+    pub root: String,
+    /// Every shard, in plan order.
+    pub shards: Vec<ShardDigest>,
+    /// Every table, in the kind's order.
+    pub tables: Vec<TableDigest>,
+}
+
+impl ResultFile {
+    fn root_of(shards: &[ShardDigest], tables: &[TableDigest]) -> String {
+        let mut s = String::new();
+        for d in shards {
+            s.push_str(&format!("shard {} {} {}\n", d.name, d.id, d.sha256));
+        }
+        for t in tables {
+            s.push_str(&format!("table {} {}\n", t.name, t.sha256));
+        }
+        sha256_hex(s.as_bytes())
+    }
+
+    /// Reads a result or reference manifest.
+    ///
+    /// # Errors
+    /// [`Error::Io`] or [`Error::Manifest`] naming the file.
+    pub fn load(path: &Path) -> Result<ResultFile> {
+        let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
+        let r: ResultFile = toml::from_str(&text).map_err(|e| Error::Manifest {
+            path: path.to_path_buf(),
+            message: e.message().replace('\n', " "),
+        })?;
+        if r.root != Self::root_of(&r.shards, &r.tables) {
+            return Err(Error::Manifest {
+                path: path.to_path_buf(),
+                message: "root digest does not match the listed digests (edited?)".into(),
+            });
+        }
+        Ok(r)
+    }
+
+    /// Differences from `reference`, one line each (empty when equal).
+    pub fn diff(&self, reference: &ResultFile) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.kind != reference.kind {
+            out.push(format!("kind {} vs reference {}", self.kind, reference.kind));
+        }
+        for r in &reference.shards {
+            match self.shards.iter().find(|s| s.name == r.name) {
+                None => out.push(format!("shard of job {}: absent here", r.name)),
+                Some(s) if s.id != r.id => out.push(format!(
+                    "job {}: id {} vs reference {} (different parameters)",
+                    r.name, s.id, r.id
+                )),
+                Some(s) if s.sha256 != r.sha256 => out.push(format!(
+                    "shard of job {} ({}): sha256 {} vs reference {}",
+                    r.name,
+                    RunDir::shard_rel(&s.id),
+                    s.sha256,
+                    r.sha256
+                )),
+                _ => {}
+            }
+        }
+        for s in &self.shards {
+            if !reference.shards.iter().any(|r| r.name == s.name) {
+                out.push(format!("shard of job {}: not in the reference", s.name));
+            }
+        }
+        for r in &reference.tables {
+            match self.tables.iter().find(|t| t.name == r.name) {
+                None => out.push(format!("table {}: absent here", r.name)),
+                Some(t) if t.sha256 != r.sha256 => out.push(format!(
+                    "table tables/{}: sha256 {} vs reference {}",
+                    r.name, t.sha256, r.sha256
+                )),
+                _ => {}
+            }
+        }
+        for t in &self.tables {
+            if !reference.tables.iter().any(|r| r.name == t.name) {
+                out.push(format!("table {}: not in the reference", t.name));
+            }
+        }
+        if out.is_empty() && self.root != reference.root {
+            out.push(format!("root {} vs reference {}", self.root, reference.root));
+        }
+        out
+    }
+}
+
+/// A run directory opened for reading: its plan, kind and jobs.
+pub struct RunView {
+    /// The run directory.
+    pub dir: RunDir,
+    /// Its plan.
+    pub plan: PlanFile,
+    /// The kind.
+    pub kind: &'static dyn JobKind,
+    specs: Vec<JobSpec>,
+}
+
+impl RunView {
+    /// Opens a planned run directory.
+    ///
+    /// # Errors
+    /// If `plan.toml` is missing or malformed.
+    pub fn open(dir: &Path) -> Result<RunView> {
+        let dir = RunDir::new(dir);
+        let plan = PlanFile::load(&dir)?;
+        let kind = kind_by_name(&plan.kind).expect("PlanFile::load checks the kind");
+        let specs = plan.specs();
+        Ok(RunView {
+            dir,
+            plan,
+            kind,
+            specs,
+        })
+    }
+}
+
+impl ShardSource for RunView {
+    fn load(&self, name: &str) -> Result<Shard> {
+        let j = self
+            .plan
+            .job(name)
+            .ok_or_else(|| Error::job(name, "no such job in this plan"))?;
+        read_shard(&self.dir, &self.plan.kind, &j.name, &j.id)
+    }
+}
+
+impl RunAccess for RunView {
+    fn params(&self) -> &toml::Table {
+        &self.plan.params
+    }
+    fn jobs(&self) -> &[JobSpec] {
+        &self.specs
+    }
+    fn table(&self, name: &str) -> Result<Vec<u8>> {
+        let p = self.dir.tables_dir().join(name);
+        std::fs::read(&p).map_err(Error::io(&p))
+    }
+}
+
+/// Digests of every shard, verifying each.
+fn shard_digests(view: &RunView) -> Result<Vec<ShardDigest>> {
+    let mut out = Vec::new();
+    for j in &view.plan.jobs {
+        read_shard(&view.dir, &view.plan.kind, &j.name, &j.id)?;
+        let p = view.dir.shard_path(&j.id);
+        let bytes = std::fs::read(&p).map_err(Error::io(&p))?;
+        out.push(ShardDigest {
+            name: j.name.clone(),
+            id: j.id.clone(),
+            sha256: sha256_hex(&bytes),
+        });
+    }
+    Ok(out)
+}
+
+fn result_of(view: &RunView, shards: Vec<ShardDigest>, tables: &[TableFile]) -> ResultFile {
+    let tables: Vec<TableDigest> = tables
+        .iter()
+        .map(|t| TableDigest {
+            name: t.name.clone(),
+            sha256: sha256_hex(&t.bytes),
+        })
+        .collect();
+    ResultFile {
+        schema: RESULT_SCHEMA,
+        job_file: view.plan.job_file.clone(),
+        kind: view.plan.kind.clone(),
+        root: ResultFile::root_of(&shards, &tables),
+        shards,
+        tables,
+    }
+}
+
+/// Merges a finished run: verifies every shard, writes `tables/` and
+/// `result.toml`.
+///
+/// # Errors
+/// [`Error::Shard`] for a missing or damaged shard (naming job and file), or
+/// the kind's merge error (e.g. two boxes disagree).
+pub fn merge(view: &RunView) -> Result<ResultFile> {
+    let shards = shard_digests(view)?;
+    let tables = view.kind.merge(view)?;
+    let tdir = view.dir.tables_dir();
+    std::fs::create_dir_all(&tdir).map_err(Error::io(&tdir))?;
+    for t in &tables {
+        write_atomic(&view.dir.resolve(&format!("tables/{}", t.name))?, &t.bytes)?;
+    }
+    let result = result_of(view, shards, &tables);
+    let text = toml::to_string(&result).expect("result serializes");
+    write_atomic(&view.dir.result_path(), text.as_bytes())?;
+    Ok(result)
+}
+
+/// Verifies a merged run: every shard re-hashed and decoded, every table
+/// re-hashed and equal to a fresh in-memory merge, the kind's checks, and
+/// (if given) the digests of a reference manifest.
+///
+/// # Errors
+/// [`Error::Verify`] listing every mismatch (job, file, digests); other
+/// errors if the run directory is unusable.
+pub fn verify(view: &RunView, reference: Option<&Path>) -> Result<ResultFile> {
+    let mut problems = Vec::new();
+    let recorded = ResultFile::load(&view.dir.result_path()).map_err(|e| match e {
+        Error::Io { .. } => Error::RunDir {
+            path: view.dir.root().to_path_buf(),
+            message: "no result.toml: not merged yet (run `gametables merge`)".into(),
+        },
+        e => e,
+    })?;
+    let mut shards = Vec::new();
+    for j in &view.plan.jobs {
+        match read_shard(&view.dir, &view.plan.kind, &j.name, &j.id) {
+            Err(e) => problems.push(e.to_string()),
+            Ok(_) => {
+                let p = view.dir.shard_path(&j.id);
+                let bytes = std::fs::read(&p).map_err(Error::io(&p))?;
+                shards.push(ShardDigest {
+                    name: j.name.clone(),
+                    id: j.id.clone(),
+                    sha256: sha256_hex(&bytes),
+                });
+            }
+        }
+    }
+    for t in &recorded.tables {
+        let p = view.dir.tables_dir().join(&t.name);
+        match std::fs::read(&p) {
+            Err(e) => problems.push(format!("table {}: {e}", p.display())),
+            Ok(b) if sha256_hex(&b) != t.sha256 => problems.push(format!(
+                "table {}: sha256 {} but result.toml says {}",
+                p.display(),
+                sha256_hex(&b),
+                t.sha256
+            )),
+            Ok(_) => {}
+        }
+    }
+    let mut current = None;
+    if problems.is_empty() {
+        let fresh = view.kind.merge(view)?;
+        let now = result_of(view, shards, &fresh);
+        for d in now.diff(&recorded) {
+            problems.push(format!("{d} (result.toml is stale or tables were edited)"));
+        }
+        problems.extend(view.kind.check(view)?);
+        current = Some(now);
+    }
+    if let (Some(now), Some(rp)) = (&current, reference) {
+        let r = ResultFile::load(rp)?;
+        for d in now.diff(&r) {
+            problems.push(format!("{d} [reference {}]", rp.display()));
+        }
+    }
+    match current {
+        Some(now) if problems.is_empty() => Ok(now),
+        _ => Err(Error::Verify { problems }),
+    }
+}
+
+/// Writes `report.md`: every claim of the kind, with a summary line.
+/// Returns the claims.
+///
+/// # Errors
+/// If the run is not merged or a table cannot be read.
+pub fn report(view: &RunView) -> Result<Vec<Claim>> {
+    let claims = view.kind.claims(view)?;
+    let count = |s: ClaimStatus| claims.iter().filter(|c| c.status == s).count();
+    let mut md = format!(
+        "# Report: {} (kind `{}`)\n\n\
+         Every published claim this job kind knows, our value, and whether it matches.\n\n\
+         {} claims: {} match, {} mismatch, {} known discrepancies in the source, {} not covered by this job file.\n\n\
+         | # | source | claim | published | ours | status |\n|---|---|---|---|---|---|\n",
+        view.plan.job_file,
+        view.plan.kind,
+        claims.len(),
+        count(ClaimStatus::Match),
+        count(ClaimStatus::Mismatch),
+        count(ClaimStatus::KnownDiscrepancy),
+        count(ClaimStatus::NotCovered),
+    );
+    let esc = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+    for (i, c) in claims.iter().enumerate() {
+        let status = match c.status {
+            ClaimStatus::Match => "match",
+            ClaimStatus::Mismatch => "**MISMATCH**",
+            ClaimStatus::KnownDiscrepancy => "known discrepancy",
+            ClaimStatus::NotCovered => "not covered",
+        };
+        md.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
+            i + 1,
+            esc(&c.source),
+            esc(&c.claim),
+            esc(&c.expected),
+            esc(&c.ours),
+            status
+        ));
+    }
+    if let Ok(r) = ResultFile::load(&view.dir.result_path()) {
+        md.push_str(&format!("\nRoot digest (result.toml): `{}`\n", r.root));
+    }
+    write_atomic(&view.dir.report_path(), md.as_bytes())?;
+    Ok(claims)
+}
+
+/// Each job's state, in plan order.
+pub fn status(view: &RunView) -> Vec<(String, String, JobState)> {
+    view.plan
+        .jobs
+        .iter()
+        .map(|j| {
+            (
+                j.name.clone(),
+                j.id.clone(),
+                job_state(&view.dir, &view.plan.kind, j),
+            )
+        })
+        .collect()
+}

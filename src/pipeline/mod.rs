@@ -1,0 +1,21 @@
+//! The batch pipeline: job files → plan (a DAG of jobs) → manifests → worker
+//! processes → shards → merge → tables and `result.toml` → verify and report.
+//!
+//! Everything here is generic over [`JobKind`]; the games plug in through
+//! `kinds/`. Only this layer knows about files and formats.
+
+pub mod codec;
+pub mod digest;
+pub mod error;
+pub mod executor;
+pub mod jobfile;
+pub mod kind;
+pub mod kinds;
+pub mod merge;
+pub mod plan;
+pub mod rundir;
+pub mod shard;
+pub mod worker;
+
+pub use error::{Error, Result};
+pub use kind::{Claim, ClaimStatus, JobKind, JobSpec, RunAccess, ShardSource, TableFile};

@@ -1,0 +1,392 @@
+//! Planning: a job file becomes `plan.toml` and one manifest per job.
+//!
+//! A job's id is the SHA-256 of its canonical identity (schema, kind, name,
+//! parameters, input names and ids) written as TOML with sorted keys, so the
+//! same job file always gives the same ids, and a changed parameter changes the
+//! id of its job and of every job that reads it.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::digest::{is_digest, sha256_hex};
+use super::error::{Error, Result};
+use super::jobfile::JobFile;
+use super::kind::{JobSpec, ShardSource, kind_by_name};
+use super::rundir::RunDir;
+use super::shard::{self, Shard};
+
+/// Version of the plan and manifest formats.
+pub const SCHEMA: u32 = 1;
+
+/// An input of a job: another job's name and id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputRef {
+    /// The input job's name.
+    pub name: String,
+    /// The input job's id.
+    pub id: String,
+}
+
+/// `RUN_DIR/manifests/ID.toml`: everything a worker needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Format version ([`SCHEMA`]).
+    pub schema: u32,
+    /// SHA-256 of the canonical identity (see module docs).
+    pub job_id: String,
+    /// Job kind.
+    pub kind: String,
+    /// Job name within the plan.
+    pub name: String,
+    /// Output shard, relative to the run directory.
+    pub output: String,
+    /// Jobs whose shards this one reads.
+    pub inputs: Vec<InputRef>,
+    /// The job's parameters.
+    pub params: toml::Table,
+}
+
+#[derive(Serialize)]
+struct Identity<'a> {
+    schema: u32,
+    kind: &'a str,
+    name: &'a str,
+    inputs: &'a [InputRef],
+    params: &'a toml::Table,
+}
+
+/// One job in `plan.toml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlannedJob {
+    /// Name.
+    pub name: String,
+    /// Id.
+    pub id: String,
+    /// Cost estimate (scheduling only).
+    pub cost: u64,
+    /// Input jobs.
+    pub inputs: Vec<InputRef>,
+    /// Parameters.
+    pub params: toml::Table,
+}
+
+/// `RUN_DIR/plan.toml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanFile {
+    /// Format version ([`SCHEMA`]).
+    pub schema: u32,
+    /// The job file's name (file stem).
+    pub job_file: String,
+    /// Job kind.
+    pub kind: String,
+    /// The job file's parameters.
+    pub params: toml::Table,
+    /// Jobs in dependency order.
+    pub jobs: Vec<PlannedJob>,
+}
+
+fn job_id(kind: &str, name: &str, inputs: &[InputRef], params: &toml::Table) -> String {
+    let canonical = toml::to_string(&Identity {
+        schema: SCHEMA,
+        kind,
+        name,
+        inputs,
+        params,
+    })
+    .expect("identity serializes");
+    sha256_hex(canonical.as_bytes())
+}
+
+impl PlanFile {
+    /// Assigns ids to the jobs of a job file.
+    ///
+    /// # Errors
+    /// [`Error::JobFile`] if a job name repeats or an input is not an earlier job.
+    pub fn from_job_file(jf: &JobFile) -> Result<PlanFile> {
+        let mut jobs: Vec<PlannedJob> = Vec::new();
+        for spec in &jf.jobs {
+            if jobs.iter().any(|j| j.name == spec.name) {
+                return Err(bad_plan(jf, format!("job name `{}` repeats", spec.name)));
+            }
+            let inputs = spec
+                .inputs
+                .iter()
+                .map(|n| {
+                    jobs.iter()
+                        .find(|j| &j.name == n)
+                        .map(|j| InputRef {
+                            name: n.clone(),
+                            id: j.id.clone(),
+                        })
+                        .ok_or_else(|| {
+                            bad_plan(jf, format!("job `{}` reads `{n}`, not an earlier job", spec.name))
+                        })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let id = job_id(&jf.kind, &spec.name, &inputs, &spec.params);
+            jobs.push(PlannedJob {
+                name: spec.name.clone(),
+                id,
+                cost: spec.cost,
+                inputs,
+                params: spec.params.clone(),
+            });
+        }
+        Ok(PlanFile {
+            schema: SCHEMA,
+            job_file: jf.name.clone(),
+            kind: jf.kind.clone(),
+            params: jf.params.clone(),
+            jobs,
+        })
+    }
+
+    /// The manifest of job `j`.
+    pub fn manifest(&self, j: &PlannedJob) -> Manifest {
+        Manifest {
+            schema: SCHEMA,
+            job_id: j.id.clone(),
+            kind: self.kind.clone(),
+            name: j.name.clone(),
+            output: RunDir::shard_rel(&j.id),
+            inputs: j.inputs.clone(),
+            params: j.params.clone(),
+        }
+    }
+
+    /// The jobs as the kind sees them.
+    pub fn specs(&self) -> Vec<JobSpec> {
+        self.jobs
+            .iter()
+            .map(|j| JobSpec {
+                name: j.name.clone(),
+                params: j.params.clone(),
+                inputs: j.inputs.iter().map(|i| i.name.clone()).collect(),
+                cost: j.cost,
+            })
+            .collect()
+    }
+
+    /// Reads `RUN_DIR/plan.toml`.
+    ///
+    /// # Errors
+    /// [`Error::RunDir`] if absent (not planned yet); [`Error::Manifest`] if malformed.
+    pub fn load(dir: &RunDir) -> Result<PlanFile> {
+        let path = dir.plan_path();
+        let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Error::RunDir {
+                path: dir.root().to_path_buf(),
+                message: "no plan.toml: not a run directory (run `gametables plan` or `gametables run` first)".into(),
+            },
+            _ => Error::io(&path)(e),
+        })?;
+        let plan: PlanFile = toml::from_str(&text).map_err(|e| Error::Manifest {
+            path: path.clone(),
+            message: e.message().replace('\n', " "),
+        })?;
+        if plan.schema != SCHEMA {
+            return Err(Error::Manifest {
+                path,
+                message: format!("schema {} (this build reads {SCHEMA})", plan.schema),
+            });
+        }
+        if kind_by_name(&plan.kind).is_none() {
+            return Err(Error::Manifest {
+                path,
+                message: format!("unknown kind `{}`", plan.kind),
+            });
+        }
+        for j in &plan.jobs {
+            if j.id != job_id(&plan.kind, &j.name, &j.inputs, &j.params) {
+                return Err(Error::Manifest {
+                    path,
+                    message: format!("job `{}`: id does not match its content", j.name),
+                });
+            }
+        }
+        Ok(plan)
+    }
+
+    /// The job called `name`.
+    pub fn job(&self, name: &str) -> Option<&PlannedJob> {
+        self.jobs.iter().find(|j| j.name == name)
+    }
+}
+
+fn bad_plan(jf: &JobFile, message: String) -> Error {
+    Error::JobFile {
+        path: jf.path.clone(),
+        line: 0,
+        col: 0,
+        message,
+    }
+}
+
+/// Writes `plan.toml` and the manifests into the run directory.
+///
+/// An existing plan with other content is refused unless `force` (then it is
+/// replaced; shards of jobs that no longer exist stay but are not used).
+///
+/// # Errors
+/// [`Error::RunDir`] if the directory holds a different plan and not `force`;
+/// [`Error::Io`] on write failures.
+pub fn write_plan(dir: &RunDir, plan: &PlanFile, force: bool) -> Result<()> {
+    dir.create()?;
+    let text = toml::to_string(plan).expect("plan serializes");
+    let path = dir.plan_path();
+    if let Ok(old) = std::fs::read_to_string(&path)
+        && old != text
+        && !force
+    {
+        let old_name = toml::from_str::<PlanFile>(&old)
+            .map(|p| p.job_file)
+            .unwrap_or_else(|_| "?".into());
+        return Err(Error::RunDir {
+            path: dir.root().to_path_buf(),
+            message: format!(
+                "holds a different plan (job file `{old_name}`, or its parameters changed); \
+                 use another --run-dir, or --force to replace the plan"
+            ),
+        });
+    }
+    shard::write_atomic(&path, text.as_bytes())?;
+    for j in &plan.jobs {
+        let m = toml::to_string(&plan.manifest(j)).expect("manifest serializes");
+        let mp = dir.manifest_path(&j.id);
+        if std::fs::read_to_string(&mp).ok().as_deref() != Some(m.as_str()) {
+            shard::write_atomic(&mp, m.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+impl Manifest {
+    /// Reads and checks a manifest: schema, id recomputed from content,
+    /// output path `shards/ID.shard`, input ids well formed.
+    ///
+    /// # Errors
+    /// [`Error::Manifest`] naming the file and the problem; a path that
+    /// leaves the run directory is refused.
+    pub fn load(path: &Path) -> Result<Manifest> {
+        let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
+        let bad = |message: String| Error::Manifest {
+            path: path.to_path_buf(),
+            message,
+        };
+        let m: Manifest = toml::from_str(&text).map_err(|e| bad(e.message().replace('\n', " ")))?;
+        if m.schema != SCHEMA {
+            return Err(bad(format!("schema {} (this build reads {SCHEMA})", m.schema)));
+        }
+        if kind_by_name(&m.kind).is_none() {
+            return Err(bad(format!("unknown kind `{}`", m.kind)));
+        }
+        RunDir::new(".")
+            .resolve(&m.output)
+            .map_err(|_| bad(format!("output `{}` leaves the run directory", m.output)))?;
+        if !is_digest(&m.job_id) || m.output != RunDir::shard_rel(&m.job_id) {
+            return Err(bad(format!(
+                "output must be `shards/<job_id>.shard`, found `{}`",
+                m.output
+            )));
+        }
+        if let Some(i) = m.inputs.iter().find(|i| !is_digest(&i.id)) {
+            return Err(bad(format!("input `{}` has a malformed id `{}`", i.name, i.id)));
+        }
+        if m.job_id != job_id(&m.kind, &m.name, &m.inputs, &m.params) {
+            return Err(bad("job_id does not match the manifest content (edited?)".into()));
+        }
+        Ok(m)
+    }
+
+    /// The job as the kind sees it.
+    pub fn spec(&self) -> JobSpec {
+        JobSpec {
+            name: self.name.clone(),
+            params: self.params.clone(),
+            inputs: self.inputs.iter().map(|i| i.name.clone()).collect(),
+            cost: 0,
+        }
+    }
+}
+
+/// Where a job stands in a run directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobState {
+    /// Its shard exists and verifies.
+    Done,
+    /// No shard yet.
+    Pending,
+    /// A shard exists but does not verify; the reason.
+    Damaged(String),
+}
+
+/// Reads and verifies the shard of job (`name`, `id`): checksum, format, and
+/// that it belongs to this job and kind.
+///
+/// # Errors
+/// [`Error::Shard`] naming job and file: missing, damaged, or another job's.
+pub fn read_shard(dir: &RunDir, kind: &str, name: &str, id: &str) -> Result<Shard> {
+    let path = dir.shard_path(id);
+    let err = |message: String| Error::Shard {
+        job: format!("{name} ({})", &id[..12.min(id.len())]),
+        path: path.clone(),
+        message,
+    };
+    let bytes = std::fs::read(&path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => err("missing".into()),
+        _ => err(e.to_string()),
+    })?;
+    let s = shard::decode(&bytes).map_err(err)?;
+    if s.header.job_id != id || s.header.kind != kind || s.header.job_name != name {
+        return Err(err(format!(
+            "belongs to job {} ({}), kind {}",
+            s.header.job_name, s.header.job_id, s.header.kind
+        )));
+    }
+    Ok(s)
+}
+
+/// The state of one job's shard.
+pub fn job_state(dir: &RunDir, kind: &str, j: &PlannedJob) -> JobState {
+    if !dir.shard_path(&j.id).exists() {
+        return JobState::Pending;
+    }
+    match read_shard(dir, kind, &j.name, &j.id) {
+        Ok(_) => JobState::Done,
+        Err(Error::Shard { message, .. }) => JobState::Damaged(message),
+        Err(e) => JobState::Damaged(e.to_string()),
+    }
+}
+
+/// Loads shards of a fixed set of jobs (by name) from a run directory.
+pub struct DirShards<'a> {
+    /// The run directory.
+    pub dir: &'a RunDir,
+    /// The kind of every job.
+    pub kind: &'a str,
+    /// The loadable jobs.
+    pub jobs: Vec<InputRef>,
+}
+
+impl ShardSource for DirShards<'_> {
+    fn load(&self, name: &str) -> Result<Shard> {
+        let j = self
+            .jobs
+            .iter()
+            .find(|j| j.name == name)
+            .ok_or_else(|| Error::job(name, "not an input of this job"))?;
+        read_shard(self.dir, self.kind, &j.name, &j.id)
+    }
+}
+
+/// The run directory a manifest belongs to: the parent of its `manifests/`.
+pub fn run_dir_of_manifest(path: &Path) -> PathBuf {
+    path.parent()
+        .and_then(Path::parent)
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}

@@ -1,0 +1,222 @@
+//! Shard files: one job's output, compressed and checksummed.
+//!
+//! Layout (format version 1), all integers little-endian:
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 8 | magic `GTSHARD\0` |
+//! | 4 | format version (`u32`, = 1) |
+//! | 4 | header length H (`u32`) |
+//! | H | header: [`ShardHeader`] through [`codec`](super::codec) (bincode) |
+//! | 8 | body length B (`u64`) |
+//! | B | body: one zstd frame (level [`ZSTD_LEVEL`]) of the sections, concatenated in header order |
+//! | 32 | SHA-256 of every byte before it |
+//!
+//! Same sections → same bytes: nothing in a shard depends on time, host,
+//! thread count or hash-map order. The bytes do depend on the zstd library
+//! version, which `Cargo.lock` pins.
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::codec;
+use super::digest::sha256;
+use super::error::{Error, Result};
+
+/// The first 8 bytes of every shard.
+pub const MAGIC: &[u8; 8] = b"GTSHARD\0";
+/// The shard format version written by this build.
+pub const FORMAT_VERSION: u32 = 1;
+/// zstd compression level of shard bodies.
+pub const ZSTD_LEVEL: i32 = 3;
+/// Largest decompressed body accepted (64 GiB); guards against absurd headers.
+pub const MAX_BODY: u64 = 64 << 30;
+
+/// One named section of a shard body: raw bytes whose layout the job kind
+/// documents (usually little-endian arrays).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    /// Section name, unique within the shard.
+    pub name: String,
+    /// Raw content.
+    pub bytes: Vec<u8>,
+}
+
+impl Section {
+    /// A section from a name and bytes.
+    pub fn new(name: impl Into<String>, bytes: Vec<u8>) -> Self {
+        Section {
+            name: name.into(),
+            bytes,
+        }
+    }
+}
+
+/// On-disk shard header (bincode through the codec module).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardHeader {
+    /// Job kind, e.g. `chomp-boxes`.
+    pub kind: String,
+    /// Job name within its plan, e.g. `box-14x14`.
+    pub job_name: String,
+    /// Job id (64 hex digits).
+    pub job_id: String,
+    /// Section names and uncompressed lengths in bytes, in body order.
+    pub sections: Vec<(String, u64)>,
+}
+
+/// A decoded, verified shard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shard {
+    /// The header.
+    pub header: ShardHeader,
+    /// The sections, in header order.
+    pub sections: Vec<Section>,
+}
+
+impl Shard {
+    /// The bytes of section `name`.
+    ///
+    /// # Errors
+    /// [`Error::Job`] naming the job and section if it is absent.
+    pub fn section(&self, name: &str) -> Result<&[u8]> {
+        self.sections
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| s.bytes.as_slice())
+            .ok_or_else(|| {
+                Error::job(
+                    &self.header.job_name,
+                    format!("shard has no section `{name}`"),
+                )
+            })
+    }
+}
+
+/// Encodes a shard to bytes.
+///
+/// # Errors
+/// [`Error::Job`] if the header cannot be encoded or compression fails.
+pub fn encode(header_base: &ShardHeader, sections: &[Section]) -> Result<Vec<u8>> {
+    let job = || header_base.job_name.clone();
+    let header = ShardHeader {
+        sections: sections
+            .iter()
+            .map(|s| (s.name.clone(), s.bytes.len() as u64))
+            .collect(),
+        ..header_base.clone()
+    };
+    let head = codec::encode(&header).map_err(|e| Error::job(job(), e))?;
+    let mut enc = zstd::stream::write::Encoder::new(Vec::new(), ZSTD_LEVEL)
+        .map_err(|e| Error::job(job(), format!("zstd: {e}")))?;
+    enc.include_checksum(false)
+        .and_then(|_| enc.include_contentsize(false))
+        .map_err(|e| Error::job(job(), format!("zstd: {e}")))?;
+    for s in sections {
+        enc.write_all(&s.bytes)
+            .map_err(|e| Error::job(job(), format!("zstd: {e}")))?;
+    }
+    let body = enc
+        .finish()
+        .map_err(|e| Error::job(job(), format!("zstd: {e}")))?;
+    let mut out = Vec::with_capacity(head.len() + body.len() + 64);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(head.len() as u32).to_le_bytes());
+    out.extend_from_slice(&head);
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&body);
+    let digest = sha256(&out);
+    out.extend_from_slice(&digest);
+    Ok(out)
+}
+
+/// Decodes and verifies shard bytes: checksum, magic, version, header,
+/// section lengths, body. Never panics on arbitrary input.
+///
+/// # Errors
+/// A message saying what is wrong (checksum mismatch, truncated, …).
+pub fn decode(bytes: &[u8]) -> std::result::Result<Shard, String> {
+    const FIXED: usize = 8 + 4 + 4 + 8 + 32;
+    if bytes.len() < FIXED {
+        return Err(format!("truncated: {} bytes", bytes.len()));
+    }
+    let (content, trailer) = bytes.split_at(bytes.len() - 32);
+    if sha256(content) != trailer {
+        return Err("checksum mismatch (damaged or truncated)".into());
+    }
+    if &content[..8] != MAGIC {
+        return Err("not a shard (bad magic bytes)".into());
+    }
+    let version = u32::from_le_bytes(content[8..12].try_into().expect("4 bytes"));
+    if version != FORMAT_VERSION {
+        return Err(format!(
+            "shard format version {version}, this build reads {FORMAT_VERSION}"
+        ));
+    }
+    let hlen = u32::from_le_bytes(content[12..16].try_into().expect("4 bytes")) as usize;
+    let rest = &content[16..];
+    if hlen > rest.len().saturating_sub(8) {
+        return Err("header length past end of file".into());
+    }
+    let header: ShardHeader = codec::decode(&rest[..hlen]).map_err(|e| format!("header: {e}"))?;
+    let rest = &rest[hlen..];
+    let blen = u64::from_le_bytes(rest[..8].try_into().expect("8 bytes"));
+    let body = &rest[8..];
+    if blen != body.len() as u64 {
+        return Err(format!(
+            "body length {blen} but {} bytes follow the header",
+            body.len()
+        ));
+    }
+    let total = header
+        .sections
+        .iter()
+        .try_fold(0u64, |acc, (_, l)| acc.checked_add(*l))
+        .filter(|&t| t <= MAX_BODY)
+        .ok_or("section lengths too large")?;
+    let mut raw = Vec::new();
+    zstd::stream::read::Decoder::new(body)
+        .map_err(|e| format!("zstd: {e}"))?
+        .take(total + 1)
+        .read_to_end(&mut raw)
+        .map_err(|e| format!("zstd: {e}"))?;
+    if raw.len() as u64 != total {
+        return Err(format!(
+            "body holds {} bytes, header declares {total}",
+            raw.len()
+        ));
+    }
+    let mut sections = Vec::with_capacity(header.sections.len());
+    let mut at = 0usize;
+    for (name, len) in &header.sections {
+        let len = *len as usize;
+        sections.push(Section::new(name.clone(), raw[at..at + len].to_vec()));
+        at += len;
+    }
+    Ok(Shard { header, sections })
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same
+/// directory, fsync, rename over `path`, fsync the directory. A crash leaves
+/// either the old file or the new one, never a partial file at `path`.
+///
+/// # Errors
+/// [`Error::Io`] naming the path.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .tempfile_in(dir)
+        .map_err(Error::io(dir))?;
+    tmp.write_all(bytes).map_err(Error::io(tmp.path()))?;
+    tmp.as_file().sync_all().map_err(Error::io(tmp.path()))?;
+    tmp.persist(path)
+        .map_err(|e| Error::io(path)(e.error))?;
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(Error::io(dir))?;
+    Ok(())
+}

@@ -1,0 +1,66 @@
+//! The worker: runs one job from its manifest and writes its shard.
+
+use std::path::Path;
+use std::time::Instant;
+
+use super::error::{Error, Result};
+use super::kind::kind_by_name;
+use super::plan::{DirShards, Manifest, run_dir_of_manifest};
+use super::rundir::RunDir;
+use super::shard::{self, ShardHeader};
+
+/// Test hook: milliseconds the worker sleeps after solving and before writing
+/// its shard, so fault tests can kill it mid-run. Not for production use.
+pub const DELAY_ENV: &str = "GAMETABLES_TEST_WORKER_DELAY_MS";
+
+/// Runs the job of `manifest_path` and writes its shard atomically.
+///
+/// The run directory is `run_dir` if given, else the parent of the manifest's
+/// `manifests/` folder.
+///
+/// # Errors
+/// [`Error::Manifest`] for a bad or unsafe manifest, [`Error::Shard`] for a
+/// missing or damaged input, [`Error::Job`] if the kind fails,
+/// [`Error::Io`] if the shard cannot be written.
+pub fn run_worker(manifest_path: &Path, run_dir: Option<&Path>) -> Result<()> {
+    let m = Manifest::load(manifest_path)?;
+    let dir = RunDir::new(run_dir.map_or_else(|| run_dir_of_manifest(manifest_path), Path::to_path_buf));
+    if !dir.root().join("shards").is_dir() {
+        return Err(Error::RunDir {
+            path: dir.root().to_path_buf(),
+            message: "no shards/ folder here: the run directory must be the one the plan was \
+                      written to, visible from this machine (on a cluster: a shared filesystem)"
+                .into(),
+        });
+    }
+    let kind = kind_by_name(&m.kind).expect("Manifest::load checks the kind");
+    let out = dir.resolve(&m.output)?;
+    tracing::info!(job = %m.name, id = %m.job_id, kind = %m.kind, "job started");
+    let t0 = Instant::now();
+    let inputs = DirShards {
+        dir: &dir,
+        kind: &m.kind,
+        jobs: m.inputs.clone(),
+    };
+    let sections = kind.run(&m.spec(), &inputs)?;
+    let solved = t0.elapsed();
+    if let Some(ms) = std::env::var(DELAY_ENV).ok().and_then(|v| v.parse::<u64>().ok()) {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+    let header = ShardHeader {
+        kind: m.kind.clone(),
+        job_name: m.name.clone(),
+        job_id: m.job_id.clone(),
+        sections: Vec::new(),
+    };
+    let bytes = shard::encode(&header, &sections)?;
+    shard::write_atomic(&out, &bytes)?;
+    tracing::info!(
+        job = %m.name,
+        solve_s = solved.as_secs_f64(),
+        total_s = t0.elapsed().as_secs_f64(),
+        shard_bytes = bytes.len(),
+        "job finished"
+    );
+    Ok(())
+}
