@@ -1,0 +1,1 @@
+//! Sprague–Grundy values of Chomp positions (placeholder, filled in below).
