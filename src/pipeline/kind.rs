@@ -166,6 +166,7 @@ pub fn all_kinds() -> Vec<&'static dyn JobKind> {
     vec![
         &kinds::chomp_boxes::ChompBoxes,
         &kinds::chomp_census::ChompCensus,
+        &kinds::chomp_grundy::ChompGrundy,
     ]
 }
 

@@ -3,3 +3,4 @@
 
 pub mod chomp_boxes;
 pub mod chomp_census;
+pub mod chomp_grundy;
