@@ -30,13 +30,27 @@ fn census_split_run_matches_oeis_and_is_deterministic() {
     let mut roots = Vec::new();
     for (dir, workers) in [("r1", "1"), ("r2", "2")] {
         let (ok, out) = gametables(
-            &["run", "jobs/census.toml", "--run-dir", dir, "--workers", workers, "--no-progress"],
+            &[
+                "run",
+                "jobs/census.toml",
+                "--run-dir",
+                dir,
+                "--workers",
+                workers,
+                "--no-progress",
+            ],
             tmp.path(),
         );
         assert!(ok, "{out}");
         assert!(out.contains("0 mismatch"), "{out}");
         let result = std::fs::read_to_string(tmp.path().join(dir).join("result.toml")).unwrap();
-        roots.push(result.lines().find(|l| l.starts_with("root")).unwrap().to_string());
+        roots.push(
+            result
+                .lines()
+                .find(|l| l.starts_with("root"))
+                .unwrap()
+                .to_string(),
+        );
         let report = std::fs::read_to_string(tmp.path().join(dir).join("report.md")).unwrap();
         assert!(report.contains("not covered"), "{report}");
     }
@@ -63,16 +77,37 @@ fn grundy_run_tables_and_query() {
     let tmp = tempfile::tempdir().unwrap();
     let jobs = tmp.path().join("jobs");
     std::fs::create_dir(&jobs).unwrap();
-    std::fs::write(jobs.join("g.toml"), "kind = \"chomp-grundy\"\nboxes = [[4, 8], [3, 20]]\n").unwrap();
-    let (ok, out) = gametables(&["run", "jobs/g.toml", "--run-dir", "g", "--no-progress"], tmp.path());
+    std::fs::write(
+        jobs.join("g.toml"),
+        "kind = \"chomp-grundy\"\nboxes = [[4, 8], [3, 20]]\n",
+    )
+    .unwrap();
+    let (ok, out) = gametables(
+        &["run", "jobs/g.toml", "--run-dir", "g", "--no-progress"],
+        tmp.path(),
+    );
     assert!(ok, "{out}");
     assert!(out.contains("0 mismatch"), "{out}");
     let rects = std::fs::read_to_string(tmp.path().join("g/tables/grundy-rectangles.csv")).unwrap();
-    assert!(rects.starts_with("rows,cols,grundy\n1,1,0\n1,2,1\n"), "{rects}");
+    assert!(
+        rects.starts_with("rows,cols,grundy\n1,1,0\n1,2,1\n"),
+        "{rects}"
+    );
     let three = std::fs::read_to_string(tmp.path().join("g/tables/grundy-3xn.txt")).unwrap();
     assert_eq!(three.lines().count(), 20);
     assert!(three.starts_with("1 2\n"));
-    let (ok, from_run) = gametables(&["query", "chomp", "4x7", "--grundy", "--run-dir", "g", "--json"], tmp.path());
+    let (ok, from_run) = gametables(
+        &[
+            "query",
+            "chomp",
+            "4x7",
+            "--grundy",
+            "--run-dir",
+            "g",
+            "--json",
+        ],
+        tmp.path(),
+    );
     assert!(ok, "{from_run}");
     let (ok, in_memory) = gametables(&["query", "chomp", "4x7", "--grundy", "--json"], tmp.path());
     assert!(ok, "{in_memory}");

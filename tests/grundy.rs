@@ -25,14 +25,21 @@ fn naive(s: &Staircase, memo: &mut HashMap<Vec<u32>, u32>) -> u32 {
 #[test]
 fn naive_mex_search_agrees_on_every_position_up_to_4x5() {
     let mut memo = HashMap::new();
-    for (m, n) in (1..=4).flat_map(|m| (1..=5).map(move |n| (m, n))).chain([(5, 4)]) {
+    for (m, n) in (1..=4)
+        .flat_map(|m| (1..=5).map(move |n| (m, n)))
+        .chain([(5, 4)])
+    {
         let b = ChompBox::new(m, n).unwrap();
         let g = grundy_values(&b);
         let mut rows = vec![0u32; m];
         for x in 1..b.len() {
             b.unrank(x, &mut rows);
             let s = Staircase::new(&rows).unwrap();
-            assert_eq!(g[x as usize], naive(&s, &mut memo), "{m}x{n} box, position {s}");
+            assert_eq!(
+                g[x as usize],
+                naive(&s, &mut memo),
+                "{m}x{n} box, position {s}"
+            );
         }
     }
 }
@@ -59,13 +66,19 @@ fn value_zero_exactly_on_box_solver_p_positions_10x10() {
 fn three_by_n_up_to_200() {
     let b = ChompBox::new(3, 200).unwrap();
     let g = grundy_values(&b);
-    let value = |b: &ChompBox, g: &[u32], n: u32| g[b.rank_of(&Staircase::rectangle(3, n).unwrap()).unwrap() as usize];
+    let value = |b: &ChompBox, g: &[u32], n: u32| {
+        g[b.rank_of(&Staircase::rectangle(3, n).unwrap()).unwrap() as usize]
+    };
     for n in 1..=200 {
         assert_ne!(value(&b, &g, n), 0, "3x{n}");
     }
     for n in 1..=12 {
         let small = ChompBox::new(3, n as usize).unwrap();
-        assert_eq!(value(&b, &g, n), value(&small, &grundy_values(&small), n), "3x{n}");
+        assert_eq!(
+            value(&b, &g, n),
+            value(&small, &grundy_values(&small), n),
+            "3x{n}"
+        );
     }
     // 3×1 is a column of three squares: a Nim heap of 2.
     assert_eq!(value(&b, &g, 1), 2);

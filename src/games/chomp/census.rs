@@ -303,7 +303,11 @@ impl<'a> CensusMarker<'a> {
     /// # Panics
     /// If the size or range is out of bounds.
     pub fn new(pr: &'a PartitionRanks, s: u32, range: Range<u64>) -> Self {
-        assert!(s >= 1 && s <= pr.n_max(), "size {s} outside 1..={}", pr.n_max());
+        assert!(
+            s >= 1 && s <= pr.n_max(),
+            "size {s} outside 1..={}",
+            pr.n_max()
+        );
         assert!(
             range.start < range.end && range.end <= pr.count(s),
             "ranks {range:?} outside 0..{}",
@@ -329,7 +333,11 @@ impl<'a> CensusMarker<'a> {
     /// # Panics
     /// If `t ≥ s` or `t = 0`.
     pub fn add_p_bits(&mut self, t: u32, start: u64, bits: &[u64]) {
-        assert!(t >= 1 && t < self.s, "P-positions of size {t} cannot be children of size {}", self.s);
+        assert!(
+            t >= 1 && t < self.s,
+            "P-positions of size {t} cannot be children of size {}",
+            self.s
+        );
         // A predecessor's first row is at least q₀, so partitions of t whose
         // first row exceeds c_hi (ranks ≥ P(t, c_hi)) have none in range.
         let limit = self.pr.p_at_most(t, self.c_hi);
@@ -393,7 +401,11 @@ impl<'a> CensusMarker<'a> {
                 }
             }
             // The run can take at most cap × (run length) squares.
-            let room = if i < m { cap as u64 * (run_end - i) as u64 } else { u64::MAX };
+            let room = if i < m {
+                cap as u64 * (run_end - i) as u64
+            } else {
+                u64::MAX
+            };
             if cap >= 1 && room >= u64::from(d) {
                 let run = Run { j, run_end };
                 if inside {
@@ -457,7 +469,15 @@ impl<'a> CensusMarker<'a> {
     /// After row k is raised by `e` (rank terms so far `x`), `rest` squares
     /// remain for the rows above.
     #[inline(always)]
-    fn step<const CHECK: bool>(&mut self, qv: &QView, run: &Run, k: usize, rest: u32, e: u32, x: u64) {
+    fn step<const CHECK: bool>(
+        &mut self,
+        qv: &QView,
+        run: &Run,
+        k: usize,
+        rest: u32,
+        e: u32,
+        x: u64,
+    ) {
         if rest == 0 {
             self.mark::<CHECK>(x + qv.suffix(k + 1));
         } else if run.j == 0 && e == 1 {
@@ -488,8 +508,15 @@ impl<'a> CensusMarker<'a> {
         if len % 64 != 0 {
             *p_bits.last_mut().expect("non-empty") &= (1u64 << (len % 64)) - 1;
         }
-        let p = p_bits.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
-        let several = self.marks.iter().map(|m| u64::from(m[1].count_ones())).sum::<u64>();
+        let p = p_bits
+            .iter()
+            .map(|w| u64::from(w.count_ones()))
+            .sum::<u64>();
+        let several = self
+            .marks
+            .iter()
+            .map(|m| u64::from(m[1].count_ones()))
+            .sum::<u64>();
         RangeResult {
             size: self.s,
             range: self.range,
@@ -556,7 +583,11 @@ mod tests {
         let pr = PartitionRanks::new(30);
         let s = 30;
         let n = pr.count(s);
-        for cuts in [vec![0, 1, n], vec![0, 777, 2000, 3001, n], vec![0, n - 1, n]] {
+        for cuts in [
+            vec![0, 1, n],
+            vec![0, 777, 2000, 3001, n],
+            vec![0, n - 1, n],
+        ] {
             let mut total = SizeCounts::default();
             for w in cuts.windows(2) {
                 let mut mk = CensusMarker::new(&pr, s, w[0]..w[1]);
@@ -567,7 +598,11 @@ mod tests {
                 for x in w[0]..w[1] {
                     let y = x - w[0];
                     let whole = bits[s as usize - 1][(x / 64) as usize] >> (x % 64) & 1;
-                    assert_eq!(r.p_bits[(y / 64) as usize] >> (y % 64) & 1, whole, "rank {x}");
+                    assert_eq!(
+                        r.p_bits[(y / 64) as usize] >> (y % 64) & 1,
+                        whole,
+                        "rank {x}"
+                    );
                 }
                 total = total.add(&r.counts);
             }

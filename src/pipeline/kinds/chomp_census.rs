@@ -114,7 +114,10 @@ pub fn decode_census(shard: &Shard) -> Result<(CensusMeta, Vec<u64>)> {
     let bad = |m: &str| Error::job(job, format!("malformed shard: {m}"));
     let meta: CensusMeta = codec::decode(shard.section("meta")?).map_err(|e| bad(&e))?;
     let raw = shard.section("p-positions")?;
-    let len = meta.rank_end.checked_sub(meta.rank_start).ok_or_else(|| bad("rank range"))?;
+    let len = meta
+        .rank_end
+        .checked_sub(meta.rank_start)
+        .ok_or_else(|| bad("rank range"))?;
     if raw.len() as u64 != len.div_ceil(64) * 8 {
         return Err(bad("p-positions length"));
     }
@@ -167,7 +170,10 @@ fn load_sizes(run: &dyn RunAccess) -> Result<BTreeMap<u32, (SizeCounts, Vec<u64>
         if meta.rank_start != e.2 {
             return Err(Error::job(
                 &job.name,
-                format!("ranks start at {} but the size's previous jobs end at {}", meta.rank_start, e.2),
+                format!(
+                    "ranks start at {} but the size's previous jobs end at {}",
+                    meta.rank_start, e.2
+                ),
             ));
         }
         e.0 = e.0.add(&SizeCounts {
@@ -175,7 +181,12 @@ fn load_sizes(run: &dyn RunAccess) -> Result<BTreeMap<u32, (SizeCounts, Vec<u64>
             one: meta.one,
             several: meta.several,
         });
-        append_bits(&mut e.1, meta.rank_start, &bits, meta.rank_end - meta.rank_start);
+        append_bits(
+            &mut e.1,
+            meta.rank_start,
+            &bits,
+            meta.rank_end - meta.rank_start,
+        );
         e.2 = meta.rank_end;
     }
     Ok(out.into_iter().map(|(s, (c, b, _))| (s, (c, b))).collect())
@@ -219,7 +230,12 @@ impl JobKind for ChompCensus {
         }
         let max_ranks = p.max_ranks_per_job.unwrap_or(DEFAULT_MAX_RANKS_PER_JOB);
         if max_ranks == 0 || max_ranks > i64::MAX as u64 {
-            return Err(error_at_key(path, text, "max_ranks_per_job", "`max_ranks_per_job` must be at least 1"));
+            return Err(error_at_key(
+                path,
+                text,
+                "max_ranks_per_job",
+                "`max_ranks_per_job` must be at least 1",
+            ));
         }
         let pr = PartitionRanks::new(p.n_max);
         let mut jobs: Vec<JobSpec> = Vec::new();
@@ -233,7 +249,11 @@ impl JobKind for ChompCensus {
                 params.insert("rank_start".into(), (a as i64).into());
                 params.insert("rank_end".into(), (b as i64).into());
                 jobs.push(JobSpec {
-                    name: if k == 1 { format!("s{s}") } else { format!("s{s}-{}of{k}", i + 1) },
+                    name: if k == 1 {
+                        format!("s{s}")
+                    } else {
+                        format!("s{s}-{}of{k}", i + 1)
+                    },
                     params,
                     inputs: inputs.clone(),
                     cost: b - a,
@@ -249,13 +269,21 @@ impl JobKind for ChompCensus {
     fn run(&self, job: &JobSpec, inputs: &dyn ShardSource) -> Result<Vec<Section>> {
         let r = job_range(job)?;
         if r.size == 0 || r.size > MAX_SIZE {
-            return Err(Error::job(&job.name, format!("size {} outside 1..={MAX_SIZE}", r.size)));
+            return Err(Error::job(
+                &job.name,
+                format!("size {} outside 1..={MAX_SIZE}", r.size),
+            ));
         }
         let pr = PartitionRanks::new(r.size);
         if r.rank_start >= r.rank_end || r.rank_end > pr.count(r.size) {
             return Err(Error::job(
                 &job.name,
-                format!("ranks {}..{} outside 0..{}", r.rank_start, r.rank_end, pr.count(r.size)),
+                format!(
+                    "ranks {}..{} outside 0..{}",
+                    r.rank_start,
+                    r.rank_end,
+                    pr.count(r.size)
+                ),
             ));
         }
         let mut mk = CensusMarker::new(&pr, r.size, r.rank_start..r.rank_end);
@@ -263,7 +291,10 @@ impl JobKind for ChompCensus {
         for name in &job.inputs {
             let (meta, bits) = decode_census(&inputs.load(name)?)?;
             if meta.size == 0 || meta.size >= r.size {
-                return Err(Error::job(&job.name, format!("input {name} has size {}", meta.size)));
+                return Err(Error::job(
+                    &job.name,
+                    format!("input {name} has size {}", meta.size),
+                ));
             }
             seen[meta.size as usize] += meta.rank_end - meta.rank_start;
             mk.add_p_bits(meta.size, meta.rank_start, &bits);
@@ -271,7 +302,11 @@ impl JobKind for ChompCensus {
         if let Some(t) = (1..r.size).find(|&t| seen[t as usize] != pr.count(t)) {
             return Err(Error::job(
                 &job.name,
-                format!("inputs cover {} of the {} positions of size {t}", seen[t as usize], pr.count(t)),
+                format!(
+                    "inputs cover {} of the {} positions of size {t}",
+                    seen[t as usize],
+                    pr.count(t)
+                ),
             ));
         }
         let res = mk.finish();
@@ -284,8 +319,14 @@ impl JobKind for ChompCensus {
             several: res.counts.several,
         };
         Ok(vec![
-            Section::new("meta", codec::encode(&meta).map_err(|e| Error::job(&job.name, e))?),
-            Section::new("p-positions", res.p_bits.iter().flat_map(|w| w.to_le_bytes()).collect()),
+            Section::new(
+                "meta",
+                codec::encode(&meta).map_err(|e| Error::job(&job.name, e))?,
+            ),
+            Section::new(
+                "p-positions",
+                res.p_bits.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            ),
         ])
     }
 
@@ -297,7 +338,10 @@ impl JobKind for ChompCensus {
             if meta.rank_start != e.1 {
                 return Err(Error::job(
                     &job.name,
-                    format!("ranks start at {} but the size's previous jobs end at {}", meta.rank_start, e.1),
+                    format!(
+                        "ranks start at {} but the size's previous jobs end at {}",
+                        meta.rank_start, e.1
+                    ),
                 ));
             }
             e.0 = e.0.add(&SizeCounts {
@@ -318,7 +362,13 @@ impl JobKind for ChompCensus {
                     format!("size {s}: jobs cover ranks 0..{end} of {}", pr.count(*s)),
                 ));
             }
-            csv.push_str(&format!("{s},{},{},{},{}\n", c.total(), c.p, c.one, c.several));
+            csv.push_str(&format!(
+                "{s},{},{},{},{}\n",
+                c.total(),
+                c.p,
+                c.one,
+                c.several
+            ));
             b[0].push_str(&format!("{s} {}\n", c.p));
             b[1].push_str(&format!("{s} {}\n", c.one + c.several));
             b[2].push_str(&format!("{s} {}\n", c.one));
@@ -353,7 +403,11 @@ impl JobKind for ChompCensus {
                 problems.push(format!("census.csv size {s} differs from the shards"));
             }
             if c.total() != pr.count(s) {
-                problems.push(format!("size {s}: {} positions, p({s}) = {}", c.total(), pr.count(s)));
+                problems.push(format!(
+                    "size {s}: {} positions, p({s}) = {}",
+                    c.total(),
+                    pr.count(s)
+                ));
             }
         }
         // Sampled local consistency, by looking at every bite of a position
@@ -438,7 +492,12 @@ fn oeis_claim(
     let claim = format!("{what}, n = 1 … {last}");
     let n_max = t.keys().next_back().copied().unwrap_or(0);
     if n_max < last {
-        return Claim::not_covered(&source, &claim, format!("{} terms", last), &format!("n_max = {n_max}"));
+        return Claim::not_covered(
+            &source,
+            &claim,
+            format!("{} terms", last),
+            &format!("n_max = {n_max}"),
+        );
     }
     let first_diff = (1..=last).find(|&n| t.get(&n).map(f) != Some(terms[(n - offset) as usize]));
     let ours = match first_diff {
@@ -455,10 +514,28 @@ fn oeis_claim(
 /// The published census claims with our values.
 fn census_claims(t: &BTreeMap<u32, SizeCounts>) -> Vec<Claim> {
     let mut c = vec![
-        oeis_claim("A112470", "P-positions of n squares", A112470, 0, t, |c| c.p),
-        oeis_claim("A112471", "N-positions of n squares", A112471, 0, t, |c| c.one + c.several),
-        oeis_claim("A112472", "N-positions with one winning move", A112472, 1, t, |c| c.one),
-        oeis_claim("A112473", "N-positions with several winning moves", A112473, 1, t, |c| c.several),
+        oeis_claim("A112470", "P-positions of n squares", A112470, 0, t, |c| {
+            c.p
+        }),
+        oeis_claim("A112471", "N-positions of n squares", A112471, 0, t, |c| {
+            c.one + c.several
+        }),
+        oeis_claim(
+            "A112472",
+            "N-positions with one winning move",
+            A112472,
+            1,
+            t,
+            |c| c.one,
+        ),
+        oeis_claim(
+            "A112473",
+            "N-positions with several winning moves",
+            A112473,
+            1,
+            t,
+            |c| c.several,
+        ),
     ];
     let n_max = t.keys().next_back().copied().unwrap_or(0);
     let need = |n: u32, claim: &str, expected: &str, ours: &dyn Fn() -> String| {
@@ -468,9 +545,17 @@ fn census_claims(t: &BTreeMap<u32, SizeCounts>) -> Vec<Claim> {
             Claim::compare(SEED0, claim, expected, ours())
         }
     };
-    c.push(need(60, "positions with at most 60 squares", "6639348", &|| {
-        t.range(1..=60).map(|(_, c)| c.total()).sum::<u64>().to_string()
-    }));
+    c.push(need(
+        60,
+        "positions with at most 60 squares",
+        "6639348",
+        &|| {
+            t.range(1..=60)
+                .map(|(_, c)| c.total())
+                .sum::<u64>()
+                .to_string()
+        },
+    ));
     c.push(need(
         41,
         "first size where N-positions with several winning moves outnumber those with one (several vs one)",
@@ -480,11 +565,17 @@ fn census_claims(t: &BTreeMap<u32, SizeCounts>) -> Vec<Claim> {
             None => "none".into(),
         },
     ));
-    c.push(need(40, "size 40: several vs one", "18144 vs 18172", &|| {
-        format!("{} vs {}", t[&40].several, t[&40].one)
-    }));
-    c.push(need(60, "size 60: P / one / several", "20106 / 401905 / 544456", &|| {
-        format!("{} / {} / {}", t[&60].p, t[&60].one, t[&60].several)
-    }));
+    c.push(need(
+        40,
+        "size 40: several vs one",
+        "18144 vs 18172",
+        &|| format!("{} vs {}", t[&40].several, t[&40].one),
+    ));
+    c.push(need(
+        60,
+        "size 60: P / one / several",
+        "20106 / 401905 / 544456",
+        &|| format!("{} / {} / {}", t[&60].p, t[&60].one, t[&60].several),
+    ));
     c
 }

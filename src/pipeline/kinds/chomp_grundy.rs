@@ -73,9 +73,12 @@ pub struct GrundyMeta {
 }
 
 fn job_box(job: &JobSpec) -> Result<(u32, u32)> {
-    let p: BoxParams = toml::Value::Table(job.params.clone())
-        .try_into()
-        .map_err(|e: toml::de::Error| Error::job(&job.name, format!("parameters: {}", e.message())))?;
+    let p: BoxParams =
+        toml::Value::Table(job.params.clone())
+            .try_into()
+            .map_err(|e: toml::de::Error| {
+                Error::job(&job.name, format!("parameters: {}", e.message()))
+            })?;
     Ok((p.rows, p.cols))
 }
 
@@ -87,7 +90,8 @@ pub fn decode_grundy(shard: &Shard) -> Result<(GrundyMeta, Vec<u32>)> {
     let job = &shard.header.job_name;
     let bad = |m: &str| Error::job(job, format!("malformed shard: {m}"));
     let meta: GrundyMeta = codec::decode(shard.section("meta")?).map_err(|e| bad(&e))?;
-    let values = decode_values(shard.section("values")?, meta.width).ok_or_else(|| bad("values width"))?;
+    let values =
+        decode_values(shard.section("values")?, meta.width).ok_or_else(|| bad("values width"))?;
     if values.len() as u64 != meta.ranks {
         return Err(bad("values length"));
     }
@@ -108,7 +112,9 @@ pub fn grundy_from_run(run: &dyn RunAccess, s: &Staircase) -> Result<Option<(Str
             let (_, values) = decode_grundy(&run.load(&job.name)?)?;
             let b = ChompBox::new(rows as usize, cols as usize)
                 .map_err(|e| Error::job(&job.name, e.to_string()))?;
-            let x = b.rank_of(s).map_err(|e| Error::job(&job.name, e.to_string()))?;
+            let x = b
+                .rank_of(s)
+                .map_err(|e| Error::job(&job.name, e.to_string()))?;
             return Ok(Some((job.name.clone(), values[x as usize])));
         }
     }
@@ -154,14 +160,24 @@ impl JobKind for ChompGrundy {
     fn plan(&self, path: &Path, text: &str) -> Result<(toml::Table, Vec<JobSpec>)> {
         let p: JobFileParams = parse_params(path, text)?;
         if p.boxes.is_empty() {
-            return Err(error_at_key(path, text, "boxes", "`boxes` is empty: give at least one [rows, cols]"));
+            return Err(error_at_key(
+                path,
+                text,
+                "boxes",
+                "`boxes` is empty: give at least one [rows, cols]",
+            ));
         }
         let mut jobs = Vec::new();
         for (i, &[rows, cols]) in p.boxes.iter().enumerate() {
-            let at = |m: String| error_at_key(path, text, "boxes", format!("`boxes` entry {}: {m}", i + 1));
+            let at = |m: String| {
+                error_at_key(path, text, "boxes", format!("`boxes` entry {}: {m}", i + 1))
+            };
             let b = ChompBox::new(rows as usize, cols as usize).map_err(|e| at(e.to_string()))?;
             if b.len() > MAX_GRUNDY_BOX {
-                return Err(at(format!("{} staircases exceed the limit of {MAX_GRUNDY_BOX}", b.len())));
+                return Err(at(format!(
+                    "{} staircases exceed the limit of {MAX_GRUNDY_BOX}",
+                    b.len()
+                )));
             }
             if p.boxes[..i].contains(&[rows, cols]) {
                 return Err(at(format!("{rows}x{cols} repeats")));
@@ -183,7 +199,9 @@ impl JobKind for ChompGrundy {
             toml::Value::Array(
                 p.boxes
                     .iter()
-                    .map(|&[r, c]| toml::Value::Array(vec![i64::from(r).into(), i64::from(c).into()]))
+                    .map(|&[r, c]| {
+                        toml::Value::Array(vec![i64::from(r).into(), i64::from(c).into()])
+                    })
                     .collect(),
             ),
         );
@@ -192,9 +210,13 @@ impl JobKind for ChompGrundy {
 
     fn run(&self, job: &JobSpec, _inputs: &dyn ShardSource) -> Result<Vec<Section>> {
         let (rows, cols) = job_box(job)?;
-        let b = ChompBox::new(rows as usize, cols as usize).map_err(|e| Error::job(&job.name, e.to_string()))?;
+        let b = ChompBox::new(rows as usize, cols as usize)
+            .map_err(|e| Error::job(&job.name, e.to_string()))?;
         if b.len() > MAX_GRUNDY_BOX {
-            return Err(Error::job(&job.name, format!("{} staircases exceed {MAX_GRUNDY_BOX}", b.len())));
+            return Err(Error::job(
+                &job.name,
+                format!("{} staircases exceed {MAX_GRUNDY_BOX}", b.len()),
+            ));
         }
         let values = grundy_values(&b);
         let width = value_width(&values);
@@ -207,7 +229,10 @@ impl JobKind for ChompGrundy {
             p_positions: values[1..].iter().filter(|&&v| v == 0).count() as u64,
         };
         Ok(vec![
-            Section::new("meta", codec::encode(&meta).map_err(|e| Error::job(&job.name, e))?),
+            Section::new(
+                "meta",
+                codec::encode(&meta).map_err(|e| Error::job(&job.name, e))?,
+            ),
             Section::new("values", encode_values(&values, width)),
         ])
     }
@@ -233,7 +258,10 @@ impl JobKind for ChompGrundy {
                     Some((other, by)) if *other != g => {
                         return Err(Error::job(
                             self.name(),
-                            format!("rectangle {}x{}: {by} gives {other} but {} gives {g}", rc.0, rc.1, job.name),
+                            format!(
+                                "rectangle {}x{}: {by} gives {other} but {} gives {g}",
+                                rc.0, rc.1, job.name
+                            ),
                         ));
                     }
                     Some(_) => {}
@@ -309,7 +337,9 @@ impl JobKind for ChompGrundy {
                 .map_err(|e| Error::job(&job.name, e.to_string()))?;
             let p = b.solve();
             positions += b.len() - 1;
-            agree += (1..b.len()).filter(|&x| (values[x as usize] == 0) == p.is_p(x)).count() as u64;
+            agree += (1..b.len())
+                .filter(|&x| (values[x as usize] == 0) == p.is_p(x))
+                .count() as u64;
             if meta.rows == 10 && meta.cols >= 10 && ten.is_none() {
                 // The 10×10 box is the first C(20, 10) ranks of any 10-row box.
                 let n10 = ChompBox::new(10, 10).expect("10x10").len();
@@ -328,7 +358,12 @@ impl JobKind for ChompGrundy {
         ));
         c.push(match ten {
             Some(n) => Claim::compare(SEED3, "10×10 box: positions of Grundy value 0", 2612, n),
-            None => Claim::not_covered(SEED3, "10×10 box: positions of Grundy value 0", 2612, "no box with 10 rows"),
+            None => Claim::not_covered(
+                SEED3,
+                "10×10 box: positions of Grundy value 0",
+                2612,
+                "no box with 10 rows",
+            ),
         });
         let text = String::from_utf8(run.table("grundy-rectangles.csv")?).unwrap_or_default();
         let rects = parse_rectangles(&text).map_err(|e| Error::job(self.name(), e))?;
@@ -341,13 +376,27 @@ impl JobKind for ChompGrundy {
             "strategy stealing (Gale 1974), via seed 000",
             "rectangles other than 1×1 with Grundy value 0 (first player loses)",
             "none",
-            if zero.is_empty() { "none".into() } else { zero.join(", ") },
+            if zero.is_empty() {
+                "none".into()
+            } else {
+                zero.join(", ")
+            },
         ));
         let three = rects.range((3, 1)..=(3, u32::MAX)).count();
         c.push(if three >= 200 {
-            Claim::compare(SEED4, "3×n rectangles computed (n ≤ 200)", 200, rects.range((3, 1)..=(3, 200)).count())
+            Claim::compare(
+                SEED4,
+                "3×n rectangles computed (n ≤ 200)",
+                200,
+                rects.range((3, 1)..=(3, 200)).count(),
+            )
         } else {
-            Claim::not_covered(SEED4, "3×n rectangles computed (n ≤ 200)", 200, &format!("{three} covered"))
+            Claim::not_covered(
+                SEED4,
+                "3×n rectangles computed (n ≤ 200)",
+                200,
+                &format!("{three} covered"),
+            )
         });
         Ok(c)
     }
