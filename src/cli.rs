@@ -197,7 +197,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let view = RunView::open(&dir)?;
             let _lock = view.dir.lock()?;
             let r = merge::merge(&view)?;
-            println!("merged {} shard(s), {} table(s); root {}", r.shards.len(), r.tables.len(), r.root);
+            println!(
+                "merged {} shard(s), {} table(s); root {}",
+                r.shards.len(),
+                r.tables.len(),
+                r.root
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Status { dir, json } => cmd_status(&dir, json),
@@ -217,11 +222,13 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let view = RunView::open(&dir)?;
             let claims = merge::report(&view)?;
             print_claims_summary(&view.dir, &claims);
-            Ok(if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
-                ExitCode::from(EXIT_MISMATCH)
-            } else {
-                ExitCode::SUCCESS
-            })
+            Ok(
+                if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
+                    ExitCode::from(EXIT_MISMATCH)
+                } else {
+                    ExitCode::SUCCESS
+                },
+            )
         }
         Command::Query(Query::Chomp {
             rectangle,
@@ -244,7 +251,10 @@ fn print_claims_summary(dir: &RunDir, claims: &[crate::pipeline::Claim]) {
         n(ClaimStatus::NotCovered)
     );
     for c in claims.iter().filter(|c| c.status == ClaimStatus::Mismatch) {
-        println!("  MISMATCH {}: expected {}, ours {}", c.claim, c.expected, c.ours);
+        println!(
+            "  MISMATCH {}: expected {}, ours {}",
+            c.claim, c.expected, c.ours
+        );
     }
 }
 
@@ -256,7 +266,10 @@ fn reference_for(job_file: &Path, name: &str) -> Option<PathBuf> {
     } else {
         parent
     };
-    let p = base.join("..").join("manifests").join(format!("{name}.toml"));
+    let p = base
+        .join("..")
+        .join("manifests")
+        .join(format!("{name}.toml"));
     p.is_file().then_some(p)
 }
 
@@ -328,7 +341,10 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
         match &reference {
             Some(r) => println!("digests match the reference {}", r.display()),
-            None => println!("no reference manifest for this plan (manifests/{}.toml)", jf.name),
+            None => println!(
+                "no reference manifest for this plan (manifests/{}.toml)",
+                jf.name
+            ),
         }
         print_claims_summary(&dir, &claims);
         if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
@@ -364,7 +380,11 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
             count(|s| *s == JobState::Done),
             count(|s| *s == JobState::Pending),
             count(|s| matches!(s, JobState::Damaged(_))),
-            if view.dir.result_path().exists() { "; merged" } else { "" }
+            if view.dir.result_path().exists() {
+                "; merged"
+            } else {
+                ""
+            }
         );
         for (name, id, st) in &rows {
             let s = match st {
@@ -385,8 +405,14 @@ fn parse_rectangle(s: &str) -> anyhow::Result<Staircase> {
     let (r, c) = s
         .split_once(['x', 'X', '×'])
         .ok_or_else(|| anyhow!("rectangle `{s}`: write ROWSxCOLS, e.g. 8x10"))?;
-    let r: u32 = r.trim().parse().with_context(|| format!("rectangle `{s}`: rows"))?;
-    let c: u32 = c.trim().parse().with_context(|| format!("rectangle `{s}`: cols"))?;
+    let r: u32 = r
+        .trim()
+        .parse()
+        .with_context(|| format!("rectangle `{s}`: rows"))?;
+    let c: u32 = c
+        .trim()
+        .parse()
+        .with_context(|| format!("rectangle `{s}`: cols"))?;
     if r == 0 || c == 0 {
         bail!("rectangle `{s}`: rows and cols must be at least 1");
     }
@@ -417,11 +443,14 @@ fn cmd_query_chomp(
         Some(d) => {
             let view = RunView::open(d)?;
             if view.plan.kind != "chomp-boxes" {
-                bail!("{} is a `{}` run, not chomp-boxes", d.display(), view.plan.kind);
+                bail!(
+                    "{} is a `{}` run, not chomp-boxes",
+                    d.display(),
+                    view.plan.kind
+                );
             }
-            let (name, moves) = winning_moves_from_run(&view, &s)?.ok_or_else(|| {
-                anyhow!("no box in {} covers the position {s}", d.display())
-            })?;
+            let (name, moves) = winning_moves_from_run(&view, &s)?
+                .ok_or_else(|| anyhow!("no box in {} covers the position {s}", d.display()))?;
             (format!("{} ({})", name, d.display()), moves)
         }
         None => {
@@ -436,7 +465,10 @@ fn cmd_query_chomp(
                 );
             }
             let p = b.solve();
-            (format!("solved in memory ({rows}x{cols} box)"), b.winning_moves(&p, &s)?)
+            (
+                format!("solved in memory ({rows}x{cols} box)"),
+                b.winning_moves(&p, &s)?,
+            )
         }
     };
     if json {

@@ -189,7 +189,11 @@ fn square_winning_move_is_1_1_up_to_14x14() {
     let p = b.solve();
     for n in 2..=14 {
         let s = Staircase::rectangle(n, n).unwrap();
-        assert_eq!(b.winning_moves(&p, &s).unwrap(), vec![Bite { row: 1, col: 1 }], "{n}x{n}");
+        assert_eq!(
+            b.winning_moves(&p, &s).unwrap(),
+            vec![Bite { row: 1, col: 1 }],
+            "{n}x{n}"
+        );
     }
 }
 
@@ -198,7 +202,10 @@ fn square_winning_move_is_1_1_up_to_14x14() {
 fn gale_4x5_and_4x6() {
     let b = ChompBox::new(4, 6).unwrap();
     let p = b.solve();
-    let wm = |r, c| b.winning_moves(&p, &Staircase::rectangle(r, c).unwrap()).unwrap();
+    let wm = |r, c| {
+        b.winning_moves(&p, &Staircase::rectangle(r, c).unwrap())
+            .unwrap()
+    };
     assert_eq!(wm(4, 5), vec![Bite { row: 2, col: 2 }]);
     assert_eq!(wm(4, 6), vec![Bite { row: 1, col: 2 }]);
 }
@@ -235,7 +242,10 @@ fn far_corner_and_l_shapes_seed_003() {
             }
             bars += 1;
             let s = Staircase::rectangle(r, c).unwrap();
-            if b.winning_moves(&p, &s).unwrap().contains(&Bite { row: r - 1, col: c - 1 }) {
+            if b.winning_moves(&p, &s).unwrap().contains(&Bite {
+                row: r - 1,
+                col: c - 1,
+            }) {
                 corner_wins.push((r, c));
             }
         }
@@ -262,9 +272,18 @@ fn far_corner_and_l_shapes_seed_003() {
 fn two_winning_moves_8x10_and_6x13() {
     let b = ChompBox::new(8, 13).unwrap();
     let p = b.solve();
-    let wm = |r, c| b.winning_moves(&p, &Staircase::rectangle(r, c).unwrap()).unwrap();
-    assert_eq!(wm(8, 10), vec![Bite { row: 3, col: 8 }, Bite { row: 4, col: 5 }]);
-    assert_eq!(wm(6, 13), vec![Bite { row: 3, col: 11 }, Bite { row: 4, col: 8 }]);
+    let wm = |r, c| {
+        b.winning_moves(&p, &Staircase::rectangle(r, c).unwrap())
+            .unwrap()
+    };
+    assert_eq!(
+        wm(8, 10),
+        vec![Bite { row: 3, col: 8 }, Bite { row: 4, col: 5 }]
+    );
+    assert_eq!(
+        wm(6, 13),
+        vec![Bite { row: 3, col: 11 }, Bite { row: 4, col: 8 }]
+    );
 }
 
 #[test]

@@ -19,7 +19,10 @@ fn sample() -> Vec<u8> {
         &header(),
         &[
             Section::new("meta", vec![1, 2, 3]),
-            Section::new("p-positions", (0..4000u32).flat_map(|x| (x % 7).to_le_bytes()).collect()),
+            Section::new(
+                "p-positions",
+                (0..4000u32).flat_map(|x| (x % 7).to_le_bytes()).collect(),
+            ),
         ],
     )
     .unwrap()
@@ -42,7 +45,10 @@ fn flipped_byte_truncation_and_bad_magic_are_errors() {
     for i in [0, 9, 20, a.len() / 2, a.len() - 1] {
         let mut b = a.clone();
         b[i] ^= 0x40;
-        assert!(shard::decode(&b).unwrap_err().contains("checksum"), "flip at {i}");
+        assert!(
+            shard::decode(&b).unwrap_err().contains("checksum"),
+            "flip at {i}"
+        );
     }
     assert!(shard::decode(&a[..a.len() - 10]).is_err());
     assert!(shard::decode(&a[..20]).unwrap_err().contains("truncated"));
