@@ -336,7 +336,11 @@ fn malformed_job_files_get_one_line_errors_with_line_and_field() {
         ),
         ("kind = \"dominoes\"\n", ":1:1:", "unknown kind `dominoes`"),
         ("boxes = [[2, 2]]\n", ":1:1:", "missing field `kind`"),
-        ("kind = \"chomp-boxes\"\nboxes = [[2, 2]\n", ":2:", "unclosed array"),
+        (
+            "kind = \"chomp-boxes\"\nboxes = [[2, 2]\n",
+            ":2:",
+            "unclosed array",
+        ),
     ];
     for (i, (body, loc, field)) in cases.iter().enumerate() {
         let p = t.path().join(format!("bad{i}.toml"));

@@ -407,7 +407,7 @@ impl JobKind for ChompBoxes {
                 b.unrank(x, &mut rows);
                 let s = Staircase::new(&rows).expect("ranks ≥ 1 have the poison");
                 let wins = b.winning_moves(&p, &s).expect("in box");
-                if p.is_p(x) == !wins.is_empty() {
+                if p.is_p(x) != wins.is_empty() {
                     problems.push(format!(
                         "{}: rank {x} ({s}) is marked {} but has {} winning moves",
                         job.name,
@@ -688,16 +688,7 @@ fn ten_by_ten_claims(run: &dyn RunAccess) -> Vec<Claim> {
         Err(e) => vec![e.to_string(); expected.len()],
         Ok((_, p, _)) => {
             let b = ChompBox::new(10, 10).expect("10×10 box");
-            let bytes = p.to_le_bytes();
-            let words = b.len().div_ceil(64) as usize;
-            let mut prefix = bytes[..words * 8].to_vec();
-            if b.len() % 64 != 0 {
-                let last = words * 8 - 8;
-                let w = u64::from_le_bytes(prefix[last..].try_into().expect("8 bytes"))
-                    & ((1u64 << (b.len() % 64)) - 1);
-                prefix[last..].copy_from_slice(&w.to_le_bytes());
-            }
-            let p10 = PPositions::from_le_bytes(b.len(), &prefix).expect("prefix");
+            let p10 = p.prefix(b.len());
             let st = b.stats(&p10);
             let mut l_shapes = 0;
             let mut l_equal = 0;
