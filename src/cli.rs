@@ -106,8 +106,8 @@ struct RunArgs {
     #[arg(long)]
     run_dir: Option<PathBuf>,
     /// Worker processes at once (default: available cores).
-    #[arg(long)]
-    workers: Option<usize>,
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    workers: Option<u32>,
     /// Recompute every job, and replace a different plan in the run directory.
     #[arg(long)]
     force: bool,
@@ -140,6 +140,12 @@ enum Query {
 /// Entry point of the binary: parses arguments, runs, maps errors to exit
 /// codes (1 error, 2 usage, 3 verification mismatch).
 pub fn main() -> ExitCode {
+    // Die quietly on a closed pipe (`gametables status DIR | head`), like other
+    // command-line tools, instead of panicking inside println!.
+    // SAFETY: resetting a signal disposition to its default before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let is_worker = matches!(cli.command, Command::Worker { .. });
     init_logging(if is_worker { "info" } else { "warn" });
@@ -275,21 +281,22 @@ fn reference_for(job_file: &Path, name: &str) -> Option<PathBuf> {
 
 fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if args.run_dir.is_some() && args.job_files.len() > 1 {
-        bail!("--run-dir needs a single job file (each job file gets its own run directory)");
+        use clap::CommandFactory;
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--run-dir needs a single job file (each job file gets its own run directory)",
+            )
+            .exit();
     }
-    let workers = args
-        .workers
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-    if workers == 0 {
-        bail!("--workers must be at least 1");
-    }
+    let workers = args.workers.map_or_else(
+        || std::thread::available_parallelism().map_or(1, usize::from),
+        |w| w as usize,
+    );
     let exe = std::env::current_exe().context("cannot find the gametables executable")?;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .context("starting the tokio runtime")?;
-    let mut code = ExitCode::SUCCESS;
+    // Read and plan every job file first, so a typo in the last one is
+    // reported before the first one runs.
+    let mut planned = Vec::new();
     for job_file in &args.job_files {
         let jf = read_job_file(job_file)?;
         let plan = PlanFile::from_job_file(&jf)?;
@@ -297,12 +304,52 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             .run_dir
             .clone()
             .unwrap_or_else(|| PathBuf::from("runs").join(&jf.name));
-        let dir = RunDir::new(&run_dir);
+        if let Some((other, _, _)) = planned
+            .iter()
+            .find(|(_, _, d): &&(PathBuf, PlanFile, PathBuf)| *d == run_dir)
+        {
+            bail!(
+                "{} and {} would share the run directory {}; run them separately with --run-dir",
+                other.display(),
+                job_file.display(),
+                run_dir.display()
+            );
+        }
+        planned.push((job_file.clone(), plan, run_dir));
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .context("starting the tokio runtime")?;
+    let mut code = ExitCode::SUCCESS;
+    for (job_file, plan, run_dir) in &planned {
+        let name = &plan.job_file;
+        // A reference that exists must be intact; it is compared only when it
+        // was made from the same plan (same job ids).
+        let reference = match reference_for(job_file, name) {
+            None => None,
+            Some(r) => {
+                let rf = ResultFile::load(&r)
+                    .with_context(|| format!("reference manifest {} is unusable", r.display()))?;
+                let same_plan = rf.shards.len() == plan.jobs.len()
+                    && rf.shards.iter().zip(&plan.jobs).all(|(s, j)| s.id == j.id);
+                if same_plan {
+                    Some(r)
+                } else {
+                    eprintln!(
+                        "note: {} was made from other parameters; not compared",
+                        r.display()
+                    );
+                    None
+                }
+            }
+        };
+        let dir = RunDir::new(run_dir);
         let _lock = dir.lock()?;
-        write_plan(&dir, &plan, args.force)?;
+        write_plan(&dir, plan, args.force)?;
         eprintln!(
-            "{}: {} job(s) of kind {} in {} with {workers} worker(s)",
-            jf.name,
+            "{name}: {} job(s) of kind {} in {} with {workers} worker(s)",
             plan.jobs.len(),
             plan.kind,
             run_dir.display()
@@ -310,7 +357,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let t0 = std::time::Instant::now();
         let summary = rt.block_on(run_local(
             &dir,
-            &plan,
+            plan,
             &LocalOptions {
                 workers,
                 force: args.force,
@@ -318,21 +365,12 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 progress: !args.no_progress,
             },
         ))?;
-        let view = RunView::open(&run_dir)?;
+        let view = RunView::open(run_dir)?;
         merge::merge(&view)?;
-        let reference = reference_for(job_file, &jf.name);
-        let reference = reference.filter(|r| {
-            // Compare only when the reference was made from the same plan.
-            ResultFile::load(r).is_ok_and(|rf| {
-                rf.shards.len() == plan.jobs.len()
-                    && rf.shards.iter().zip(&plan.jobs).all(|(s, j)| s.id == j.id)
-            })
-        });
         let result = merge::verify(&view, reference.as_deref())?;
         let claims = merge::report(&view)?;
         println!(
-            "{}: {} computed, {} skipped, {} recomputed (damaged) in {:.2} s; root {}",
-            jf.name,
+            "{name}: {} computed, {} skipped, {} recomputed (damaged) in {:.2} s; root {}",
             summary.computed.len(),
             summary.skipped.len(),
             summary.damaged.len(),
@@ -341,10 +379,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
         match &reference {
             Some(r) => println!("digests match the reference {}", r.display()),
-            None => println!(
-                "no reference manifest for this plan (manifests/{}.toml)",
-                jf.name
-            ),
+            None => println!("no reference manifest for this plan (manifests/{name}.toml)"),
         }
         print_claims_summary(&dir, &claims);
         if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
@@ -392,11 +427,14 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                 JobState::Pending => "pending".to_string(),
                 JobState::Damaged(w) => format!("DAMAGED: {w}"),
             };
-            println!("  {:<8} {}  {}", s, &id[..12], name);
+            println!("  {}  {:<24} {}", &id[..12], name, s);
         }
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// Most rows a queried staircase may have.
+const MAX_QUERY_ROWS: u32 = 10_000;
 
 /// Largest box solved in memory by `query chomp`.
 const QUERY_IN_MEMORY_LIMIT: u64 = 50_000_000;
@@ -415,6 +453,9 @@ fn parse_rectangle(s: &str) -> anyhow::Result<Staircase> {
         .with_context(|| format!("rectangle `{s}`: cols"))?;
     if r == 0 || c == 0 {
         bail!("rectangle `{s}`: rows and cols must be at least 1");
+    }
+    if r > MAX_QUERY_ROWS {
+        bail!("rectangle `{s}`: at most {MAX_QUERY_ROWS} rows");
     }
     Ok(Staircase::rectangle(r, c)?)
 }

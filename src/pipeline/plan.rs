@@ -257,6 +257,14 @@ pub fn write_plan(dir: &RunDir, plan: &PlanFile, force: bool) -> Result<()> {
             ),
         });
     }
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+        // A new or replaced plan: merge outputs of an older plan are stale.
+        for stale in [dir.result_path(), dir.report_path()] {
+            let _ = std::fs::remove_file(stale);
+        }
+        let _ = std::fs::remove_dir_all(dir.tables_dir());
+        dir.create()?;
+    }
     shard::write_atomic(&path, text.as_bytes())?;
     for j in &plan.jobs {
         let m = toml::to_string(&plan.manifest(j)).expect("manifest serializes");
@@ -395,9 +403,11 @@ impl ShardSource for DirShards<'_> {
     }
 }
 
-/// The run directory a manifest belongs to: the parent of its `manifests/`.
+/// The run directory a manifest belongs to: the parent of its `manifests/`
+/// (also for a bare file name given inside `manifests/`).
 pub fn run_dir_of_manifest(path: &Path) -> PathBuf {
-    path.parent()
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    abs.parent()
         .and_then(Path::parent)
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
