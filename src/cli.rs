@@ -106,8 +106,8 @@ struct RunArgs {
     #[arg(long)]
     run_dir: Option<PathBuf>,
     /// Worker processes at once (default: available cores).
-    #[arg(long)]
-    workers: Option<usize>,
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    workers: Option<u32>,
     /// Recompute every job, and replace a different plan in the run directory.
     #[arg(long)]
     force: bool,
@@ -143,6 +143,12 @@ enum Query {
 /// Entry point of the binary: parses arguments, runs, maps errors to exit
 /// codes (1 error, 2 usage, 3 verification mismatch).
 pub fn main() -> ExitCode {
+    // Die quietly on a closed pipe (`gametables status DIR | head`), like other
+    // command-line tools, instead of panicking inside println!.
+    // SAFETY: resetting a signal disposition to its default before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let is_worker = matches!(cli.command, Command::Worker { .. });
     init_logging(if is_worker { "info" } else { "warn" });
@@ -200,7 +206,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let view = RunView::open(&dir)?;
             let _lock = view.dir.lock()?;
             let r = merge::merge(&view)?;
-            println!("merged {} shard(s), {} table(s); root {}", r.shards.len(), r.tables.len(), r.root);
+            println!(
+                "merged {} shard(s), {} table(s); root {}",
+                r.shards.len(),
+                r.tables.len(),
+                r.root
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Status { dir, json } => cmd_status(&dir, json),
@@ -220,11 +231,13 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let view = RunView::open(&dir)?;
             let claims = merge::report(&view)?;
             print_claims_summary(&view.dir, &claims);
-            Ok(if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
-                ExitCode::from(EXIT_MISMATCH)
-            } else {
-                ExitCode::SUCCESS
-            })
+            Ok(
+                if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
+                    ExitCode::from(EXIT_MISMATCH)
+                } else {
+                    ExitCode::SUCCESS
+                },
+            )
         }
         Command::Query(Query::Chomp {
             rectangle,
@@ -255,7 +268,10 @@ fn print_claims_summary(dir: &RunDir, claims: &[crate::pipeline::Claim]) {
         n(ClaimStatus::NotCovered)
     );
     for c in claims.iter().filter(|c| c.status == ClaimStatus::Mismatch) {
-        println!("  MISMATCH {}: expected {}, ours {}", c.claim, c.expected, c.ours);
+        println!(
+            "  MISMATCH {}: expected {}, ours {}",
+            c.claim, c.expected, c.ours
+        );
     }
 }
 
@@ -267,27 +283,31 @@ fn reference_for(job_file: &Path, name: &str) -> Option<PathBuf> {
     } else {
         parent
     };
-    let p = base.join("..").join("manifests").join(format!("{name}.toml"));
+    let p = base
+        .join("..")
+        .join("manifests")
+        .join(format!("{name}.toml"));
     p.is_file().then_some(p)
 }
 
 fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if args.run_dir.is_some() && args.job_files.len() > 1 {
-        bail!("--run-dir needs a single job file (each job file gets its own run directory)");
+        use clap::CommandFactory;
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--run-dir needs a single job file (each job file gets its own run directory)",
+            )
+            .exit();
     }
-    let workers = args
-        .workers
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-    if workers == 0 {
-        bail!("--workers must be at least 1");
-    }
+    let workers = args.workers.map_or_else(
+        || std::thread::available_parallelism().map_or(1, usize::from),
+        |w| w as usize,
+    );
     let exe = std::env::current_exe().context("cannot find the gametables executable")?;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .context("starting the tokio runtime")?;
-    let mut code = ExitCode::SUCCESS;
+    // Read and plan every job file first, so a typo in the last one is
+    // reported before the first one runs.
+    let mut planned = Vec::new();
     for job_file in &args.job_files {
         let jf = read_job_file(job_file)?;
         let plan = PlanFile::from_job_file(&jf)?;
@@ -295,12 +315,52 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             .run_dir
             .clone()
             .unwrap_or_else(|| PathBuf::from("runs").join(&jf.name));
-        let dir = RunDir::new(&run_dir);
+        if let Some((other, _, _)) = planned
+            .iter()
+            .find(|(_, _, d): &&(PathBuf, PlanFile, PathBuf)| *d == run_dir)
+        {
+            bail!(
+                "{} and {} would share the run directory {}; run them separately with --run-dir",
+                other.display(),
+                job_file.display(),
+                run_dir.display()
+            );
+        }
+        planned.push((job_file.clone(), plan, run_dir));
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .context("starting the tokio runtime")?;
+    let mut code = ExitCode::SUCCESS;
+    for (job_file, plan, run_dir) in &planned {
+        let name = &plan.job_file;
+        // A reference that exists must be intact; it is compared only when it
+        // was made from the same plan (same job ids).
+        let reference = match reference_for(job_file, name) {
+            None => None,
+            Some(r) => {
+                let rf = ResultFile::load(&r)
+                    .with_context(|| format!("reference manifest {} is unusable", r.display()))?;
+                let same_plan = rf.shards.len() == plan.jobs.len()
+                    && rf.shards.iter().zip(&plan.jobs).all(|(s, j)| s.id == j.id);
+                if same_plan {
+                    Some(r)
+                } else {
+                    eprintln!(
+                        "note: {} was made from other parameters; not compared",
+                        r.display()
+                    );
+                    None
+                }
+            }
+        };
+        let dir = RunDir::new(run_dir);
         let _lock = dir.lock()?;
-        write_plan(&dir, &plan, args.force)?;
+        write_plan(&dir, plan, args.force)?;
         eprintln!(
-            "{}: {} job(s) of kind {} in {} with {workers} worker(s)",
-            jf.name,
+            "{name}: {} job(s) of kind {} in {} with {workers} worker(s)",
             plan.jobs.len(),
             plan.kind,
             run_dir.display()
@@ -308,7 +368,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let t0 = std::time::Instant::now();
         let summary = rt.block_on(run_local(
             &dir,
-            &plan,
+            plan,
             &LocalOptions {
                 workers,
                 force: args.force,
@@ -316,21 +376,12 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 progress: !args.no_progress,
             },
         ))?;
-        let view = RunView::open(&run_dir)?;
+        let view = RunView::open(run_dir)?;
         merge::merge(&view)?;
-        let reference = reference_for(job_file, &jf.name);
-        let reference = reference.filter(|r| {
-            // Compare only when the reference was made from the same plan.
-            ResultFile::load(r).is_ok_and(|rf| {
-                rf.shards.len() == plan.jobs.len()
-                    && rf.shards.iter().zip(&plan.jobs).all(|(s, j)| s.id == j.id)
-            })
-        });
         let result = merge::verify(&view, reference.as_deref())?;
         let claims = merge::report(&view)?;
         println!(
-            "{}: {} computed, {} skipped, {} recomputed (damaged) in {:.2} s; root {}",
-            jf.name,
+            "{name}: {} computed, {} skipped, {} recomputed (damaged) in {:.2} s; root {}",
             summary.computed.len(),
             summary.skipped.len(),
             summary.damaged.len(),
@@ -339,7 +390,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
         match &reference {
             Some(r) => println!("digests match the reference {}", r.display()),
-            None => println!("no reference manifest for this plan (manifests/{}.toml)", jf.name),
+            None => println!("no reference manifest for this plan (manifests/{name}.toml)"),
         }
         print_claims_summary(&dir, &claims);
         if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
@@ -375,7 +426,11 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
             count(|s| *s == JobState::Done),
             count(|s| *s == JobState::Pending),
             count(|s| matches!(s, JobState::Damaged(_))),
-            if view.dir.result_path().exists() { "; merged" } else { "" }
+            if view.dir.result_path().exists() {
+                "; merged"
+            } else {
+                ""
+            }
         );
         for (name, id, st) in &rows {
             let s = match st {
@@ -383,11 +438,14 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                 JobState::Pending => "pending".to_string(),
                 JobState::Damaged(w) => format!("DAMAGED: {w}"),
             };
-            println!("  {:<8} {}  {}", s, &id[..12], name);
+            println!("  {}  {:<24} {}", &id[..12], name, s);
         }
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// Most rows a queried staircase may have.
+const MAX_QUERY_ROWS: u32 = 10_000;
 
 /// Largest box solved in memory by `query chomp`.
 const QUERY_IN_MEMORY_LIMIT: u64 = 50_000_000;
@@ -396,10 +454,19 @@ fn parse_rectangle(s: &str) -> anyhow::Result<Staircase> {
     let (r, c) = s
         .split_once(['x', 'X', '×'])
         .ok_or_else(|| anyhow!("rectangle `{s}`: write ROWSxCOLS, e.g. 8x10"))?;
-    let r: u32 = r.trim().parse().with_context(|| format!("rectangle `{s}`: rows"))?;
-    let c: u32 = c.trim().parse().with_context(|| format!("rectangle `{s}`: cols"))?;
+    let r: u32 = r
+        .trim()
+        .parse()
+        .with_context(|| format!("rectangle `{s}`: rows"))?;
+    let c: u32 = c
+        .trim()
+        .parse()
+        .with_context(|| format!("rectangle `{s}`: cols"))?;
     if r == 0 || c == 0 {
         bail!("rectangle `{s}`: rows and cols must be at least 1");
+    }
+    if r > MAX_QUERY_ROWS {
+        bail!("rectangle `{s}`: at most {MAX_QUERY_ROWS} rows");
     }
     Ok(Staircase::rectangle(r, c)?)
 }
@@ -410,7 +477,7 @@ fn parse_position(s: &str) -> anyhow::Result<Staircase> {
         .map(|p| p.trim().parse::<u32>())
         .collect::<Result<_, _>>()
         .with_context(|| format!("position `{s}`: write row lengths like 10,10,9,4"))?;
-    Ok(Staircase::new(&rows).with_context(|| format!("position `{s}`"))?)
+    Staircase::new(&rows).with_context(|| format!("position `{s}`"))
 }
 
 fn cmd_query_chomp(
@@ -428,11 +495,14 @@ fn cmd_query_chomp(
         Some(d) => {
             let view = RunView::open(d)?;
             if view.plan.kind != "chomp-boxes" {
-                bail!("{} is a `{}` run, not chomp-boxes", d.display(), view.plan.kind);
+                bail!(
+                    "{} is a `{}` run, not chomp-boxes",
+                    d.display(),
+                    view.plan.kind
+                );
             }
-            let (name, moves) = winning_moves_from_run(&view, &s)?.ok_or_else(|| {
-                anyhow!("no box in {} covers the position {s}", d.display())
-            })?;
+            let (name, moves) = winning_moves_from_run(&view, &s)?
+                .ok_or_else(|| anyhow!("no box in {} covers the position {s}", d.display()))?;
             (format!("{} ({})", name, d.display()), moves)
         }
         None => {
@@ -447,7 +517,10 @@ fn cmd_query_chomp(
                 );
             }
             let p = b.solve();
-            (format!("solved in memory ({rows}x{cols} box)"), b.winning_moves(&p, &s)?)
+            (
+                format!("solved in memory ({rows}x{cols} box)"),
+                b.winning_moves(&p, &s)?,
+            )
         }
     };
     if json {
