@@ -568,7 +568,11 @@ fn cmd_query_chomp_grundy(
         Some(d) => {
             let view = RunView::open(d)?;
             if view.plan.kind != "chomp-grundy" {
-                bail!("{} is a `{}` run, not chomp-grundy", d.display(), view.plan.kind);
+                bail!(
+                    "{} is a `{}` run, not chomp-grundy",
+                    d.display(),
+                    view.plan.kind
+                );
             }
             let (name, v) = grundy_from_run(&view, &s)?
                 .ok_or_else(|| anyhow!("no box in {} covers the position {s}", d.display()))?;
@@ -585,7 +589,10 @@ fn cmd_query_chomp_grundy(
                 );
             }
             let g = grundy_values(&b);
-            (format!("solved in memory ({rows}x{cols} box)"), g[b.rank_of(&s)? as usize])
+            (
+                format!("solved in memory ({rows}x{cols} box)"),
+                g[b.rank_of(&s)? as usize],
+            )
         }
     };
     if json {
@@ -593,7 +600,11 @@ fn cmd_query_chomp_grundy(
         println!("{}", serde_json::to_string(&v)?);
     } else {
         let label = rectangle.unwrap_or_else(|| s.to_string());
-        let kind = if value == 0 { "P-position" } else { "N-position" };
+        let kind = if value == 0 {
+            "P-position"
+        } else {
+            "N-position"
+        };
         println!("{label}: Grundy value {value} ({kind})\n  ({source})");
     }
     Ok(ExitCode::SUCCESS)

@@ -83,9 +83,7 @@ impl PartitionRanks {
         assert!(n_max <= MAX_SIZE, "size {n_max} exceeds {MAX_SIZE}");
         let w = n_max as usize + 1;
         let mut table = vec![0u64; w * w];
-        for k in 0..w {
-            table[k] = 1; // P(0, k) = 1
-        }
+        table[..w].fill(1); // P(0, k) = 1
         for n in 1..w {
             for k in 1..w {
                 let without_k = table[n * w + k - 1];
@@ -417,8 +415,8 @@ impl<'a> CensusMarker<'a> {
             if i == m {
                 return;
             }
-            for k in i..run_end {
-                pre += pr.p_at_most(qv.n_from[k] + d, q[k] - 1);
+            for (&nk, &qk) in qv.n_from[i..run_end].iter().zip(&q[i..run_end]) {
+                pre += pr.p_at_most(nk + d, qk - 1);
             }
             i = run_end;
         }
@@ -505,7 +503,7 @@ impl<'a> CensusMarker<'a> {
     pub fn finish(self) -> RangeResult {
         let len = self.range.end - self.range.start;
         let mut p_bits: Vec<u64> = self.marks.iter().map(|m| !m[0]).collect();
-        if len % 64 != 0 {
+        if !len.is_multiple_of(64) {
             *p_bits.last_mut().expect("non-empty") &= (1u64 << (len % 64)) - 1;
         }
         let p = p_bits

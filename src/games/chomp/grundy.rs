@@ -80,7 +80,7 @@ pub fn encode_values(values: &[u32], width: u8) -> Vec<u8> {
 /// `width` or `width` is not 1, 2 or 4.
 pub fn decode_values(bytes: &[u8], width: u8) -> Option<Vec<u32>> {
     let w = width as usize;
-    if !matches!(w, 1 | 2 | 4) || bytes.len() % w != 0 {
+    if !matches!(w, 1 | 2 | 4) || !bytes.len().is_multiple_of(w) {
         return None;
     }
     Some(

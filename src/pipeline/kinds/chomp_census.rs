@@ -125,7 +125,7 @@ pub fn decode_census(shard: &Shard) -> Result<(CensusMeta, Vec<u64>)> {
         .chunks_exact(8)
         .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
         .collect();
-    if len % 64 != 0 && bits.last().is_some_and(|w| w >> (len % 64) != 0) {
+    if !len.is_multiple_of(64) && bits.last().is_some_and(|w| w >> (len % 64) != 0) {
         return Err(bad("bits past the range"));
     }
     let p: u64 = bits.iter().map(|w| u64::from(w.count_ones())).sum();
