@@ -577,5 +577,62 @@ fn census_claims(t: &BTreeMap<u32, SizeCounts>) -> Vec<Claim> {
         "20106 / 401905 / 544456",
         &|| format!("{} / {} / {}", t[&60].p, t[&60].one, t[&60].several),
     ));
+    let upto = n_max.min(NAIVE_UP_TO);
+    let naive = naive_counts(upto);
+    let agree = (1..=upto)
+        .filter(|s| t.get(s) == Some(&naive[*s as usize - 1]))
+        .count();
+    c.push(Claim::compare(
+        "independent check (memoized search over every bite, no ranking)",
+        &format!("counts per size agree with a naive search, s ≤ {upto}"),
+        format!("{upto} sizes"),
+        format!("{agree} sizes"),
+    ));
     c
+}
+
+/// Sizes covered by the naive cross-check in the report.
+const NAIVE_UP_TO: u32 = 25;
+
+/// Counts per size `1 ..= n` by plain memoized game-tree search over
+/// [`Staircase::bites`] (independent of the ranking and of the marker).
+fn naive_counts(n: u32) -> Vec<SizeCounts> {
+    fn wins(s: &Staircase, memo: &mut std::collections::HashMap<Vec<u32>, u32>) -> u32 {
+        if let Some(&w) = memo.get(s.rows()) {
+            return w;
+        }
+        let w = s
+            .bites()
+            .into_iter()
+            .filter(|&b| wins(&s.after(b).expect("legal"), memo) == 0)
+            .count() as u32;
+        memo.insert(s.rows().to_vec(), w);
+        w
+    }
+    fn each(left: u32, cap: u32, rows: &mut Vec<u32>, f: &mut dyn FnMut(&[u32])) {
+        if left == 0 {
+            f(rows);
+            return;
+        }
+        for r in 1..=cap.min(left) {
+            rows.push(r);
+            each(left - r, r, rows, f);
+            rows.pop();
+        }
+    }
+    let mut memo = std::collections::HashMap::new();
+    (1..=n)
+        .map(|s| {
+            let mut c = SizeCounts::default();
+            each(s, s, &mut Vec::new(), &mut |rows| match wins(
+                &Staircase::new(rows).expect("partition"),
+                &mut memo,
+            ) {
+                0 => c.p += 1,
+                1 => c.one += 1,
+                _ => c.several += 1,
+            });
+            c
+        })
+        .collect()
 }
