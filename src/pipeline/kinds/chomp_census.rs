@@ -234,7 +234,7 @@ impl JobKind for ChompCensus {
                 path,
                 text,
                 "max_ranks_per_job",
-                "`max_ranks_per_job` must be at least 1",
+                "`max_ranks_per_job` must be at least 1 (and fit an i64)",
             ));
         }
         let pr = PartitionRanks::new(p.n_max);
