@@ -242,6 +242,9 @@ pub struct CensusMarker<'a> {
     /// Largest part of the last rank in the range (predecessors with a larger
     /// first row fall outside).
     c_hi: u32,
+    /// Largest part of the first rank in the range (a predecessor through a
+    /// bite in row 0 needs a first row of at least this).
+    c_lo: u32,
     /// Per 64 ranks from `range.start`: `[one, two]`, bit set when at least
     /// one / at least two winning bites were found (same cache line).
     marks: Vec<[u64; 2]>,
@@ -286,6 +289,45 @@ impl QView<'_> {
     }
 }
 
+/// The first rows of a partition (those equal to its largest part), with
+/// the [`QView`] data for them: enough to raise them (a bite in row 0).
+#[derive(Debug, Default)]
+struct FirstRows {
+    rows: Vec<u32>,
+    left: Vec<u32>,
+    lo: Vec<u64>,
+}
+
+impl FirstRows {
+    /// The first rows of the partition of `t` with rank `x`.
+    fn set(&mut self, pr: &PartitionRanks, t: u32, x: u64) {
+        // Largest part c: P(t, c−1) ≤ x < P(t, c).
+        let mut c = 1;
+        while pr.p_at_most(t, c) <= x {
+            c += 1;
+        }
+        self.rows.clear();
+        self.left.clear();
+        self.lo.clear();
+        let (mut n, mut lo) = (t, 0u64);
+        loop {
+            // Row of length c with n squares from here on.
+            self.rows.push(c);
+            self.left.push(n);
+            self.lo.push(lo);
+            lo += pr.p_at_most(n, c - 1);
+            n -= c;
+            // The next row is c too iff the rank is past every rest whose
+            // first part is < c.
+            if n < c || x - lo < pr.p_at_most(n, c - 1) {
+                break;
+            }
+        }
+        self.left.push(n);
+        self.lo.push(lo);
+    }
+}
+
 /// The run being raised: its value `j` and end (exclusive; `usize::MAX` for
 /// the unbounded run of empty rows).
 #[derive(Debug, Clone, Copy)]
@@ -313,12 +355,15 @@ impl<'a> CensusMarker<'a> {
         );
         let mut last = Vec::new();
         pr.unrank(s, range.end - 1, &mut last);
+        let mut first = Vec::new();
+        pr.unrank(s, range.start, &mut first);
         let words = (range.end - range.start).div_ceil(64) as usize;
         CensusMarker {
             pr,
             s,
             whole: range.start == 0 && range.end == pr.count(s),
             c_hi: last[0],
+            c_lo: first[0],
             range,
             marks: vec![[0, 0]; words],
         }
@@ -339,6 +384,10 @@ impl<'a> CensusMarker<'a> {
         // A predecessor's first row is at least q₀, so partitions of t whose
         // first row exceeds c_hi (ranks ≥ P(t, c_hi)) have none in range.
         let limit = self.pr.p_at_most(t, self.c_hi);
+        // Partitions of t whose first row is shorter than c_lo reach the
+        // range only by a bite in row 0; that needs just their first rows.
+        let short = self.pr.p_at_most(t, self.c_lo - 1);
+        let mut first = FirstRows::default();
         let mut cur = Cursor::new(t);
         for (w, &word) in bits.iter().enumerate() {
             let mut word = word;
@@ -347,6 +396,22 @@ impl<'a> CensusMarker<'a> {
                 word &= word - 1;
                 if x >= limit {
                     return;
+                }
+                if x < short {
+                    first.set(self.pr, t, x);
+                    let qv = QView {
+                        q: &first.rows,
+                        n_from: &first.left,
+                        lo: &first.lo,
+                        x,
+                    };
+                    let run = Run {
+                        j: first.rows[0],
+                        run_end: first.rows.len(),
+                    };
+                    let d = self.s - t;
+                    self.raise::<true>(&qv, &run, 0, d, d, 0);
+                    continue;
                 }
                 cur.seek(self.pr, x);
                 let qv = QView {
@@ -441,6 +506,12 @@ impl<'a> CensusMarker<'a> {
             left.div_ceil((run.run_end - k) as u32)
         };
         let hi = max_e.min(left);
+        // Row 0 raised to less than c_lo gives ranks below the range.
+        let lo = if CHECK && k == 0 {
+            lo.max(self.c_lo.saturating_sub(run.j))
+        } else {
+            lo
+        };
         let n_here = qv.n_from(k) + left;
         let n_next = qv.n_from(k + 1);
         for e in lo..=hi {
