@@ -381,12 +381,25 @@ impl<'a> CensusMarker<'a> {
             "P-positions of size {t} cannot be children of size {}",
             self.s
         );
+        if self.whole {
+            self.scan::<false>(t, start, bits);
+        } else {
+            self.scan::<true>(t, start, bits);
+        }
+    }
+
+    /// [`CensusMarker::add_p_bits`]; `CHECK`: the range is not the whole size.
+    fn scan<const CHECK: bool>(&mut self, t: u32, start: u64, bits: &[u64]) {
         // A predecessor's first row is at least q₀, so partitions of t whose
         // first row exceeds c_hi (ranks ≥ P(t, c_hi)) have none in range.
         let limit = self.pr.p_at_most(t, self.c_hi);
         // Partitions of t whose first row is shorter than c_lo reach the
         // range only by a bite in row 0; that needs just their first rows.
-        let short = self.pr.p_at_most(t, self.c_lo - 1);
+        let short = if CHECK {
+            self.pr.p_at_most(t, self.c_lo - 1)
+        } else {
+            0
+        };
         let mut first = FirstRows::default();
         let mut cur = Cursor::new(t);
         for (w, &word) in bits.iter().enumerate() {
@@ -397,7 +410,7 @@ impl<'a> CensusMarker<'a> {
                 if x >= limit {
                     return;
                 }
-                if x < short {
+                if CHECK && x < short {
                     first.set(self.pr, t, x);
                     let qv = QView {
                         q: &first.rows,
@@ -420,11 +433,7 @@ impl<'a> CensusMarker<'a> {
                     lo: &cur.lo,
                     x,
                 };
-                if self.whole {
-                    self.add_q::<false>(&qv, self.s - t);
-                } else {
-                    self.add_q::<true>(&qv, self.s - t);
-                }
+                self.add_q::<CHECK>(&qv, self.s - t);
             }
         }
     }
