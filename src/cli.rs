@@ -15,6 +15,7 @@ use crate::pipeline::kinds::chomp_boxes::winning_moves_from_run;
 use crate::pipeline::merge::{self, ResultFile, RunView};
 use crate::pipeline::plan::{JobState, PlanFile, write_plan};
 use crate::pipeline::rundir::RunDir;
+use crate::pipeline::slurm::{self, SlurmOptions, SlurmOutcome};
 use crate::pipeline::worker::run_worker;
 use crate::pipeline::{ClaimStatus, Error};
 
@@ -105,7 +106,9 @@ struct RunArgs {
     /// Run directory (only with a single job file; default runs/NAME/).
     #[arg(long)]
     run_dir: Option<PathBuf>,
-    /// Worker processes at once (default: available cores).
+    /// Worker processes at once (default: available cores). With --executor
+    /// slurm: at most this many tasks of each job array at once (`%K`; default
+    /// no limit).
     #[arg(long)]
     workers: Option<usize>,
     /// Recompute every job, and replace a different plan in the run directory.
@@ -114,6 +117,31 @@ struct RunArgs {
     /// No progress bar.
     #[arg(long)]
     no_progress: bool,
+    /// Where the jobs run: child processes here, or Slurm job arrays (the run
+    /// directory must then be on a filesystem every node sees).
+    #[arg(long, value_enum, default_value_t = Executor::Local)]
+    executor: Executor,
+    /// Slurm partition for every job (default: the cluster's default partition).
+    #[arg(long)]
+    partition: Option<String>,
+    /// Extra sbatch argument, repeatable, e.g. --sbatch-arg=--time=2:00:00.
+    #[arg(long = "sbatch-arg", value_name = "ARG", allow_hyphen_values = true)]
+    sbatch_args: Vec<String>,
+    /// Submit to Slurm and return at once; follow with `gametables status RUN_DIR`.
+    #[arg(long)]
+    detach: bool,
+    /// Print the sbatch scripts and commands; write and submit nothing.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// Executors of `run`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Executor {
+    /// Worker child processes on this machine.
+    Local,
+    /// sbatch job arrays on a Slurm cluster.
+    Slurm,
 }
 
 #[derive(Subcommand, Debug)]
@@ -271,6 +299,20 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         bail!("--workers must be at least 1");
     }
     let exe = std::env::current_exe().context("cannot find the gametables executable")?;
+    let slurm_opts = (args.executor == Executor::Slurm).then(|| SlurmOptions {
+        exe: exe.clone(),
+        partition: args.partition.clone(),
+        sbatch_args: args.sbatch_args.clone(),
+        array_limit: args.workers,
+        detach: args.detach,
+        force: args.force,
+        progress: !args.no_progress,
+    });
+    if slurm_opts.is_none()
+        && (args.partition.is_some() || !args.sbatch_args.is_empty() || args.detach || args.dry_run)
+    {
+        bail!("--partition, --sbatch-arg, --detach and --dry-run need --executor slurm");
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -285,28 +327,52 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             .clone()
             .unwrap_or_else(|| PathBuf::from("runs").join(&jf.name));
         let dir = RunDir::new(&run_dir);
-        let _lock = dir.lock()?;
+        if let (Some(o), true) = (&slurm_opts, args.dry_run) {
+            print!("{}", slurm::dry_run(&dir, &plan, o)?);
+            continue;
+        }
+        let lock = dir.lock()?;
+        if slurm_opts.is_some() {
+            slurm::preflight(&dir)?;
+        }
         write_plan(&dir, &plan, args.force)?;
         eprintln!(
-            "{}: {} job(s) of kind {} in {} with {workers} worker(s)",
+            "{}: {} job(s) of kind {} in {} {}",
             jf.name,
             plan.jobs.len(),
             plan.kind,
-            run_dir.display()
+            run_dir.display(),
+            if slurm_opts.is_some() { "on Slurm".to_string() } else { format!("with {workers} worker(s)") }
         );
         let t0 = std::time::Instant::now();
-        let summary = rt.block_on(run_local(
-            &dir,
-            &plan,
-            &LocalOptions {
-                workers,
-                force: args.force,
-                exe: exe.clone(),
-                progress: !args.no_progress,
+        let (summary, merged) = match &slurm_opts {
+            None => {
+                let local = LocalOptions {
+                    workers,
+                    force: args.force,
+                    exe: exe.clone(),
+                    progress: !args.no_progress,
+                };
+                (rt.block_on(run_local(&dir, &plan, &local))?, false)
+            }
+            Some(o) => match slurm::run_slurm(&dir, &plan, o, lock)? {
+                SlurmOutcome::Finished { summary, merged } => (summary, merged),
+                SlurmOutcome::Detached { submission, slurm_ids } => {
+                    let (name, dir) = (&jf.name, run_dir.display());
+                    println!(
+                        "{name}: submitted as Slurm jobs {} (submission {submission}); follow with \
+                         `gametables status {dir}`, then check with \
+                         `gametables verify {dir} --against manifests/{name}.toml`",
+                        slurm_ids.join(", ")
+                    );
+                    continue;
+                }
             },
-        ))?;
+        };
         let view = RunView::open(&run_dir)?;
-        merge::merge(&view)?;
+        if !merged {
+            merge::merge(&view)?;
+        }
         let reference = reference_for(job_file, &jf.name);
         let reference = reference.filter(|r| {
             // Compare only when the reference was made from the same plan.
@@ -366,6 +432,9 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
             count(|s| matches!(s, JobState::Damaged(_))),
             if view.dir.result_path().exists() { "; merged" } else { "" }
         );
+        for line in slurm::status_lines(&view.dir, &view.plan) {
+            println!("{line}");
+        }
         for (name, id, st) in &rows {
             let s = match st {
                 JobState::Done => "done".to_string(),
