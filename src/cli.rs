@@ -225,7 +225,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let view = RunView::open(&dir)?;
             let _lock = view.dir.lock()?;
             let r = merge::merge(&view)?;
-            println!("merged {} shard(s), {} table(s); root {}", r.shards.len(), r.tables.len(), r.root);
+            println!(
+                "merged {} shard(s), {} table(s); root {}",
+                r.shards.len(),
+                r.tables.len(),
+                r.root
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Status { dir, json } => cmd_status(&dir, json),
@@ -245,11 +250,13 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let view = RunView::open(&dir)?;
             let claims = merge::report(&view)?;
             print_claims_summary(&view.dir, &claims);
-            Ok(if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
-                ExitCode::from(EXIT_MISMATCH)
-            } else {
-                ExitCode::SUCCESS
-            })
+            Ok(
+                if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
+                    ExitCode::from(EXIT_MISMATCH)
+                } else {
+                    ExitCode::SUCCESS
+                },
+            )
         }
         Command::Query(Query::Chomp {
             rectangle,
@@ -272,7 +279,10 @@ fn print_claims_summary(dir: &RunDir, claims: &[crate::pipeline::Claim]) {
         n(ClaimStatus::NotCovered)
     );
     for c in claims.iter().filter(|c| c.status == ClaimStatus::Mismatch) {
-        println!("  MISMATCH {}: expected {}, ours {}", c.claim, c.expected, c.ours);
+        println!(
+            "  MISMATCH {}: expected {}, ours {}",
+            c.claim, c.expected, c.ours
+        );
     }
 }
 
@@ -284,7 +294,10 @@ fn reference_for(job_file: &Path, name: &str) -> Option<PathBuf> {
     } else {
         parent
     };
-    let p = base.join("..").join("manifests").join(format!("{name}.toml"));
+    let p = base
+        .join("..")
+        .join("manifests")
+        .join(format!("{name}.toml"));
     p.is_file().then_some(p)
 }
 
@@ -331,9 +344,12 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             print!("{}", slurm::dry_run(&dir, &plan, o)?);
             continue;
         }
+        if slurm_opts.is_some() {
+            slurm::check_cluster()?;
+        }
         let lock = dir.lock()?;
         if slurm_opts.is_some() {
-            slurm::preflight(&dir)?;
+            slurm::check_no_active_submission(&dir)?;
         }
         write_plan(&dir, &plan, args.force)?;
         eprintln!(
@@ -342,7 +358,11 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             plan.jobs.len(),
             plan.kind,
             run_dir.display(),
-            if slurm_opts.is_some() { "on Slurm".to_string() } else { format!("with {workers} worker(s)") }
+            if slurm_opts.is_some() {
+                "on Slurm".to_string()
+            } else {
+                format!("with {workers} worker(s)")
+            }
         );
         let t0 = std::time::Instant::now();
         let (summary, merged) = match &slurm_opts {
@@ -357,7 +377,10 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
             Some(o) => match slurm::run_slurm(&dir, &plan, o, lock)? {
                 SlurmOutcome::Finished { summary, merged } => (summary, merged),
-                SlurmOutcome::Detached { submission, slurm_ids } => {
+                SlurmOutcome::Detached {
+                    submission,
+                    slurm_ids,
+                } => {
                     let (name, dir) = (&jf.name, run_dir.display());
                     println!(
                         "{name}: submitted as Slurm jobs {} (submission {submission}); follow with \
@@ -394,7 +417,10 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
         match &reference {
             Some(r) => println!("digests match the reference {}", r.display()),
-            None => println!("no reference manifest for this plan (manifests/{}.toml)", jf.name),
+            None => println!(
+                "no reference manifest for this plan (manifests/{}.toml)",
+                jf.name
+            ),
         }
         print_claims_summary(&dir, &claims);
         if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
@@ -430,7 +456,11 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
             count(|s| *s == JobState::Done),
             count(|s| *s == JobState::Pending),
             count(|s| matches!(s, JobState::Damaged(_))),
-            if view.dir.result_path().exists() { "; merged" } else { "" }
+            if view.dir.result_path().exists() {
+                "; merged"
+            } else {
+                ""
+            }
         );
         for line in slurm::status_lines(&view.dir, &view.plan) {
             println!("{line}");
@@ -454,8 +484,14 @@ fn parse_rectangle(s: &str) -> anyhow::Result<Staircase> {
     let (r, c) = s
         .split_once(['x', 'X', '×'])
         .ok_or_else(|| anyhow!("rectangle `{s}`: write ROWSxCOLS, e.g. 8x10"))?;
-    let r: u32 = r.trim().parse().with_context(|| format!("rectangle `{s}`: rows"))?;
-    let c: u32 = c.trim().parse().with_context(|| format!("rectangle `{s}`: cols"))?;
+    let r: u32 = r
+        .trim()
+        .parse()
+        .with_context(|| format!("rectangle `{s}`: rows"))?;
+    let c: u32 = c
+        .trim()
+        .parse()
+        .with_context(|| format!("rectangle `{s}`: cols"))?;
     if r == 0 || c == 0 {
         bail!("rectangle `{s}`: rows and cols must be at least 1");
     }
@@ -486,11 +522,14 @@ fn cmd_query_chomp(
         Some(d) => {
             let view = RunView::open(d)?;
             if view.plan.kind != "chomp-boxes" {
-                bail!("{} is a `{}` run, not chomp-boxes", d.display(), view.plan.kind);
+                bail!(
+                    "{} is a `{}` run, not chomp-boxes",
+                    d.display(),
+                    view.plan.kind
+                );
             }
-            let (name, moves) = winning_moves_from_run(&view, &s)?.ok_or_else(|| {
-                anyhow!("no box in {} covers the position {s}", d.display())
-            })?;
+            let (name, moves) = winning_moves_from_run(&view, &s)?
+                .ok_or_else(|| anyhow!("no box in {} covers the position {s}", d.display()))?;
             (format!("{} ({})", name, d.display()), moves)
         }
         None => {
@@ -505,7 +544,10 @@ fn cmd_query_chomp(
                 );
             }
             let p = b.solve();
-            (format!("solved in memory ({rows}x{cols} box)"), b.winning_moves(&p, &s)?)
+            (
+                format!("solved in memory ({rows}x{cols} box)"),
+                b.winning_moves(&p, &s)?,
+            )
         }
     };
     if json {

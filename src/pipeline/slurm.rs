@@ -173,10 +173,12 @@ impl SubmissionRecord {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::io(&path)(e)),
         };
-        toml::from_str(&text).map(Some).map_err(|e| Error::Manifest {
-            path,
-            message: e.message().replace('\n', " "),
-        })
+        toml::from_str(&text)
+            .map(Some)
+            .map_err(|e| Error::Manifest {
+                path,
+                message: e.message().replace('\n', " "),
+            })
     }
 
     fn save(&self, dir: &RunDir) -> Result<()> {
@@ -198,7 +200,14 @@ impl SubmissionRecord {
 fn last_submission_number(dir: &RunDir) -> Option<u32> {
     std::fs::read_dir(dir.root().join("slurm"))
         .ok()?
-        .filter_map(|e| e.ok()?.file_name().to_str()?.strip_prefix("submit-")?.parse().ok())
+        .filter_map(|e| {
+            e.ok()?
+                .file_name()
+                .to_str()?
+                .strip_prefix("submit-")?
+                .parse()
+                .ok()
+        })
         .max()
 }
 
@@ -302,7 +311,10 @@ fn path_str(p: &Path) -> String {
 /// The Slurm job name of a run directory: `gt-JOBFILE-` and 8 hex digits of
 /// the directory's absolute path (to tell runs of the same job file apart).
 fn job_name_for(job_file: &str, root: &Path) -> String {
-    format!("gt-{job_file}-{}", &sha256_hex(path_str(root).as_bytes())[..8])
+    format!(
+        "gt-{job_file}-{}",
+        &sha256_hex(path_str(root).as_bytes())[..8]
+    )
 }
 
 impl Submission<'_> {
@@ -319,9 +331,7 @@ impl Submission<'_> {
         let _ = writeln!(
             out,
             "# gametables: {} (kind {}), submission {}: {what}",
-            self.plan.job_file,
-            self.plan.kind,
-            self.number
+            self.plan.job_file, self.plan.kind, self.number
         );
         let _ = writeln!(out, "#SBATCH --job-name={}", self.job_name);
         if let Some(p) = &self.opts.partition {
@@ -359,9 +369,15 @@ impl Submission<'_> {
         let mut s = String::new();
         self.header(
             &mut s,
-            &format!("{}, {n} job(s) of dependency level {}", part.name, part.level),
+            &format!(
+                "{}, {n} job(s) of dependency level {}",
+                part.name, part.level
+            ),
         );
-        let limit = self.opts.array_limit.map_or(String::new(), |k| format!("%{k}"));
+        let limit = self
+            .opts
+            .array_limit
+            .map_or(String::new(), |k| format!("%{k}"));
         let _ = writeln!(s, "#SBATCH --array=0-{}{limit}", n - 1);
         let _ = writeln!(
             s,
@@ -422,7 +438,11 @@ impl Submission<'_> {
                     script: self.script_rel(&p.name),
                     level: p.level,
                     slurm_job_id: String::new(),
-                    jobs: p.jobs.iter().map(|&i| self.plan.jobs[i].id.clone()).collect(),
+                    jobs: p
+                        .jobs
+                        .iter()
+                        .map(|&i| self.plan.jobs[i].id.clone())
+                        .collect(),
                 })
                 .collect(),
             merge: MergeRecord {
@@ -471,7 +491,9 @@ impl Tools {
 
 /// Runs a Slurm command; `Err` holds a one-line reason.
 fn call(exe: &Path, args: &[String]) -> std::result::Result<String, String> {
-    let name = exe.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let name = exe
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let out = Command::new(exe)
         .args(args)
         .stdin(std::process::Stdio::null())
@@ -582,7 +604,10 @@ fn parse_squeue(text: &str) -> Vec<QueueRow> {
 
 /// The queue rows of one run directory's jobs (by job name), keyed by
 /// (Slurm job id, task id).
-fn queue(tools: &Tools, job_name: &str) -> std::result::Result<BTreeMap<(String, Option<u32>), QueueRow>, String> {
+fn queue(
+    tools: &Tools,
+    job_name: &str,
+) -> std::result::Result<BTreeMap<(String, Option<u32>), QueueRow>, String> {
     let out = call(
         &tools.squeue,
         &[
@@ -604,7 +629,10 @@ fn submit(tools: &Tools, args: &[String]) -> std::result::Result<String, String>
     // `--parsable` prints `JOBID` or `JOBID;CLUSTER`.
     let id = out.trim().split(';').next().unwrap_or("").to_string();
     if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("sbatch --parsable printed `{}`, not a job id", out.trim()));
+        return Err(format!(
+            "sbatch --parsable printed `{}`, not a job id",
+            out.trim()
+        ));
     }
     Ok(id)
 }
@@ -637,7 +665,8 @@ fn absolute(p: &Path) -> Result<PathBuf> {
     if path_str(&a).chars().any(char::is_whitespace) {
         return Err(Error::RunDir {
             path: a,
-            message: "Slurm scripts cannot name a path with white space: choose another --run-dir".into(),
+            message: "Slurm scripts cannot name a path with white space: choose another --run-dir"
+                .into(),
         });
     }
     Ok(a)
@@ -672,7 +701,10 @@ fn build<'a>(
 pub fn dry_run(dir: &RunDir, plan: &PlanFile, opts: &SlurmOptions) -> Result<String> {
     let (max, source) = match which("scontrol").map(|s| max_array_size(&s)) {
         Some(Ok(n)) => (n, "from `scontrol show config`"),
-        Some(Err(_)) => (DEFAULT_MAX_ARRAY_SIZE, "assumed: `scontrol show config` failed"),
+        Some(Err(_)) => (
+            DEFAULT_MAX_ARRAY_SIZE,
+            "assumed: `scontrol show config` failed",
+        ),
         None => (DEFAULT_MAX_ARRAY_SIZE, "assumed: no `scontrol` on PATH"),
     };
     let (pending, summary) = pending_jobs(dir, plan, opts.force);
@@ -703,10 +735,20 @@ pub fn dry_run(dir: &RunDir, plan: &PlanFile, opts: &SlurmOptions) -> Result<Str
         sub.sub_rel()
     );
     for p in &sub.parts {
-        let _ = writeln!(out, "\n# ---- {}/{}", path_str(&sub.root), sub.script_rel(&p.name));
+        let _ = writeln!(
+            out,
+            "\n# ---- {}/{}",
+            path_str(&sub.root),
+            sub.script_rel(&p.name)
+        );
         out.push_str(&sub.array_script(p));
     }
-    let _ = writeln!(out, "\n# ---- {}/{}", path_str(&sub.root), sub.script_rel("merge"));
+    let _ = writeln!(
+        out,
+        "\n# ---- {}/{}",
+        path_str(&sub.root),
+        sub.script_rel("merge")
+    );
     out.push_str(&sub.merge_script());
     let _ = writeln!(out, "\n# ---- sbatch commands");
     let var = |k: usize| format!("$A{k}");
@@ -721,25 +763,39 @@ pub fn dry_run(dir: &RunDir, plan: &PlanFile, opts: &SlurmOptions) -> Result<Str
     Ok(out)
 }
 
-/// Arguments joined for a shell, keeping `$A0`-style variables unquoted.
+/// Arguments joined for a shell, leaving the `$A0` variables of the
+/// dependency argument unquoted.
 fn shell_args(args: &[String]) -> String {
     args.iter()
-        .map(|a| if a.contains('$') { a.clone() } else { sh(a) })
+        .map(|a| {
+            if a.starts_with("--dependency=afterok:$A") {
+                a.clone()
+            } else {
+                sh(a)
+            }
+        })
         .collect::<Vec<_>>()
         .join(" ")
 }
 
-/// Checks that Slurm answers and that no earlier submission for this run
-/// directory is still queued or running. Call before planning into the
-/// directory, under its lock.
+/// Checks that the Slurm commands are on `PATH` and that the controller
+/// answers (`scontrol show config`).
 ///
 /// # Errors
-/// [`Error::Slurm`] when a Slurm command is missing or the controller does
-/// not answer; [`Error::RunDir`] when jobs of an earlier submission are
-/// still in the queue.
-pub fn preflight(dir: &RunDir) -> Result<()> {
+/// [`Error::Slurm`], one line saying what is missing and what to do.
+pub fn check_cluster() -> Result<()> {
     let tools = Tools::find()?;
-    max_array_size(&tools.scontrol)?;
+    max_array_size(&tools.scontrol).map(|_| ())
+}
+
+/// Checks that no earlier submission for this run directory is still queued
+/// or running. Call under the run directory's lock, before planning into it.
+///
+/// # Errors
+/// [`Error::RunDir`] naming the Slurm jobs still in the queue;
+/// [`Error::Slurm`] if `squeue` fails.
+pub fn check_no_active_submission(dir: &RunDir) -> Result<()> {
+    let tools = Tools::find()?;
     let Some(prev) = SubmissionRecord::latest(dir)? else {
         return Ok(());
     };
@@ -770,9 +826,9 @@ pub fn preflight(dir: &RunDir) -> Result<()> {
 /// Submits every job of `plan` without a verified shard, then (unless
 /// detached) waits for the shards and the merge job.
 ///
-/// Call [`preflight`] first. The run directory's lock is held while
+/// Call [`check_cluster`] and [`check_no_active_submission`] first. The run directory's lock is held while
 /// submitting and released before waiting, so that the merge job (which takes
-/// it) can run; a second coordinator is kept out by [`preflight`], which sees
+/// it) can run; a second coordinator is kept out by [`check_no_active_submission`], which sees
 /// the submitted jobs in the queue.
 ///
 /// # Errors
@@ -798,10 +854,10 @@ pub fn run_slurm(
             merged: false,
         });
     }
-    if opts.force {
-        for &i in &pending {
-            let _ = std::fs::remove_file(dir.shard_path(&plan.jobs[i].id));
-        }
+    // Damaged shards (and all of them with --force) are worthless, and the
+    // coordinator takes a shard's appearance as its job's success.
+    for &i in &pending {
+        let _ = std::fs::remove_file(dir.shard_path(&plan.jobs[i].id));
     }
     // Stale from now on: its appearance tells that the merge job finished.
     let _ = std::fs::remove_file(dir.result_path());
@@ -809,9 +865,15 @@ pub fn run_slurm(
     let sub_dir = sub.root.join(sub.sub_rel());
     std::fs::create_dir_all(&sub_dir).map_err(Error::io(&sub_dir))?;
     for p in &sub.parts {
-        write_atomic(&sub.root.join(sub.script_rel(&p.name)), sub.array_script(p).as_bytes())?;
+        write_atomic(
+            &sub.root.join(sub.script_rel(&p.name)),
+            sub.array_script(p).as_bytes(),
+        )?;
     }
-    write_atomic(&sub.root.join(sub.script_rel("merge")), sub.merge_script().as_bytes())?;
+    write_atomic(
+        &sub.root.join(sub.script_rel("merge")),
+        sub.merge_script().as_bytes(),
+    )?;
     let mut record = sub.record();
     record.save(dir)?;
 
@@ -850,7 +912,11 @@ pub fn run_slurm(
             }
         }
     }
-    let all: Vec<String> = record.arrays.iter().map(|a| a.slurm_job_id.clone()).collect();
+    let all: Vec<String> = record
+        .arrays
+        .iter()
+        .map(|a| a.slurm_job_id.clone())
+        .collect();
     match submit(&tools, &sub.sbatch_args(&record.merge.script, &all)) {
         Ok(id) => {
             eprintln!("submitted the merge as Slurm job {id}, after all of them");
@@ -860,7 +926,9 @@ pub fn run_slurm(
         Err(e) => {
             cancel_all(&record);
             return Err(Error::Slurm {
-                message: format!("sbatch refused the merge job: {e} (the array jobs were cancelled)"),
+                message: format!(
+                    "sbatch refused the merge job: {e} (the array jobs were cancelled)"
+                ),
             });
         }
     }
@@ -979,12 +1047,19 @@ fn wait(
     let mut queue_warned = false;
     loop {
         let now = Instant::now();
-        for t in tasks.iter_mut().filter(|t| matches!(t.seen, Seen::Queued | Seen::Gone(_))) {
+        for t in tasks
+            .iter_mut()
+            .filter(|t| matches!(t.seen, Seen::Queued | Seen::Gone(_)))
+        {
             if dir.shard_path(&plan.jobs[t.job].id).exists() {
                 t.seen = Seen::Done;
                 summary.computed.push(plan.jobs[t.job].name.clone());
                 pb.inc(1);
-                say(&format!("done {} (Slurm {})", plan.jobs[t.job].name, t.slurm_id()));
+                say(&format!(
+                    "done {} (Slurm {})",
+                    plan.jobs[t.job].name,
+                    t.slurm_id()
+                ));
             }
         }
         if merge_seen != Seen::Done && dir.result_path().exists() {
@@ -997,13 +1072,18 @@ fn wait(
             match queue(tools, &record.job_name) {
                 Err(e) => {
                     if !queue_warned {
-                        say(&format!("warning: squeue failed ({e}); still watching for shards"));
+                        say(&format!(
+                            "warning: squeue failed ({e}); still watching for shards"
+                        ));
                         queue_warned = true;
                     }
                 }
                 Ok(rows) => {
                     let (mut running, mut waiting) = (0, 0);
-                    for t in tasks.iter_mut().filter(|t| matches!(t.seen, Seen::Queued | Seen::Gone(_))) {
+                    for t in tasks
+                        .iter_mut()
+                        .filter(|t| matches!(t.seen, Seen::Queued | Seen::Gone(_)))
+                    {
                         let row = rows.get(&(t.array.clone(), Some(t.index)));
                         match row.map(|r| r.state.as_str()) {
                             Some("RUNNING" | "COMPLETING") => running += 1,
@@ -1060,7 +1140,9 @@ fn wait(
                 }
             }
         }
-        let tasks_over = tasks.iter().all(|t| matches!(t.seen, Seen::Done | Seen::Failed(_)));
+        let tasks_over = tasks
+            .iter()
+            .all(|t| matches!(t.seen, Seen::Done | Seen::Failed(_)));
         let merge_over = matches!(merge_seen, Seen::Done | Seen::Failed(_));
         if tasks_over && merge_over {
             break;
@@ -1105,7 +1187,9 @@ pub fn status_lines(dir: &RunDir, plan: &PlanFile) -> Vec<String> {
             .join(", "),
         record.merge.slurm_job_id
     );
-    let rows = match Tools::find().and_then(|t| queue(&t, &record.job_name).map_err(|e| unreachable(&e))) {
+    let rows = match Tools::find()
+        .and_then(|t| queue(&t, &record.job_name).map_err(|e| unreachable(&e)))
+    {
         Ok(r) => r,
         Err(e) => return vec![format!("{head}: queue unknown ({e})")],
     };
@@ -1114,7 +1198,11 @@ pub fn status_lines(dir: &RunDir, plan: &PlanFile) -> Vec<String> {
     for a in &record.arrays {
         for (t, id) in a.jobs.iter().enumerate() {
             let row = rows.get(&(a.slurm_job_id.clone(), Some(t as u32)));
-            let name = plan.jobs.iter().find(|j| &j.id == id).map_or("?", |j| j.name.as_str());
+            let name = plan
+                .jobs
+                .iter()
+                .find(|j| &j.id == id)
+                .map_or("?", |j| j.name.as_str());
             if dir.shard_path(id).exists() {
                 done += 1;
             } else if let Some(r) = row.filter(|r| r.active()) {
@@ -1125,7 +1213,9 @@ pub fn status_lines(dir: &RunDir, plan: &PlanFile) -> Vec<String> {
                 }
             } else {
                 let sid = format!("{}_{t}", a.slurm_job_id);
-                let state = row.map_or("left the queue".to_string(), |r| format!("{} ({})", r.state, r.reason));
+                let state = row.map_or("left the queue".to_string(), |r| {
+                    format!("{} ({})", r.state, r.reason)
+                });
                 failed.push(format!(
                     "  FAILED {name} ({}): Slurm job {sid} {state}, no shard; log: {}",
                     &id[..12.min(id.len())],
@@ -1252,14 +1342,21 @@ mod tests {
     fn max_array_size_is_read_from_scontrol_output() {
         let text = "Configuration data as of 2026-11-29T19:00:00\nMaxArraySize            = 5\nMaxJobCount             = 10000\n";
         assert_eq!(parse_max_array_size(text), 5);
-        assert_eq!(parse_max_array_size("MaxJobCount = 3\n"), DEFAULT_MAX_ARRAY_SIZE);
+        assert_eq!(
+            parse_max_array_size("MaxJobCount = 3\n"),
+            DEFAULT_MAX_ARRAY_SIZE
+        );
     }
 
     #[test]
     fn squeue_rows_are_parsed_and_ranges_expanded() {
-        let rows = parse_squeue("12|0|RUNNING|None\n12|[3-4,7%2]|PENDING|JobArrayTaskLimit\n13|N/A|PENDING|Dependency\n");
-        let got: Vec<(String, Option<u32>, String)> =
-            rows.iter().map(|r| (r.job.clone(), r.task, r.state.clone())).collect();
+        let rows = parse_squeue(
+            "12|0|RUNNING|None\n12|[3-4,7%2]|PENDING|JobArrayTaskLimit\n13|N/A|PENDING|Dependency\n",
+        );
+        let got: Vec<(String, Option<u32>, String)> = rows
+            .iter()
+            .map(|r| (r.job.clone(), r.task, r.state.clone()))
+            .collect();
         assert_eq!(
             got,
             vec![
@@ -1301,6 +1398,9 @@ mod tests {
             ..completed
         };
         let mut seen = Seen::Queued;
-        assert_eq!(judge(Some(&cancelled), &mut seen, t).as_deref(), Some("CANCELLED (None)"));
+        assert_eq!(
+            judge(Some(&cancelled), &mut seen, t).as_deref(),
+            Some("CANCELLED (None)")
+        );
     }
 }
