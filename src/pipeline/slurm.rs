@@ -1149,6 +1149,19 @@ fn wait(
         }
         std::thread::sleep(Duration::from_millis(500));
     }
+    // A task whose shard appeared, or the merge job after writing
+    // result.toml, may still be finishing: return only once the queue holds
+    // none of them, so that `run` again is not refused for them.
+    pb.set_message("slurm: waiting for the jobs to leave the queue");
+    let ids: BTreeSet<String> = record.slurm_ids().into_iter().collect();
+    let t_drain = Instant::now();
+    while t_drain.elapsed() < Duration::from_secs(120) {
+        match queue(tools, &record.job_name) {
+            Ok(rows) if rows.values().any(|r| r.active() && ids.contains(&r.job)) => {}
+            _ => break,
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
     pb.finish_and_clear();
     if !failures.is_empty() {
         let mut msg = format!(
