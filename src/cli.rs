@@ -504,7 +504,7 @@ fn parse_position(s: &str) -> anyhow::Result<Staircase> {
         .map(|p| p.trim().parse::<u32>())
         .collect::<Result<_, _>>()
         .with_context(|| format!("position `{s}`: write row lengths like 10,10,9,4"))?;
-    Ok(Staircase::new(&rows).with_context(|| format!("position `{s}`"))?)
+    Staircase::new(&rows).with_context(|| format!("position `{s}`"))
 }
 
 fn cmd_query_chomp(

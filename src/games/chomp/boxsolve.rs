@@ -432,10 +432,25 @@ impl PPositions {
             .iter()
             .map(|w| u64::from(w.count_ones()))
             .sum();
-        if end % 64 != 0 {
+        if !end.is_multiple_of(64) {
             c += u64::from((self.bits[full] & ((1u64 << (end % 64)) - 1)).count_ones());
         }
         c
+    }
+
+    /// The P-positions among ranks `0..len` (a box with the same rows and
+    /// fewer columns has exactly these ranks).
+    ///
+    /// # Panics
+    /// If `len` exceeds [`PPositions::len`].
+    pub fn prefix(&self, len: u64) -> PPositions {
+        assert!(len <= self.len, "prefix longer than the bitset");
+        let words = len.div_ceil(64) as usize;
+        let mut bits = self.bits[..words].to_vec();
+        if !len.is_multiple_of(64) {
+            bits[words - 1] &= (1u64 << (len % 64)) - 1;
+        }
+        PPositions { len, bits }
     }
 
     /// The bitset as little-endian 64-bit words (`ceil(len/64) × 8` bytes).
@@ -454,7 +469,7 @@ impl PPositions {
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
             .collect();
-        if len % 64 != 0 && bits[words - 1] >> (len % 64) != 0 {
+        if !len.is_multiple_of(64) && bits[words - 1] >> (len % 64) != 0 {
             return None;
         }
         Some(PPositions { len, bits })
