@@ -492,3 +492,32 @@ fn slurm_rerun_resubmits_only_a_damaged_shard() {
     assert_eq!(submission(&run).arrays[0].jobs, vec![victim.id.clone()]);
     assert_eq!(result(&run).shards[3], victim, "same bytes again");
 }
+
+/// Acceptance 3 against the real Slurm commands: a controller that does not
+/// answer (SLURM_CONF naming a port nobody listens on) is a one-line error.
+#[test]
+#[ignore = "needs Slurm: scripts/ci-slurm-tests.sh"]
+fn slurm_unreachable_real_controller_is_a_one_line_error() {
+    require_cluster();
+    let t = tempfile::tempdir().unwrap();
+    let conf = std::fs::read_to_string("/etc/slurm/slurm.conf").expect("/etc/slurm/slurm.conf");
+    let conf: String = conf
+        .lines()
+        .filter(|l| !l.starts_with("SlurmctldPort"))
+        .map(|l| format!("{l}\n"))
+        .chain(["SlurmctldPort=6999\n".to_string()])
+        .collect();
+    let bad = t.path().join("slurm.conf");
+    std::fs::write(&bad, conf).unwrap();
+    let run = t.path().join("run");
+    let o = gt()
+        .env("SLURM_CONF", &bad)
+        .arg("run")
+        .arg(job_file("chomp-boxes"))
+        .args(["--executor", "slurm", "--run-dir"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert_one_line_error(&o, &["cannot reach the Slurm controller", "SLURM_CONF"]);
+    assert!(!run.exists());
+}

@@ -551,6 +551,15 @@ struct QueueRow {
     reason: String,
 }
 
+/// `STATE` or `STATE (Reason)`.
+fn state_text(r: &QueueRow) -> String {
+    if r.reason.is_empty() || r.reason == "None" {
+        r.state.clone()
+    } else {
+        format!("{} ({})", r.state, r.reason)
+    }
+}
+
 impl QueueRow {
     fn active(&self) -> bool {
         !TERMINAL_STATES.contains(&self.state.as_str())
@@ -976,7 +985,7 @@ fn judge(row: Option<&QueueRow>, seen: &mut Seen, now: Instant) -> Option<String
             *seen = Seen::Queued;
             None
         }
-        Some(r) if r.state != "COMPLETED" => Some(format!("{} ({})", r.state, r.reason)),
+        Some(r) if r.state != "COMPLETED" => Some(state_text(r)),
         _ => {
             let since = match seen {
                 Seen::Gone(t) => *t,
@@ -1226,9 +1235,7 @@ pub fn status_lines(dir: &RunDir, plan: &PlanFile) -> Vec<String> {
                 }
             } else {
                 let sid = format!("{}_{t}", a.slurm_job_id);
-                let state = row.map_or("left the queue".to_string(), |r| {
-                    format!("{} ({})", r.state, r.reason)
-                });
+                let state = row.map_or("left the queue".to_string(), |r| state_text(r));
                 failed.push(format!(
                     "  FAILED {name} ({}): Slurm job {sid} {state}, no shard; log: {}",
                     &id[..12.min(id.len())],
@@ -1413,7 +1420,7 @@ mod tests {
         let mut seen = Seen::Queued;
         assert_eq!(
             judge(Some(&cancelled), &mut seen, t).as_deref(),
-            Some("CANCELLED (None)")
+            Some("CANCELLED")
         );
     }
 }
