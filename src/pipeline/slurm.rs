@@ -1235,7 +1235,7 @@ pub fn status_lines(dir: &RunDir, plan: &PlanFile) -> Vec<String> {
                 }
             } else {
                 let sid = format!("{}_{t}", a.slurm_job_id);
-                let state = row.map_or("left the queue".to_string(), |r| state_text(r));
+                let state = row.map_or("left the queue".to_string(), state_text);
                 failed.push(format!(
                     "  FAILED {name} ({}): Slurm job {sid} {state}, no shard; log: {}",
                     &id[..12.min(id.len())],
