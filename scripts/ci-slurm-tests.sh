@@ -28,7 +28,9 @@ trap finish EXIT
 trap 'exit 130' INT TERM
 
 T1=$(stamp)
-scripts/slurm-local-up.sh
+# A small MaxArraySize makes the 14 Chomp boxes span two job arrays, so the
+# tests also cover split arrays and a merge that waits for several.
+SLURM_LOCAL_MAX_ARRAY_SIZE=${SLURM_LOCAL_MAX_ARRAY_SIZE:-8} scripts/slurm-local-up.sh
 T2=$(stamp)
 echo "[ci-slurm] cluster up in $(( T2 - T1 )) s; running the Slurm tests" >&2
 cargo test --release --test slurm -- --ignored "$@"

@@ -13,6 +13,7 @@
 #   SLURM_LOCAL_DIR        state, logs and pid files        (/tmp/gametables-slurm)
 #   SLURM_LOCAL_PARTITION  name of the only partition       (debug)
 #   SLURM_LOCAL_WAIT_S     how long to wait for the node    (60)
+#   SLURM_LOCAL_MAX_ARRAY_SIZE  MaxArraySize                (Slurm's default, 1001)
 #
 # Pitfalls this handles (each one was hit when the recipe was tested):
 #   - no systemd: /run/munge must be created by hand, munged started as user munge;
@@ -29,6 +30,7 @@ set -euo pipefail
 STATE=${SLURM_LOCAL_DIR:-/tmp/gametables-slurm}
 PARTITION=${SLURM_LOCAL_PARTITION:-debug}
 WAIT_S=${SLURM_LOCAL_WAIT_S:-60}
+MAX_ARRAY=${SLURM_LOCAL_MAX_ARRAY_SIZE:-}
 CONF=/etc/slurm/slurm.conf
 START_NS=$(date +%s%N)
 
@@ -125,6 +127,7 @@ SelectTypeParameters=CR_CPU
 SchedulerType=sched/backfill
 SchedulerParameters=batch_sched_delay=0
 ReturnToService=2
+${MAX_ARRAY:+MaxArraySize=$MAX_ARRAY}
 MailProg=/bin/true
 StateSaveLocation=$STATE/ctld
 SlurmdSpoolDir=$STATE/slurmd

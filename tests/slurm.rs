@@ -230,6 +230,20 @@ fn require_cluster() {
     );
 }
 
+/// `MaxArraySize` of the running cluster.
+fn max_array_size() -> usize {
+    let o = Command::new("scontrol")
+        .args(["show", "config"])
+        .output()
+        .unwrap();
+    text(&o.stdout)
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .find(|(k, _)| k.trim() == "MaxArraySize")
+        .and_then(|(_, v)| v.trim().parse().ok())
+        .expect("MaxArraySize in `scontrol show config`")
+}
+
 fn run_slurm(job: &str, run: &Path, extra: &[&str], delay_ms: Option<u64>) -> Output {
     let mut c = gt();
     c.arg("run")
@@ -315,6 +329,17 @@ fn slurm_job_files_match_local_executor_and_manifests() {
         );
         let jobs: usize = rec.arrays.iter().map(|a| a.jobs.len()).sum();
         assert_eq!(jobs, s.shards.len(), "{job}: every job submitted once");
+        // Arrays respect the cluster's MaxArraySize (scripts/ci-slurm-tests.sh
+        // sets 8): each dependency level uses as few arrays as that allows.
+        let max = max_array_size();
+        let levels: std::collections::BTreeSet<usize> =
+            rec.arrays.iter().map(|a| a.level).collect();
+        for l in levels {
+            let arrays: Vec<_> = rec.arrays.iter().filter(|a| a.level == l).collect();
+            let n: usize = arrays.iter().map(|a| a.jobs.len()).sum();
+            assert!(arrays.iter().all(|a| a.jobs.len() <= max), "{job}: {rec:?}");
+            assert_eq!(arrays.len(), n.div_ceil(max), "{job} level {l}: {rec:?}");
+        }
     }
 }
 
@@ -427,7 +452,11 @@ fn slurm_detach_then_status_and_verify() {
     );
     let rec = submission(&run);
     let script = std::fs::read_to_string(run.join(&rec.arrays[0].script)).unwrap();
-    assert!(script.contains("#SBATCH --array=0-13%1\n"), "{script}");
+    let last = rec.arrays[0].jobs.len() - 1;
+    assert!(
+        script.contains(&format!("#SBATCH --array=0-{last}%1\n")),
+        "{script}"
+    );
 
     let again = run_slurm("chomp-boxes", &run, &[], None);
     assert_eq!(again.status.code(), Some(1), "{}", show(&again));
