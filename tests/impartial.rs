@@ -230,10 +230,17 @@ fn subtraction_is_the_octal_code_with_digits_three() {
     for set in [&[1u32, 3, 4][..], &[2, 5], &[1, 2, 3], &[3, 7, 8], &[1, 10]] {
         let sub = Subtraction::new(set).unwrap();
         let oct = OctalCode::subtraction(set).unwrap();
-        assert_eq!(sub.grundy_sequence(400), oct.grundy_sequence(400), "{set:?}");
+        assert_eq!(
+            sub.grundy_sequence(400),
+            oct.grundy_sequence(400),
+            "{set:?}"
+        );
         assert_eq!(oct.naive_sequence(60), oct.grundy_sequence(60));
     }
-    assert_eq!(OctalCode::subtraction(&[1, 3, 4]).unwrap().to_string(), "0.3033");
+    assert_eq!(
+        OctalCode::subtraction(&[1, 3, 4]).unwrap().to_string(),
+        "0.3033"
+    );
 }
 
 #[test]
@@ -293,8 +300,8 @@ fn dawsons_chess_is_dawsons_kayles_shifted() {
 
 const CODES: &[&str] = &[
     "0.77", "0.07", "0.137", "4.7", "0.6", "0.4", "0.3", "0.1", "0.2", "0.5", "0.51", "0.007",
-    "0.16", "0.37", "4.07", "0.777", "0.15", "0.06", "0.17", "0.71", "0.44", "4.0", "0.0",
-    "0.14", "0.34", "0.72", "0.753", "0.4444", "4.3", "0.26", "0.456", "0.64",
+    "0.16", "0.37", "4.07", "0.777", "0.15", "0.06", "0.17", "0.71", "0.44", "4.0", "0.0", "0.14",
+    "0.34", "0.72", "0.753", "0.4444", "4.3", "0.26", "0.456", "0.64",
 ];
 
 /// Every code: the fast sequence equals direct move enumeration for n ≤ 60.
@@ -334,7 +341,12 @@ fn octal_sums_match_game_tree_search() {
     fn options(code: &OctalCode, pos: &[u32]) -> Vec<Vec<u32>> {
         let mut out = Vec::new();
         for (i, &n) in pos.iter().enumerate() {
-            let rest: Vec<u32> = pos.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, &h)| h).collect();
+            let rest: Vec<u32> = pos
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, &h)| h)
+                .collect();
             let n = n as usize;
             for k in 0..=code.max_removal().min(n) {
                 let d = code.digit(k);
@@ -402,7 +414,9 @@ fn octal_codes_parse_and_print() {
 /// theorem's range.
 #[test]
 fn octal_periods_found_hold_far_beyond_the_proof() {
-    for s in ["0.77", "0.07", "0.137", "0.51", "0.15", "0.3", "4.3", "0.71", "0.753"] {
+    for s in [
+        "0.77", "0.07", "0.137", "0.51", "0.15", "0.3", "4.3", "0.71", "0.753",
+    ] {
         let c = code(s);
         let v = c.grundy_sequence(3000);
         let p = find_period(&v[..1000], c.max_removal()).unwrap_or_else(|| panic!("{s}"));
@@ -461,7 +475,12 @@ fn seed001_hackenbush_stalk_is_a_nim_heap() {
 fn hackenbush_colon_principle_matches_game_tree_search() {
     // A few fixed trees plus every tree with ≤ 7 edges given by parent
     // sequences p(v) < v (all rooted trees up to relabelling).
-    let fixed: &[&[usize]] = &[&[0, 1, 1], &[0, 0, 0], &[0, 1, 2, 2, 1, 5], &[0, 1, 1, 2, 2, 3, 3]];
+    let fixed: &[&[usize]] = &[
+        &[0, 1, 1],
+        &[0, 0, 0],
+        &[0, 1, 2, 2, 1, 5],
+        &[0, 1, 1, 2, 2, 3, 3],
+    ];
     for p in fixed {
         let t = RootedTree::from_parents(p).unwrap();
         assert_eq!(t.grundy(), u64::from(brute_hackenbush(&t)), "{p:?}");
@@ -493,4 +512,157 @@ fn hackenbush_colon_principle_matches_game_tree_search() {
 fn hackenbush_rejects_cycles() {
     assert!(RootedTree::from_parents(&[2, 1]).is_err());
     assert!(RootedTree::from_parents(&[5]).is_err());
+}
+
+// ---------------------------------------------------------------- job kind `octal` and queries
+
+use gametables::pipeline::kinds::octal::{parse_b_file, range_bounds};
+use std::path::Path;
+use std::process::Command;
+
+fn gametables(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_gametables"))
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+#[test]
+fn octal_range_bounds_cover_everything_in_order() {
+    for (n_max, r) in [(0u64, 8u64), (5, 8), (1_048_576, 8), (1000, 1), (99, 7)] {
+        let b = range_bounds(n_max, r);
+        assert_eq!(b[0], 0);
+        assert_eq!(*b.last().unwrap(), n_max + 1);
+        assert!(b.windows(2).all(|w| w[0] < w[1]), "{b:?}");
+        assert!(b.len() as u64 <= r + 1);
+    }
+    // Equal cost: end² grows linearly.
+    let b = range_bounds(1_048_575, 4);
+    assert_eq!(b, [0, 524_288, 741_456, 908_094, 1_048_576]);
+}
+
+fn run_job(dir: &Path, code: &str, n_max: u64, ranges: u64, workers: &str) -> String {
+    let job = dir.join(format!("octal-test-{ranges}.toml"));
+    std::fs::write(
+        &job,
+        format!("kind = \"octal\"\ncode = \"{code}\"\nn_max = {n_max}\nranges = {ranges}\n"),
+    )
+    .unwrap();
+    let run_dir = dir.join(format!("run-{ranges}-{workers}"));
+    let (ok, out) = gametables(&[
+        "run",
+        job.to_str().unwrap(),
+        "--run-dir",
+        run_dir.to_str().unwrap(),
+        "--workers",
+        workers,
+        "--no-progress",
+    ]);
+    assert!(ok, "{out}");
+    let result = std::fs::read_to_string(run_dir.join("result.toml")).unwrap();
+    let root = result
+        .lines()
+        .find_map(|l| l.strip_prefix("root = "))
+        .unwrap()
+        .to_string();
+    let summary = std::fs::read_to_string(run_dir.join("tables/summary.toml")).unwrap();
+    let b =
+        parse_b_file(&std::fs::read_to_string(run_dir.join("tables/b-file.txt")).unwrap()).unwrap();
+    assert_eq!(
+        b,
+        code.parse::<OctalCode>()
+            .unwrap()
+            .naive_sequence(n_max as usize)
+    );
+    let report = std::fs::read_to_string(run_dir.join("report.md")).unwrap();
+    assert!(
+        !report.contains("Mismatch") && !report.contains("MISMATCH"),
+        "{report}"
+    );
+    format!("{root}\n{summary}")
+}
+
+/// The pipeline end to end: ranges chained through their shards give the
+/// direct sequence, the summary proves the period, and the root digest does
+/// not depend on the worker count.
+#[test]
+fn octal_job_kind_end_to_end_kayles() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = run_job(tmp.path(), "0.77", 2000, 5, "2");
+    let b = run_job(tmp.path(), "0.77", 2000, 5, "1");
+    assert_eq!(a, b);
+    assert!(a.contains("period = 12\n"), "{a}");
+    assert!(a.contains("preperiod = 71\n"), "{a}");
+    assert!(a.contains("last_exceptional = 70\n"), "{a}");
+    assert!(a.contains("max_value = 8\n"), "{a}");
+    // The report compares with the seed and Guy–Smith.
+    let report = std::fs::read_to_string(tmp.path().join("run-5-2/report.md")).unwrap();
+    assert!(report.contains("period 12, preperiod 71"), "{report}");
+}
+
+#[test]
+fn octal_job_kind_dawson_and_unproved() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = run_job(tmp.path(), "0.07", 1500, 3, "2");
+    assert!(
+        a.contains("period = 34\n") && a.contains("preperiod = 53\n"),
+        "{a}"
+    );
+    // Too short to prove anything: reported as not periodic.
+    let b = run_job(tmp.path(), "0.77", 150, 2, "2");
+    assert!(b.contains("periodic = false"), "{b}");
+}
+
+#[test]
+fn octal_job_file_errors_name_the_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let job = tmp.path().join("bad.toml");
+    std::fs::write(&job, "kind = \"octal\"\ncode = \"0.78\"\nn_max = 10\n").unwrap();
+    let (ok, out) = gametables(&[
+        "plan",
+        job.to_str().unwrap(),
+        "--run-dir",
+        tmp.path().join("r").to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(
+        out.contains("bad.toml:2") && out.contains("not an octal digit"),
+        "{out}"
+    );
+}
+
+#[test]
+fn queries_print_the_seed_examples() {
+    let (ok, out) = gametables(&["query", "nim", "3,4,5"]);
+    assert!(ok && out.contains("take 2 from heap 1 (3 → 1)"), "{out}");
+    let (ok, out) = gametables(&["query", "nim", "4,1,1", "--misere"]);
+    assert!(ok && out.contains("4 → 1"), "{out}");
+    let (ok, out) = gametables(&["query", "nim", "1,2,3"]);
+    assert!(ok && out.contains("P-position"), "{out}");
+    let (ok, out) = gametables(&[
+        "query",
+        "subtraction",
+        "--set",
+        "1,3,4",
+        "--n",
+        "20",
+        "--heaps",
+        "10,15,20",
+    ]);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("= 0 1 0 1 2 3 2 0 1 0 1 2 3 2 0 1 0 1 2 3 2\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("period 7 from n = 0") && out.contains("20 → 16"),
+        "{out}"
+    );
+    let (ok, out) = gametables(&["query", "octal", "0.77", "--n", "80"]);
+    assert!(ok && out.contains("= 0 1 2 3 1 4 3 2 1 4 2 6"), "{out}");
+    assert!(out.contains("period 12 from n = 71"), "{out}");
 }

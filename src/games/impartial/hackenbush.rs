@@ -28,7 +28,11 @@ impl RootedTree {
         let mut parent = vec![0usize; n];
         for (i, &p) in parents.iter().enumerate() {
             if p >= n {
-                return Err(format!("vertex {}: parent {p} out of range 0…{}", i + 1, n - 1));
+                return Err(format!(
+                    "vertex {}: parent {p} out of range 0…{}",
+                    i + 1,
+                    n - 1
+                ));
             }
             parent[i + 1] = p;
         }

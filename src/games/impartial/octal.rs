@@ -234,8 +234,9 @@ impl_val!(u32);
 
 /// Whether `left[i] ^ right[i] == x` for some i (same lengths). Written in
 /// fixed chunks so that the compiler vectorises the comparison.
+#[inline(always)]
 fn any_xor_eq<T: Val>(left: &[T], right: &[T], x: T) -> bool {
-    const CHUNK: usize = 64;
+    const CHUNK: usize = 128;
     let mut lc = left.chunks_exact(CHUNK);
     let mut rc = right.chunks_exact(CHUNK);
     for (l, r) in (&mut lc).zip(&mut rc) {
@@ -251,6 +252,27 @@ fn any_xor_eq<T: Val>(left: &[T], right: &[T], x: T) -> bool {
         .iter()
         .zip(rc.remainder())
         .any(|(&a, &b)| (a ^ b) == x)
+}
+
+/// [`any_xor_eq`] compiled for AVX2 (32 bytes per instruction).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn any_xor_eq_avx2<T: Val>(left: &[T], right: &[T], x: T) -> bool {
+    any_xor_eq(left, right, x)
+}
+
+/// The fastest [`any_xor_eq`] this CPU runs (checked once per call of
+/// [`OctalCode::extend`]); every variant gives the same answer.
+fn scan_fn<T: Val>() -> fn(&[T], &[T], T) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 was detected on this CPU just above.
+        return |l, r, x| unsafe { any_xor_eq_avx2(l, r, x) };
+    }
+    |l, r, x| any_xor_eq(l, r, x)
 }
 
 /// Splits with a part ≤ this are read first to collect candidate values.
@@ -278,7 +300,12 @@ fn extend_typed<T: Val>(code: &OctalCode, values: &mut Vec<u32>, end: usize) -> 
     let mut max_so_far: u32 = values.iter().copied().max().unwrap_or(0);
     let mut seen: Vec<u64> = Vec::new();
     let mut out: Vec<u32> = Vec::with_capacity(end - start);
+    let scan = scan_fn::<T>();
+    let mut rare = RareClass::new(&values[..]);
     for n in start..end {
+        if n % RareClass::REFRESH == 0 {
+            rare.refresh(&g[..n]);
+        }
         let bits = 32 - max_so_far.leading_zeros();
         let width = (1usize << bits).div_ceil(64) + 1;
         seen.clear();
@@ -312,6 +339,7 @@ fn extend_typed<T: Val>(code: &OctalCode, values: &mut Vec<u32>, end: usize) -> 
             let Some(xt) = u32::try_from(x).ok().and_then(T::from_u32) else {
                 return false; // the mex itself may not fit
             };
+            let via_rare = rare.covers(x as u32);
             let found = split_ks.iter().any(|&k| {
                 if n < k + 2 {
                     return false;
@@ -321,7 +349,16 @@ fn extend_typed<T: Val>(code: &OctalCode, values: &mut Vec<u32>, end: usize) -> 
                 if half <= QUICK_SPLITS {
                     return false; // already all seen
                 }
-                any_xor_eq(&g[1..=half], &r[end - m..end - m + half], xt)
+                if via_rare {
+                    // One part of any split with value x is rare.
+                    rare.positions
+                        .iter()
+                        .map(|&q| q as usize)
+                        .take_while(|&q| q < m)
+                        .any(|q| (g[q] ^ g[m - q]) == xt)
+                } else {
+                    scan(&g[1..=half], &r[end - m..end - m + half], xt)
+                }
             });
             if !found {
                 break;
@@ -333,10 +370,118 @@ fn extend_typed<T: Val>(code: &OctalCode, values: &mut Vec<u32>, end: usize) -> 
         g[n] = T::from_u32(v).expect("checked above");
         r[end - 1 - n] = g[n];
         max_so_far = max_so_far.max(v);
+        rare.push(n, v);
         out.push(v);
     }
     values.extend(out);
     true
+}
+
+/// The "rare value" shortcut (after Gangolli & Plambeck 1989): for a mask μ
+/// let f(v) = parity of the bits of v & μ, a linear map, so
+/// f(G(a) ⊕ G(b)) = f(G(a)) ⊕ f(G(b)). If f(x) = 1, a split a + b with value
+/// x has exactly one part with f(G) = 0 ("rare"). When the rare positions are
+/// few (e.g. Kayles with μ = 15: after n = 70 every value has odd bit count),
+/// checking x over the rare positions replaces the scan over all splits. The
+/// answer is the same either way; only the work changes.
+struct RareClass {
+    /// μ, or 0 when the shortcut is off.
+    mask: u32,
+    /// Positions n ≥ 1 with f(G(n)) = 0, ascending.
+    positions: Vec<u32>,
+    /// How many positions n ≥ 1 have each value (values < `HIST`).
+    hist: Vec<u64>,
+    /// Positions counted in `hist`; false once a value ≥ `HIST` appears.
+    usable: bool,
+    counted: u64,
+}
+
+impl RareClass {
+    /// Values (and masks) considered: below this.
+    const HIST: usize = 1024;
+    /// The mask is re-chosen every this many n.
+    const REFRESH: usize = 1024;
+
+    fn new(prefix: &[u32]) -> Self {
+        let mut r = RareClass {
+            mask: 0,
+            positions: Vec::new(),
+            hist: vec![0; Self::HIST],
+            usable: true,
+            counted: 0,
+        };
+        for (n, &v) in prefix.iter().enumerate() {
+            r.count(n, v);
+        }
+        r
+    }
+
+    fn f(&self, v: u32) -> bool {
+        (v & self.mask).count_ones() % 2 == 1
+    }
+
+    fn count(&mut self, n: usize, v: u32) {
+        if n == 0 {
+            return;
+        }
+        match self.hist.get_mut(v as usize) {
+            Some(h) => *h += 1,
+            None => {
+                self.usable = false;
+                self.mask = 0;
+            }
+        }
+        self.counted += 1;
+    }
+
+    fn push(&mut self, n: usize, v: u32) {
+        self.count(n, v);
+        if self.mask != 0 && n >= 1 && !self.f(v) {
+            self.positions.push(n as u32);
+        }
+    }
+
+    /// Whether x may be checked over the rare positions only.
+    fn covers(&self, x: u32) -> bool {
+        self.mask != 0 && self.f(x)
+    }
+
+    /// Re-chooses μ to make the rare positions fewest; the shortcut is on
+    /// only if they are under 1/32 of all positions.
+    fn refresh<T: Val>(&mut self, g: &[T]) {
+        if !self.usable || self.counted < 256 {
+            self.mask = 0;
+            return;
+        }
+        let top = self.hist.iter().rposition(|&h| h > 0).unwrap_or(0) as u32;
+        let bits = 32 - top.leading_zeros();
+        let mut best = (u64::MAX, 0u32);
+        for mask in 1..(1u32 << bits) {
+            let rare: u64 = (0..=top)
+                .filter(|&v| (v & mask).count_ones() % 2 == 0)
+                .map(|v| self.hist[v as usize])
+                .sum();
+            if rare < best.0 {
+                best = (rare, mask);
+            }
+        }
+        let mask = if best.0 * 32 < self.counted {
+            best.1
+        } else {
+            0
+        };
+        if mask != self.mask {
+            self.mask = mask;
+            self.positions.clear();
+            if mask != 0 {
+                for (n, v) in g.iter().enumerate().skip(1) {
+                    if !self.f(v.to_u32()) {
+                        self.positions.push(n as u32);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// A proved eventual period of an octal game's Grundy sequence.
