@@ -172,9 +172,12 @@ impl OctalCode {
     /// with a reversed copy so that every split `a + b = m` is a pair of
     /// contiguous slices. For each n the options without split and the splits
     /// with a small part give candidate values; the mex is then certified by a
-    /// vectorisable full scan of all splits for each candidate (usually one
-    /// scan). Worst case O(end² · t), about n/2 byte comparisons per split
-    /// digit per heap.
+    /// vectorised full scan of all splits for each candidate (usually one
+    /// scan; AVX2 when the CPU has it), or, when a rare-value class exists
+    /// (see `RareClass`: for Kayles after n = 70), by a scan of the rare
+    /// positions only. Worst case O(end² · t), about n/2 byte comparisons per
+    /// split digit per heap; Kayles to 2²⁰ takes about a second, Dawson's
+    /// Kayles (no rare class) about nine (BENCHMARKS.md).
     ///
     /// # Panics
     /// If `end` exceeds 2²⁸ (values would need more than 32 bits of options).
