@@ -666,3 +666,37 @@ fn queries_print_the_seed_examples() {
     assert!(ok && out.contains("= 0 1 2 3 1 4 3 2 1 4 2 6"), "{out}");
     assert!(out.contains("period 12 from n = 71"), "{out}");
 }
+
+/// Values that do not fit a byte switch the solver to 16-bit storage: an
+/// artificial prefix with a value of 300 must continue exactly as direct
+/// enumeration continues it.
+#[test]
+fn octal_extend_with_wide_values_matches_direct_enumeration() {
+    for s in ["0.77", "0.07", "4.7"] {
+        for wide in [300, 70_000] {
+            let c = code(s);
+            let mut prefix = c.grundy_sequence(49);
+            prefix[7] = wide;
+            let mut fast = prefix.clone();
+            c.extend(&mut fast, 700);
+            let mut slow = prefix;
+            for n in 50..700 {
+                let v = mex(c.option_values(n, &slow));
+                slow.push(v);
+            }
+            assert_eq!(fast, slow, "{s} {wide}");
+        }
+    }
+}
+
+/// Heavy: fast vs direct enumeration to n = 30,000 (long stretches with the
+/// rare-value shortcut on, for Kayles). About a minute on a quiet core.
+/// `cargo test --release --test impartial -- --ignored`
+#[test]
+#[ignore]
+fn heavy_octal_fast_matches_direct_enumeration_to_30000() {
+    for s in ["0.77", "0.07", "4.7", "0.6", "0.137"] {
+        let c = code(s);
+        assert_eq!(c.grundy_sequence(30_000), c.naive_sequence(30_000), "{s}");
+    }
+}
