@@ -690,7 +690,7 @@ fn octal_extend_with_wide_values_matches_direct_enumeration() {
 }
 
 /// Heavy: fast vs direct enumeration to n = 30,000 (long stretches with the
-/// rare-value shortcut on, for Kayles). About a minute on a quiet core.
+/// rare-value shortcut on, for Kayles). About 15 s.
 /// `cargo test --release --test impartial -- --ignored`
 #[test]
 #[ignore]
