@@ -135,6 +135,35 @@ enum Query {
         #[arg(long)]
         json: bool,
     },
+    /// Nim (Bouton): P-position or every winning move, normal or misère play.
+    Nim {
+        /// Heap sizes, e.g. 3,4,5.
+        heaps: String,
+        /// Misère play (taking the last token loses).
+        #[arg(long)]
+        misere: bool,
+    },
+    /// Subtraction game Sub(S): Grundy values, proved period, winning moves.
+    Subtraction {
+        /// The subtraction set, e.g. 1,3,4.
+        #[arg(long)]
+        set: String,
+        /// Print G(0..=N).
+        #[arg(long, default_value_t = 20)]
+        n: usize,
+        /// Heaps of a sum to solve, e.g. 10,15,20.
+        #[arg(long)]
+        heaps: Option<String>,
+    },
+    /// Octal game by code (0.77 Kayles, 0.07 Dawson's Kayles, 4.7, …):
+    /// Grundy values and the period proved by the Guy–Smith theorem.
+    Octal {
+        /// The octal code, e.g. 0.77.
+        code: String,
+        /// Print G(0..=N).
+        #[arg(long, default_value_t = 80)]
+        n: usize,
+    },
 }
 
 /// Entry point of the binary: parses arguments, runs, maps errors to exit
@@ -242,6 +271,11 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             run_dir,
             json,
         }) => cmd_query_chomp(rectangle, position, run_dir, json),
+        Command::Query(Query::Nim { heaps, misere }) => cmd_query_nim(&heaps, misere),
+        Command::Query(Query::Subtraction { set, n, heaps }) => {
+            cmd_query_subtraction(&set, n, heaps.as_deref())
+        }
+        Command::Query(Query::Octal { code, n }) => cmd_query_octal(&code, n),
     }
 }
 
@@ -534,6 +568,101 @@ fn cmd_query_chomp(
             );
         }
         println!("  ({source})");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn parse_list<T: std::str::FromStr>(s: &str, what: &str) -> anyhow::Result<Vec<T>> {
+    s.split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| p.trim().parse::<T>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| anyhow!("{what} `{s}`: write non-negative integers like 3,4,5"))
+}
+
+fn cmd_query_nim(heaps: &str, misere: bool) -> anyhow::Result<ExitCode> {
+    use crate::games::impartial::nim::{self, Play};
+    let h: Vec<u64> = parse_list(heaps, "heaps")?;
+    let play = if misere { Play::Misere } else { Play::Normal };
+    let label = if misere { "misère" } else { "normal" };
+    let moves = nim::winning_moves(&h, play);
+    println!("heaps {heaps} ({label} play), nim-sum {}", nim::nim_sum(&h));
+    if moves.is_empty() {
+        println!("P-position (the player to move loses; no winning move)");
+    } else {
+        println!("N-position, {} winning move(s):", moves.len());
+        for m in moves {
+            println!("  {m}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Values computed by `query subtraction` / `query octal` to find a period.
+const QUERY_PERIOD_SEARCH: usize = 1 << 14;
+
+fn values_text(v: &[u32]) -> String {
+    v.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
+}
+
+fn cmd_query_subtraction(set: &str, n: usize, heaps: Option<&str>) -> anyhow::Result<ExitCode> {
+    use crate::games::impartial::subtraction::Subtraction;
+    let s: Vec<u32> = parse_list(set, "set")?;
+    let game = Subtraction::new(&s).map_err(|e| anyhow!("set `{set}`: {e}"))?;
+    let values = game.grundy_sequence(n.max(QUERY_PERIOD_SEARCH));
+    println!(
+        "Sub({{{set}}}): G(0..={n}) = {}",
+        values_text(&values[..=n])
+    );
+    match game.period(&values) {
+        Some(p) => println!(
+            "periodic with period {} from n = {} (proved: the last max S values repeat)",
+            p.period, p.preperiod
+        ),
+        None => println!("no period proved within n ≤ {}", values.len() - 1),
+    }
+    if let Some(hs) = heaps {
+        let h: Vec<u64> = parse_list(hs, "heaps")?;
+        let moves = game.winning_moves(&h);
+        if moves.is_empty() {
+            println!("heaps {hs}: P-position (no winning move)");
+        } else {
+            for (i, take) in moves {
+                println!(
+                    "heaps {hs}: take {take} from heap {} ({} → {})",
+                    i + 1,
+                    h[i],
+                    h[i] - u64::from(take)
+                );
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_query_octal(code: &str, n: usize) -> anyhow::Result<ExitCode> {
+    use crate::games::impartial::octal::{OctalCode, find_period};
+    let c = OctalCode::parse(code)?;
+    if n > 1 << 22 {
+        bail!("--n {n}: at most 4194304 here; run an `octal` job for more");
+    }
+    let values = c.grundy_sequence(n.max(QUERY_PERIOD_SEARCH));
+    println!(
+        "octal game {c}: G(0..={n}) = {}",
+        values_text(&values[..=n])
+    );
+    match find_period(&values, c.max_removal()) {
+        Some(p) => println!(
+            "periodic with period {} from n = {} (last exceptional value at n = {}); \
+             proved by the Guy–Smith theorem: values agree for {} ≤ n ≤ {} (t = {})",
+            p.period,
+            p.preperiod,
+            p.preperiod as i64 - 1,
+            p.preperiod.max(1),
+            p.checked_through,
+            c.max_removal()
+        ),
+        None => println!("no period proved within n ≤ {}", values.len() - 1),
     }
     Ok(ExitCode::SUCCESS)
 }
