@@ -489,3 +489,146 @@ fn query_chomp_in_memory_json_and_from_run_dir() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("holds a different plan"));
 }
+
+/// Regressions from the first break-it pass.
+#[test]
+fn regressions_huge_inputs_wrong_lengths_pipes_and_usage() {
+    let t = tempfile::tempdir().unwrap();
+    // Huge boxes are refused at plan time with file:line, not an allocation abort.
+    for (i, body) in [
+        "boxes = [[1, 4294967295]]",
+        "boxes = [[1, 600000000]]",
+        "boxes = [[2, 2, 2]]",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let p = t.path().join(format!("huge{i}.toml"));
+        std::fs::write(&p, format!("kind = \"chomp-boxes\"\n{body}\n")).unwrap();
+        let out = gt()
+            .args(["plan", p.to_str().unwrap(), "--run-dir"])
+            .arg(t.path().join(format!("h{i}")))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{body}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("huge{i}.toml:2:1:")), "{err}");
+    }
+    // Huge queries are refused before allocating.
+    for q in ["4000000000x1", "1x4000000000", "1x100000000"] {
+        let out = gt().args(["query", "chomp", q]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{q}");
+    }
+    // Usage errors exit 2.
+    let out = gt()
+        .args(["run", "x.toml", "--workers", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = gt()
+        .args(["run", "a.toml", "b.toml", "--run-dir", "d"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // A closed pipe ends the process quietly (no panic message).
+    let mut child = gt()
+        .args(["query", "chomp", "8x10"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    // A worker started inside manifests/ with a bare file name finds its run directory.
+    let dir = t.path().join("run");
+    let job = t.path().join("small.toml");
+    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[2, 3]]\n").unwrap();
+    run_ok(&[
+        "plan",
+        job.to_str().unwrap(),
+        "--run-dir",
+        dir.to_str().unwrap(),
+    ]);
+    let m = std::fs::read_dir(dir.join("manifests"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let out = gt()
+        .current_dir(dir.join("manifests"))
+        .args(["worker", m.file_name().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    // Output files respect the umask (not tempfile's 0600).
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(dir.join("plan.toml"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_ne!(mode & 0o044, 0, "mode {mode:o}");
+}
+
+/// Regression: a shard whose meta describes another box (valid checksum) is
+/// reported, not a panic.
+#[test]
+fn shard_with_foreign_meta_is_reported_not_a_panic() {
+    use gametables::pipeline::codec;
+    use gametables::pipeline::kinds::chomp_boxes::BoxMeta;
+    use gametables::pipeline::shard;
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("run");
+    let job = t.path().join("small.toml");
+    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4]]\n").unwrap();
+    run_ok(&[
+        "run",
+        job.to_str().unwrap(),
+        "--run-dir",
+        dir.to_str().unwrap(),
+        "--no-progress",
+    ]);
+    let p = std::fs::read_dir(dir.join("shards"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let s = shard::decode(&std::fs::read(&p).unwrap()).unwrap();
+    let mut sections = s.sections.clone();
+    let meta: BoxMeta = codec::decode(&sections[0].bytes).unwrap();
+    sections[0].bytes = codec::encode(&BoxMeta {
+        rows: 2,
+        cols: 2,
+        ..meta
+    })
+    .unwrap();
+    std::fs::write(&p, shard::encode(&s.header, &sections).unwrap()).unwrap();
+    let out = gt()
+        .args(["verify", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("meta says 2x2"), "{err}");
+    assert_eq!(out.status.code(), Some(3));
+    // status calls it damaged, and run recomputes it.
+    let st = run_ok(&["status", dir.to_str().unwrap()]);
+    assert!(
+        text(&st).contains("0 done, 0 pending, 1 damaged"),
+        "{}",
+        text(&st)
+    );
+    let again = run_ok(&[
+        "run",
+        job.to_str().unwrap(),
+        "--run-dir",
+        dir.to_str().unwrap(),
+        "--no-progress",
+    ]);
+    assert!(
+        text(&again).contains("1 recomputed (damaged)"),
+        "{}",
+        text(&again)
+    );
+}

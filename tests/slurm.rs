@@ -214,7 +214,12 @@ fn slurm_flags_need_the_slurm_executor() {
         .arg(t.path().join("run"))
         .output()
         .unwrap();
-    assert_one_line_error(&o, &["need --executor slurm"]);
+    assert_eq!(o.status.code(), Some(2), "usage error: {}", show(&o));
+    assert!(
+        text(&o.stderr).contains("need --executor slurm"),
+        "{}",
+        show(&o)
+    );
 }
 
 // ---------------------------------------------------------------- with Slurm (#[ignore])

@@ -42,8 +42,12 @@ pub struct ChompBoxes;
 struct JobFileParams {
     #[allow(dead_code)]
     kind: String,
-    boxes: Vec<[u32; 2]>,
+    boxes: Vec<Vec<u32>>,
 }
+
+/// Largest `rows × cols` of a box in a job file: every rectangle's winning
+/// moves are listed, which costs about (rows·cols)² bite look-ups.
+pub const MAX_BOX_AREA: u64 = 20_000;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -119,14 +123,26 @@ pub fn solve_box(rows: u32, cols: u32) -> std::result::Result<Vec<Section>, Stri
     ])
 }
 
-/// Decodes a box shard: its meta, P-positions and rectangles.
+/// Decodes the shard of box job `job`: its meta, P-positions and rectangles.
+/// The meta must describe the job's own box.
 ///
 /// # Errors
-/// [`Error::Job`] if a section is missing or malformed.
-pub fn decode_box(shard: &Shard) -> Result<(BoxMeta, PPositions, RectangleMoves)> {
-    let job = &shard.header.job_name;
-    let bad = |m: &str| Error::job(job, format!("malformed shard: {m}"));
+/// [`Error::Job`] if a section is missing or malformed or the meta does not
+/// match the job's parameters.
+pub fn decode_box(job: &JobSpec, shard: &Shard) -> Result<(BoxMeta, PPositions, RectangleMoves)> {
+    let (rows, cols) = job_box(job)?;
+    let bad = |m: &str| Error::job(&job.name, format!("malformed shard: {m}"));
     let meta: BoxMeta = codec::decode(shard.section("meta")?).map_err(|e| bad(&e))?;
+    let b = ChompBox::new(rows as usize, cols as usize).map_err(|e| bad(&e.to_string()))?;
+    if (meta.rows, meta.cols, meta.ranks) != (rows, cols, b.len()) {
+        return Err(bad(&format!(
+            "meta says {}x{} with {} ranks, the job is {rows}x{cols} with {}",
+            meta.rows,
+            meta.cols,
+            meta.ranks,
+            b.len()
+        )));
+    }
     let p = PPositions::from_le_bytes(meta.ranks, shard.section("p-positions")?)
         .ok_or_else(|| bad("p-positions length"))?;
     let raw = shard.section("rectangles")?;
@@ -208,8 +224,8 @@ pub fn parse_rectangles_csv(text: &str) -> std::result::Result<RectangleMoves, S
 }
 
 /// Winning moves of `s` from a run's box shards: the first box (in plan
-/// order) with at least as many rows and columns as `s`. `None` if no box
-/// covers it.
+/// order) with at least as many rows and columns as `s`, or else as its
+/// transpose (moves mirrored back). `None` if no box covers either.
 ///
 /// # Errors
 /// If that box's shard is missing or damaged.
@@ -217,12 +233,24 @@ pub fn winning_moves_from_run(
     run: &dyn RunAccess,
     s: &Staircase,
 ) -> Result<Option<(String, Vec<Bite>)>> {
+    if let Some(found) = lookup_in_boxes(run, s)? {
+        return Ok(Some(found));
+    }
+    let Some((name, moves)) = lookup_in_boxes(run, &s.transpose())? else {
+        return Ok(None);
+    };
+    let mut mirrored: Vec<Bite> = moves.iter().map(|b| bite(b.col, b.row)).collect();
+    mirrored.sort();
+    Ok(Some((format!("{name}, transposed"), mirrored)))
+}
+
+fn lookup_in_boxes(run: &dyn RunAccess, s: &Staircase) -> Result<Option<(String, Vec<Bite>)>> {
     let need_rows = s.rows().len() as u32;
     let need_cols = s.rows().first().copied().unwrap_or(0);
     for job in run.jobs() {
         let (rows, cols) = job_box(job)?;
         if rows >= need_rows && cols >= need_cols {
-            let (_, p, _) = decode_box(&run.load(&job.name)?)?;
+            let (_, p, _) = decode_box(job, &run.load(&job.name)?)?;
             let b = ChompBox::new(rows as usize, cols as usize)
                 .map_err(|e| Error::job(&job.name, e.to_string()))?;
             let moves = b
@@ -254,11 +282,35 @@ impl JobKind for ChompBoxes {
             ));
         }
         let mut jobs = Vec::new();
-        for (i, &[rows, cols]) in p.boxes.iter().enumerate() {
+        for (i, entry) in p.boxes.iter().enumerate() {
+            let &[rows, cols] = entry.as_slice() else {
+                return Err(error_at_key(
+                    path,
+                    text,
+                    "boxes",
+                    format!(
+                        "`boxes` entry {}: expected [rows, cols], found {} numbers",
+                        i + 1,
+                        entry.len()
+                    ),
+                ));
+            };
+            if u64::from(rows) * u64::from(cols) > MAX_BOX_AREA {
+                return Err(error_at_key(
+                    path,
+                    text,
+                    "boxes",
+                    format!(
+                        "`boxes` entry {}: {rows}x{cols} has more than {MAX_BOX_AREA} squares; \
+                         listing every rectangle's winning moves would take too long",
+                        i + 1
+                    ),
+                ));
+            }
             let b = ChompBox::new(rows as usize, cols as usize).map_err(|e| {
                 error_at_key(path, text, "boxes", format!("`boxes` entry {}: {e}", i + 1))
             })?;
-            if p.boxes[..i].contains(&[rows, cols]) {
+            if p.boxes[..i].contains(entry) {
                 return Err(error_at_key(
                     path,
                     text,
@@ -282,13 +334,15 @@ impl JobKind for ChompBoxes {
             toml::Value::Array(
                 p.boxes
                     .iter()
-                    .map(|&[r, c]| {
-                        toml::Value::Array(vec![i64::from(r).into(), i64::from(c).into()])
-                    })
+                    .map(|e| toml::Value::Array(e.iter().map(|&v| i64::from(v).into()).collect()))
                     .collect(),
             ),
         );
         Ok((table, jobs))
+    }
+
+    fn check_shard(&self, job: &JobSpec, shard: &Shard) -> Result<()> {
+        decode_box(job, shard).map(|_| ())
     }
 
     fn run(&self, job: &JobSpec, _inputs: &dyn ShardSource) -> Result<Vec<Section>> {
@@ -300,7 +354,7 @@ impl JobKind for ChompBoxes {
         let mut all: BTreeMap<(u32, u32), (Vec<Bite>, String)> = BTreeMap::new();
         let mut boxes_csv = String::from("box,rows,cols,positions,p_positions\n");
         for job in run.jobs() {
-            let (meta, _, rects) = decode_box(&run.load(&job.name)?)?;
+            let (meta, _, rects) = decode_box(job, &run.load(&job.name)?)?;
             boxes_csv.push_str(&format!(
                 "{},{},{},{},{}\n",
                 job.name,
@@ -389,7 +443,7 @@ impl JobKind for ChompBoxes {
         // Every box: the P-bits must be self-consistent on a sample of ranks
         // (a P-position has no bite into a P-position; an N-position has one).
         for job in run.jobs() {
-            let (meta, p, _) = decode_box(&run.load(&job.name)?)?;
+            let (meta, p, _) = decode_box(job, &run.load(&job.name)?)?;
             if p.count() != meta.p_positions {
                 problems.push(format!(
                     "{}: P count {} but meta says {}",
@@ -667,11 +721,11 @@ fn ten_by_ten_claims(run: &dyn RunAccess) -> Vec<Claim> {
         ("winning bites per won position", "1.71"),
         ("L-shaped P-positions (all with equal arms)", "10 (10)"),
     ];
-    let source = run.jobs().iter().find_map(|j| match job_box(j) {
-        Ok((10, cols)) if cols >= 10 => Some(j.name.clone()),
-        _ => None,
-    });
-    let Some(name) = source else {
+    let source = run
+        .jobs()
+        .iter()
+        .find(|j| matches!(job_box(j), Ok((10, cols)) if cols >= 10));
+    let Some(job) = source else {
         return expected
             .iter()
             .map(|(what, v)| {
@@ -684,7 +738,7 @@ fn ten_by_ten_claims(run: &dyn RunAccess) -> Vec<Claim> {
             })
             .collect();
     };
-    let ours: Vec<String> = match run.load(&name).and_then(|s| decode_box(&s)) {
+    let ours: Vec<String> = match run.load(&job.name).and_then(|s| decode_box(job, &s)) {
         Err(e) => vec![e.to_string(); expected.len()],
         Ok((_, p, _)) => {
             let b = ChompBox::new(10, 10).expect("10×10 box");
