@@ -15,6 +15,7 @@ use crate::pipeline::kinds::chomp_boxes::winning_moves_from_run;
 use crate::pipeline::merge::{self, ResultFile, RunView};
 use crate::pipeline::plan::{JobState, PlanFile, write_plan};
 use crate::pipeline::rundir::RunDir;
+use crate::pipeline::slurm::{self, SlurmOptions, SlurmOutcome};
 use crate::pipeline::worker::run_worker;
 use crate::pipeline::{ClaimStatus, Error};
 
@@ -105,7 +106,9 @@ struct RunArgs {
     /// Run directory (only with a single job file; default runs/NAME/).
     #[arg(long)]
     run_dir: Option<PathBuf>,
-    /// Worker processes at once (default: available cores).
+    /// Worker processes at once (default: available cores). With --executor
+    /// slurm: at most this many tasks of each job array at once (`%K`; default
+    /// no limit).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     workers: Option<u32>,
     /// Recompute every job, and replace a different plan in the run directory.
@@ -114,6 +117,31 @@ struct RunArgs {
     /// No progress bar.
     #[arg(long)]
     no_progress: bool,
+    /// Where the jobs run: child processes here, or Slurm job arrays (the run
+    /// directory must then be on a filesystem every node sees).
+    #[arg(long, value_enum, default_value_t = Executor::Local)]
+    executor: Executor,
+    /// Slurm partition for every job (default: the cluster's default partition).
+    #[arg(long)]
+    partition: Option<String>,
+    /// Extra sbatch argument, repeatable, e.g. --sbatch-arg=--time=2:00:00.
+    #[arg(long = "sbatch-arg", value_name = "ARG", allow_hyphen_values = true)]
+    sbatch_args: Vec<String>,
+    /// Submit to Slurm and return at once; follow with `gametables status RUN_DIR`.
+    #[arg(long)]
+    detach: bool,
+    /// Print the sbatch scripts and commands; write and submit nothing.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// Executors of `run`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Executor {
+    /// Worker child processes on this machine.
+    Local,
+    /// sbatch job arrays on a Slurm cluster.
+    Slurm,
 }
 
 #[derive(Subcommand, Debug)]
@@ -137,6 +165,35 @@ enum Query {
         /// Print the Sprague–Grundy value instead (--run-dir: a chomp-grundy run).
         #[arg(long)]
         grundy: bool,
+    },
+    /// Nim (Bouton): P-position or every winning move, normal or misère play.
+    Nim {
+        /// Heap sizes, e.g. 3,4,5.
+        heaps: String,
+        /// Misère play (taking the last token loses).
+        #[arg(long)]
+        misere: bool,
+    },
+    /// Subtraction game Sub(S): Grundy values, proved period, winning moves.
+    Subtraction {
+        /// The subtraction set, e.g. 1,3,4.
+        #[arg(long)]
+        set: String,
+        /// Print G(0..=N).
+        #[arg(long, default_value_t = 20)]
+        n: usize,
+        /// Heaps of a sum to solve, e.g. 10,15,20.
+        #[arg(long)]
+        heaps: Option<String>,
+    },
+    /// Octal game by code (0.77 Kayles, 0.07 Dawson's Kayles, 4.7, …):
+    /// Grundy values and the period proved by the Guy–Smith theorem.
+    Octal {
+        /// The octal code, e.g. 0.77.
+        code: String,
+        /// Print G(0..=N).
+        #[arg(long, default_value_t = 80)]
+        n: usize,
     },
 }
 
@@ -253,6 +310,11 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             json,
             ..
         }) => cmd_query_chomp(rectangle, position, run_dir, json),
+        Command::Query(Query::Nim { heaps, misere }) => cmd_query_nim(&heaps, misere),
+        Command::Query(Query::Subtraction { set, n, heaps }) => {
+            cmd_query_subtraction(&set, n, heaps.as_deref())
+        }
+        Command::Query(Query::Octal { code, n }) => cmd_query_octal(&code, n),
     }
 }
 
@@ -305,6 +367,26 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         |w| w as usize,
     );
     let exe = std::env::current_exe().context("cannot find the gametables executable")?;
+    let slurm_opts = (args.executor == Executor::Slurm).then(|| SlurmOptions {
+        exe: exe.clone(),
+        partition: args.partition.clone(),
+        sbatch_args: args.sbatch_args.clone(),
+        array_limit: args.workers.map(|w| w as usize),
+        detach: args.detach,
+        force: args.force,
+        progress: !args.no_progress,
+    });
+    if slurm_opts.is_none()
+        && (args.partition.is_some() || !args.sbatch_args.is_empty() || args.detach || args.dry_run)
+    {
+        use clap::CommandFactory;
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--partition, --sbatch-arg, --detach and --dry-run need --executor slurm",
+            )
+            .exit();
+    }
     // Read and plan every job file first, so a typo in the last one is
     // reported before the first one runs.
     let mut planned = Vec::new();
@@ -357,27 +439,61 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
         };
         let dir = RunDir::new(run_dir);
-        let _lock = dir.lock()?;
+        if let (Some(o), true) = (&slurm_opts, args.dry_run) {
+            print!("{}", slurm::dry_run(&dir, plan, o)?);
+            continue;
+        }
+        if slurm_opts.is_some() {
+            slurm::check_cluster()?;
+        }
+        let lock = dir.lock()?;
+        if slurm_opts.is_some() {
+            slurm::check_no_active_submission(&dir)?;
+        }
         write_plan(&dir, plan, args.force)?;
         eprintln!(
-            "{name}: {} job(s) of kind {} in {} with {workers} worker(s)",
+            "{name}: {} job(s) of kind {} in {} {}",
             plan.jobs.len(),
             plan.kind,
-            run_dir.display()
+            run_dir.display(),
+            if slurm_opts.is_some() {
+                "on Slurm".to_string()
+            } else {
+                format!("with {workers} worker(s)")
+            }
         );
         let t0 = std::time::Instant::now();
-        let summary = rt.block_on(run_local(
-            &dir,
-            plan,
-            &LocalOptions {
-                workers,
-                force: args.force,
-                exe: exe.clone(),
-                progress: !args.no_progress,
+        let (summary, merged) = match &slurm_opts {
+            None => {
+                let local = LocalOptions {
+                    workers,
+                    force: args.force,
+                    exe: exe.clone(),
+                    progress: !args.no_progress,
+                };
+                (rt.block_on(run_local(&dir, plan, &local))?, false)
+            }
+            Some(o) => match slurm::run_slurm(&dir, plan, o, lock)? {
+                SlurmOutcome::Finished { summary, merged } => (summary, merged),
+                SlurmOutcome::Detached {
+                    submission,
+                    slurm_ids,
+                } => {
+                    let dir = run_dir.display();
+                    println!(
+                        "{name}: submitted as Slurm jobs {} (submission {submission}); follow with \
+                         `gametables status {dir}`, then check with \
+                         `gametables verify {dir} --against manifests/{name}.toml`",
+                        slurm_ids.join(", ")
+                    );
+                    continue;
+                }
             },
-        ))?;
+        };
         let view = RunView::open(run_dir)?;
-        merge::merge(&view)?;
+        if !merged {
+            merge::merge(&view)?;
+        }
         let result = merge::verify(&view, reference.as_deref())?;
         let claims = merge::report(&view)?;
         println!(
@@ -432,6 +548,9 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                 ""
             }
         );
+        for line in slurm::status_lines(&view.dir, &view.plan) {
+            println!("{line}");
+        }
         for (name, id, st) in &rows {
             let s = match st {
                 JobState::Done => "done".to_string(),
@@ -606,6 +725,101 @@ fn cmd_query_chomp_grundy(
             "N-position"
         };
         println!("{label}: Grundy value {value} ({kind})\n  ({source})");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn parse_list<T: std::str::FromStr>(s: &str, what: &str) -> anyhow::Result<Vec<T>> {
+    s.split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| p.trim().parse::<T>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| anyhow!("{what} `{s}`: write non-negative integers like 3,4,5"))
+}
+
+fn cmd_query_nim(heaps: &str, misere: bool) -> anyhow::Result<ExitCode> {
+    use crate::games::impartial::nim::{self, Play};
+    let h: Vec<u64> = parse_list(heaps, "heaps")?;
+    let play = if misere { Play::Misere } else { Play::Normal };
+    let label = if misere { "misère" } else { "normal" };
+    let moves = nim::winning_moves(&h, play);
+    println!("heaps {heaps} ({label} play), nim-sum {}", nim::nim_sum(&h));
+    if moves.is_empty() {
+        println!("P-position (the player to move loses; no winning move)");
+    } else {
+        println!("N-position, {} winning move(s):", moves.len());
+        for m in moves {
+            println!("  {m}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Values computed by `query subtraction` / `query octal` to find a period.
+const QUERY_PERIOD_SEARCH: usize = 1 << 14;
+
+fn values_text(v: &[u32]) -> String {
+    v.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
+}
+
+fn cmd_query_subtraction(set: &str, n: usize, heaps: Option<&str>) -> anyhow::Result<ExitCode> {
+    use crate::games::impartial::subtraction::Subtraction;
+    let s: Vec<u32> = parse_list(set, "set")?;
+    let game = Subtraction::new(&s).map_err(|e| anyhow!("set `{set}`: {e}"))?;
+    let values = game.grundy_sequence(n.max(QUERY_PERIOD_SEARCH));
+    println!(
+        "Sub({{{set}}}): G(0..={n}) = {}",
+        values_text(&values[..=n])
+    );
+    match game.period(&values) {
+        Some(p) => println!(
+            "periodic with period {} from n = {} (proved: the last max S values repeat)",
+            p.period, p.preperiod
+        ),
+        None => println!("no period proved within n ≤ {}", values.len() - 1),
+    }
+    if let Some(hs) = heaps {
+        let h: Vec<u64> = parse_list(hs, "heaps")?;
+        let moves = game.winning_moves(&h);
+        if moves.is_empty() {
+            println!("heaps {hs}: P-position (no winning move)");
+        } else {
+            for (i, take) in moves {
+                println!(
+                    "heaps {hs}: take {take} from heap {} ({} → {})",
+                    i + 1,
+                    h[i],
+                    h[i] - u64::from(take)
+                );
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_query_octal(code: &str, n: usize) -> anyhow::Result<ExitCode> {
+    use crate::games::impartial::octal::{OctalCode, find_period};
+    let c = OctalCode::parse(code)?;
+    if n > 1 << 22 {
+        bail!("--n {n}: at most 4194304 here; run an `octal` job for more");
+    }
+    let values = c.grundy_sequence(n.max(QUERY_PERIOD_SEARCH));
+    println!(
+        "octal game {c}: G(0..={n}) = {}",
+        values_text(&values[..=n])
+    );
+    match find_period(&values, c.max_removal()) {
+        Some(p) => println!(
+            "periodic with period {} from n = {} (last exceptional value at n = {}); \
+             proved by the Guy–Smith theorem: values agree for {} ≤ n ≤ {} (t = {})",
+            p.period,
+            p.preperiod,
+            p.preperiod as i64 - 1,
+            p.preperiod.max(1),
+            p.checked_through,
+            c.max_removal()
+        ),
+        None => println!("no period proved within n ≤ {}", values.len() - 1),
     }
     Ok(ExitCode::SUCCESS)
 }

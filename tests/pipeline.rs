@@ -611,5 +611,24 @@ fn shard_with_foreign_meta_is_reported_not_a_panic() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
     assert!(err.contains("meta says 2x2"), "{err}");
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(3));
+    // status calls it damaged, and run recomputes it.
+    let st = run_ok(&["status", dir.to_str().unwrap()]);
+    assert!(
+        text(&st).contains("0 done, 0 pending, 1 damaged"),
+        "{}",
+        text(&st)
+    );
+    let again = run_ok(&[
+        "run",
+        job.to_str().unwrap(),
+        "--run-dir",
+        dir.to_str().unwrap(),
+        "--no-progress",
+    ]);
+    assert!(
+        text(&again).contains("1 recomputed (damaged)"),
+        "{}",
+        text(&again)
+    );
 }

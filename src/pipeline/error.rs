@@ -61,6 +61,13 @@ pub enum Error {
         /// What is wrong and what to do.
         message: String,
     },
+    /// Slurm is missing, unreachable or refused a submission; the message
+    /// says what to do.
+    #[error("slurm: {message}")]
+    Slurm {
+        /// What is wrong and what to do, on one line.
+        message: String,
+    },
     /// Verification found mismatches; each line names one.
     #[error("verification failed:\n  {}", problems.join("\n  "))]
     Verify {

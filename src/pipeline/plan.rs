@@ -370,12 +370,34 @@ pub fn read_shard(dir: &RunDir, kind: &str, name: &str, id: &str) -> Result<Shar
     Ok(s)
 }
 
+/// [`read_shard`] plus the kind's own content check ([`JobKind::check_shard`](super::kind::JobKind::check_shard)).
+///
+/// # Errors
+/// As [`read_shard`]; a failed content check is an [`Error::Shard`] too.
+pub fn read_checked_shard(dir: &RunDir, kind: &str, job: &PlannedJob) -> Result<Shard> {
+    let s = read_shard(dir, kind, &job.name, &job.id)?;
+    if let Some(k) = kind_by_name(kind) {
+        let spec = JobSpec {
+            name: job.name.clone(),
+            params: job.params.clone(),
+            inputs: job.inputs.iter().map(|i| i.name.clone()).collect(),
+            cost: job.cost,
+        };
+        k.check_shard(&spec, &s).map_err(|e| Error::Shard {
+            job: format!("{} ({})", job.name, &job.id[..12.min(job.id.len())]),
+            path: dir.shard_path(&job.id),
+            message: e.to_string(),
+        })?;
+    }
+    Ok(s)
+}
+
 /// The state of one job's shard.
 pub fn job_state(dir: &RunDir, kind: &str, j: &PlannedJob) -> JobState {
     if !dir.shard_path(&j.id).exists() {
         return JobState::Pending;
     }
-    match read_shard(dir, kind, &j.name, &j.id) {
+    match read_checked_shard(dir, kind, j) {
         Ok(_) => JobState::Done,
         Err(Error::Shard { message, .. }) => JobState::Damaged(message),
         Err(e) => JobState::Damaged(e.to_string()),

@@ -341,6 +341,10 @@ impl JobKind for ChompBoxes {
         Ok((table, jobs))
     }
 
+    fn check_shard(&self, job: &JobSpec, shard: &Shard) -> Result<()> {
+        decode_box(job, shard).map(|_| ())
+    }
+
     fn run(&self, job: &JobSpec, _inputs: &dyn ShardSource) -> Result<Vec<Section>> {
         let (rows, cols) = job_box(job)?;
         solve_box(rows, cols).map_err(|e| Error::job(&job.name, e))

@@ -4,3 +4,4 @@
 pub mod chomp_boxes;
 pub mod chomp_census;
 pub mod chomp_grundy;
+pub mod octal;
