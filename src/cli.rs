@@ -222,7 +222,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let view = RunView::open(&dir)?;
             let _lock = view.dir.lock()?;
             let r = merge::merge(&view)?;
-            println!("merged {} shard(s), {} table(s); root {}", r.shards.len(), r.tables.len(), r.root);
+            println!(
+                "merged {} shard(s), {} table(s); root {}",
+                r.shards.len(),
+                r.tables.len(),
+                r.root
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Status { dir, json } => cmd_status(&dir, json),
@@ -242,11 +247,13 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let view = RunView::open(&dir)?;
             let claims = merge::report(&view)?;
             print_claims_summary(&view.dir, &claims);
-            Ok(if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
-                ExitCode::from(EXIT_MISMATCH)
-            } else {
-                ExitCode::SUCCESS
-            })
+            Ok(
+                if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
+                    ExitCode::from(EXIT_MISMATCH)
+                } else {
+                    ExitCode::SUCCESS
+                },
+            )
         }
         Command::Query(Query::Chomp {
             rectangle,
@@ -270,7 +277,10 @@ fn print_claims_summary(dir: &RunDir, claims: &[crate::pipeline::Claim]) {
         n(ClaimStatus::NotCovered)
     );
     for c in claims.iter().filter(|c| c.status == ClaimStatus::Mismatch) {
-        println!("  MISMATCH {}: expected {}, ours {}", c.claim, c.expected, c.ours);
+        println!(
+            "  MISMATCH {}: expected {}, ours {}",
+            c.claim, c.expected, c.ours
+        );
     }
 }
 
@@ -282,7 +292,10 @@ fn reference_for(job_file: &Path, name: &str) -> Option<PathBuf> {
     } else {
         parent
     };
-    let p = base.join("..").join("manifests").join(format!("{name}.toml"));
+    let p = base
+        .join("..")
+        .join("manifests")
+        .join(format!("{name}.toml"));
     p.is_file().then_some(p)
 }
 
@@ -354,7 +367,10 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
         match &reference {
             Some(r) => println!("digests match the reference {}", r.display()),
-            None => println!("no reference manifest for this plan (manifests/{}.toml)", jf.name),
+            None => println!(
+                "no reference manifest for this plan (manifests/{}.toml)",
+                jf.name
+            ),
         }
         print_claims_summary(&dir, &claims);
         if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
@@ -390,7 +406,11 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
             count(|s| *s == JobState::Done),
             count(|s| *s == JobState::Pending),
             count(|s| matches!(s, JobState::Damaged(_))),
-            if view.dir.result_path().exists() { "; merged" } else { "" }
+            if view.dir.result_path().exists() {
+                "; merged"
+            } else {
+                ""
+            }
         );
         for (name, id, st) in &rows {
             let s = match st {
@@ -411,8 +431,14 @@ fn parse_rectangle(s: &str) -> anyhow::Result<Staircase> {
     let (r, c) = s
         .split_once(['x', 'X', '×'])
         .ok_or_else(|| anyhow!("rectangle `{s}`: write ROWSxCOLS, e.g. 8x10"))?;
-    let r: u32 = r.trim().parse().with_context(|| format!("rectangle `{s}`: rows"))?;
-    let c: u32 = c.trim().parse().with_context(|| format!("rectangle `{s}`: cols"))?;
+    let r: u32 = r
+        .trim()
+        .parse()
+        .with_context(|| format!("rectangle `{s}`: rows"))?;
+    let c: u32 = c
+        .trim()
+        .parse()
+        .with_context(|| format!("rectangle `{s}`: cols"))?;
     if r == 0 || c == 0 {
         bail!("rectangle `{s}`: rows and cols must be at least 1");
     }
@@ -443,11 +469,14 @@ fn cmd_query_chomp(
         Some(d) => {
             let view = RunView::open(d)?;
             if view.plan.kind != "chomp-boxes" {
-                bail!("{} is a `{}` run, not chomp-boxes", d.display(), view.plan.kind);
+                bail!(
+                    "{} is a `{}` run, not chomp-boxes",
+                    d.display(),
+                    view.plan.kind
+                );
             }
-            let (name, moves) = winning_moves_from_run(&view, &s)?.ok_or_else(|| {
-                anyhow!("no box in {} covers the position {s}", d.display())
-            })?;
+            let (name, moves) = winning_moves_from_run(&view, &s)?
+                .ok_or_else(|| anyhow!("no box in {} covers the position {s}", d.display()))?;
             (format!("{} ({})", name, d.display()), moves)
         }
         None => {
@@ -462,7 +491,10 @@ fn cmd_query_chomp(
                 );
             }
             let p = b.solve();
-            (format!("solved in memory ({rows}x{cols} box)"), b.winning_moves(&p, &s)?)
+            (
+                format!("solved in memory ({rows}x{cols} box)"),
+                b.winning_moves(&p, &s)?,
+            )
         }
     };
     if json {
@@ -492,13 +524,25 @@ fn cmd_query_chomp(
 }
 
 fn cmd_query_three_row(a: &ThreeRowQuery) -> anyhow::Result<ExitCode> {
-    use crate::games::three_row::{RowState, TileGeom, TileInput, TileRecord, classify, solve_tile_blocked};
+    use crate::games::three_row::{
+        RowState, TileGeom, TileInput, TileRecord, classify, solve_tile_blocked,
+    };
     use crate::pipeline::kinds::three_row::row_line;
     if a.r > a.q {
-        bail!("--r {} > --q {}: three-row positions have p ≥ q ≥ r", a.r, a.q);
+        bail!(
+            "--r {} > --q {}: three-row positions have p ≥ q ≥ r",
+            a.r,
+            a.q
+        );
     }
     let solve = |q_last: u32, rows: u32| {
-        let g = TileGeom { q0: 0, q1: q_last + 1, r0: 0, r1: rows, q_max: q_last };
+        let g = TileGeom {
+            q0: 0,
+            q1: q_last + 1,
+            r0: 0,
+            r1: rows,
+            q_max: q_last,
+        };
         solve_tile_blocked(&g, TileInput::default(), &TileRecord::default(), 256, 256)
             .map_err(|e| anyhow!(e))
     };
@@ -511,7 +555,8 @@ fn cmd_query_three_row(a: &ThreeRowQuery) -> anyhow::Result<ExitCode> {
     let (class_line, source) = match &a.run_dir {
         Some(d) => {
             let p = d.join("tables").join("three-row-rows.csv");
-            let text = std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
+            let text =
+                std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
             let line = text
                 .lines()
                 .find(|l| l.split(',').next() == Some(&a.r.to_string()))
@@ -522,7 +567,10 @@ fn cmd_query_three_row(a: &ThreeRowQuery) -> anyhow::Result<ExitCode> {
             let q_max = a.q_max.unwrap_or(16_000).max(a.q);
             let o = solve(q_max, a.r + 1)?;
             let c = classify(a.r, &o.rows[a.r as usize], q_max);
-            (row_line(a.r, &c), format!("computed in memory to q_max = {q_max}"))
+            (
+                row_line(a.r, &c),
+                format!("computed in memory to q_max = {q_max}"),
+            )
         }
     };
     let p_pos = (f >= a.q).then_some((f, a.q, a.r));
@@ -545,7 +593,10 @@ fn cmd_query_three_row(a: &ThreeRowQuery) -> anyhow::Result<ExitCode> {
                 a.q, a.r, a.r, a.r
             ),
         }
-        println!("  row {}: r,class,c,q0,period,start,pattern = {class_line}", a.r);
+        println!(
+            "  row {}: r,class,c,q0,period,start,pattern = {class_line}",
+            a.r
+        );
         println!("  ({source})");
     }
     Ok(ExitCode::SUCCESS)

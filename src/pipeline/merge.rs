@@ -100,7 +100,10 @@ impl ResultFile {
     pub fn diff(&self, reference: &ResultFile) -> Vec<String> {
         let mut out = Vec::new();
         if self.kind != reference.kind {
-            out.push(format!("kind {} vs reference {}", self.kind, reference.kind));
+            out.push(format!(
+                "kind {} vs reference {}",
+                self.kind, reference.kind
+            ));
         }
         for r in &reference.shards {
             match self.shards.iter().find(|s| s.name == r.name) {
@@ -140,7 +143,10 @@ impl ResultFile {
             }
         }
         if out.is_empty() && self.root != reference.root {
-            out.push(format!("root {} vs reference {}", self.root, reference.root));
+            out.push(format!(
+                "root {} vs reference {}",
+                self.root, reference.root
+            ));
         }
         out
     }

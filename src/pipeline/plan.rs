@@ -124,7 +124,10 @@ impl PlanFile {
                             id: j.id.clone(),
                         })
                         .ok_or_else(|| {
-                            bad_plan(jf, format!("job `{}` reads `{n}`, not an earlier job", spec.name))
+                            bad_plan(
+                                jf,
+                                format!("job `{}` reads `{n}`, not an earlier job", spec.name),
+                            )
                         })
                 })
                 .collect::<Result<Vec<_>>>()?;
@@ -280,7 +283,10 @@ impl Manifest {
         };
         let m: Manifest = toml::from_str(&text).map_err(|e| bad(e.message().replace('\n', " ")))?;
         if m.schema != SCHEMA {
-            return Err(bad(format!("schema {} (this build reads {SCHEMA})", m.schema)));
+            return Err(bad(format!(
+                "schema {} (this build reads {SCHEMA})",
+                m.schema
+            )));
         }
         if kind_by_name(&m.kind).is_none() {
             return Err(bad(format!("unknown kind `{}`", m.kind)));
@@ -295,10 +301,15 @@ impl Manifest {
             )));
         }
         if let Some(i) = m.inputs.iter().find(|i| !is_digest(&i.id)) {
-            return Err(bad(format!("input `{}` has a malformed id `{}`", i.name, i.id)));
+            return Err(bad(format!(
+                "input `{}` has a malformed id `{}`",
+                i.name, i.id
+            )));
         }
         if m.job_id != job_id(&m.kind, &m.name, &m.inputs, &m.params) {
-            return Err(bad("job_id does not match the manifest content (edited?)".into()));
+            return Err(bad(
+                "job_id does not match the manifest content (edited?)".into()
+            ));
         }
         Ok(m)
     }

@@ -213,8 +213,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .map_err(Error::io(dir))?;
     tmp.write_all(bytes).map_err(Error::io(tmp.path()))?;
     tmp.as_file().sync_all().map_err(Error::io(tmp.path()))?;
-    tmp.persist(path)
-        .map_err(|e| Error::io(path)(e.error))?;
+    tmp.persist(path).map_err(|e| Error::io(path)(e.error))?;
     std::fs::File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(Error::io(dir))?;

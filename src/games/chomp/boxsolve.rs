@@ -226,7 +226,10 @@ impl ChompBox {
             self.mark_predecessors(x, &q, &mut known_n);
             x += 1;
         }
-        PPositions { len: self.len, bits: p }
+        PPositions {
+            len: self.len,
+            bits: p,
+        }
     }
 
     /// Marks every staircase R with a bite (i, j) that leads to `q` (rank `x`).
@@ -292,7 +295,10 @@ impl ChompBox {
             x += 1;
         }
         debug_assert_eq!(x + 1, self.len);
-        PPositions { len: self.len, bits: p }
+        PPositions {
+            len: self.len,
+            bits: p,
+        }
     }
 
     /// Calls `hit` on the rank of each child of `rows` (bites in (row, col)
@@ -498,7 +504,13 @@ mod tests {
 
     #[test]
     fn box_too_large_is_refused() {
-        assert!(matches!(ChompBox::new(40, 40), Err(ChompError::BadBox { .. })));
-        assert!(matches!(ChompBox::new(0, 4), Err(ChompError::BadBox { .. })));
+        assert!(matches!(
+            ChompBox::new(40, 40),
+            Err(ChompError::BadBox { .. })
+        ));
+        assert!(matches!(
+            ChompBox::new(0, 4),
+            Err(ChompError::BadBox { .. })
+        ));
     }
 }

@@ -80,7 +80,11 @@ impl RowClass {
 }
 
 fn gcd(a: i64, b: i64) -> i64 {
-    if b == 0 { a.abs().max(1) } else { gcd(b, a % b) }
+    if b == 0 {
+        a.abs().max(1)
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 /// Classifies row `r` from its state after column `q_last` (seed 000's

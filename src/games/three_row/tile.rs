@@ -236,7 +236,9 @@ pub fn solve_tile(
         q_max,
     } = *geom;
     if q0 > q1 || r0 > r1 || q1 > q_max + 1 || r1 > q_max + 1 {
-        return Err(format!("bad tile q [{q0}, {q1}), r [{r0}, {r1}) for q_max {q_max}"));
+        return Err(format!(
+            "bad tile q [{q0}, {q1}), r [{r0}, {r1}) for q_max {q_max}"
+        ));
     }
     let rows_in = geom.rows_in();
     if input.rows.len() != rows_in.len() {
@@ -330,16 +332,27 @@ pub fn solve_tile(
             if r == q {
                 debug_assert!(v > q, "(q, q, q) is never a P-position");
                 if diag.len() as u32 != q {
-                    return Err(format!("diagonal holds {} values at the diagonal cell {q}", diag.len()));
+                    return Err(format!(
+                        "diagonal holds {} values at the diagonal cell {q}",
+                        diag.len()
+                    ));
                 }
                 diag.push(v);
                 if v <= q_max {
-                    out.wins.push(WinningMove { p: v, row: 1, col: q });
+                    out.wins.push(WinningMove {
+                        p: v,
+                        row: 1,
+                        col: q,
+                    });
                 }
             }
             if v == q {
                 died.push(r);
-                out.wins.push(WinningMove { p: q, row: 2, col: r });
+                out.wins.push(WinningMove {
+                    p: q,
+                    row: 2,
+                    col: r,
+                });
             }
         }
         for a in r0..added {

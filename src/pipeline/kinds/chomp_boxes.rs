@@ -73,9 +73,12 @@ fn box_name(rows: u32, cols: u32) -> String {
 }
 
 fn job_box(job: &JobSpec) -> Result<(u32, u32)> {
-    let p: BoxParams = toml::Value::Table(job.params.clone())
-        .try_into()
-        .map_err(|e: toml::de::Error| Error::job(&job.name, format!("parameters: {}", e.message())))?;
+    let p: BoxParams =
+        toml::Value::Table(job.params.clone())
+            .try_into()
+            .map_err(|e: toml::de::Error| {
+                Error::job(&job.name, format!("parameters: {}", e.message()))
+            })?;
     Ok((p.rows, p.cols))
 }
 
@@ -243,7 +246,12 @@ impl JobKind for ChompBoxes {
     fn plan(&self, path: &Path, text: &str) -> Result<(toml::Table, Vec<JobSpec>)> {
         let p: JobFileParams = parse_params(path, text)?;
         if p.boxes.is_empty() {
-            return Err(error_at_key(path, text, "boxes", "`boxes` is empty: give at least one [rows, cols]"));
+            return Err(error_at_key(
+                path,
+                text,
+                "boxes",
+                "`boxes` is empty: give at least one [rows, cols]",
+            ));
         }
         let mut jobs = Vec::new();
         for (i, &[rows, cols]) in p.boxes.iter().enumerate() {
@@ -274,7 +282,9 @@ impl JobKind for ChompBoxes {
             toml::Value::Array(
                 p.boxes
                     .iter()
-                    .map(|&[r, c]| toml::Value::Array(vec![i64::from(r).into(), i64::from(c).into()]))
+                    .map(|&[r, c]| {
+                        toml::Value::Array(vec![i64::from(r).into(), i64::from(c).into()])
+                    })
                     .collect(),
             ),
         );
@@ -381,7 +391,12 @@ impl JobKind for ChompBoxes {
         for job in run.jobs() {
             let (meta, p, _) = decode_box(&run.load(&job.name)?)?;
             if p.count() != meta.p_positions {
-                problems.push(format!("{}: P count {} but meta says {}", job.name, p.count(), meta.p_positions));
+                problems.push(format!(
+                    "{}: P count {} but meta says {}",
+                    job.name,
+                    p.count(),
+                    meta.p_positions
+                ));
             }
             let b = ChompBox::new(meta.rows as usize, meta.cols as usize)
                 .map_err(|e| Error::job(&job.name, e.to_string()))?;
@@ -437,7 +452,8 @@ fn count_of<F: Fn(u32, u32) -> bool>(rects: &RectangleMoves, f: F) -> (usize, us
 /// The published Chomp claims of seeds 000 and 003 with our values.
 fn chomp_claims(run: &dyn RunAccess, rects: &RectangleMoves) -> Vec<Claim> {
     let mut c = Vec::new();
-    let upright: Vec<(&(u32, u32), &Vec<Bite>)> = rects.iter().filter(|((r, k), _)| r <= k).collect();
+    let upright: Vec<(&(u32, u32), &Vec<Bite>)> =
+        rects.iter().filter(|((r, k), _)| r <= k).collect();
     c.push(Claim::compare(
         SEED0,
         "rectangles with rows ≤ cols solved by the 14 boxes (1×1 has no move and is left out)",
@@ -541,7 +557,9 @@ fn chomp_claims(run: &dyn RunAccess, rects: &RectangleMoves) -> Vec<Claim> {
             GALE,
             &format!("{r}×{k}: the winning moves"),
             m,
-            rects.get(&(r, k)).map_or("not computed".into(), |v| pairs_text(v)),
+            rects
+                .get(&(r, k))
+                .map_or("not computed".into(), |v| pairs_text(v)),
         ));
     }
     let bars: Vec<(u32, u32)> = (1..=10)
@@ -587,7 +605,12 @@ fn ten_by_ten_claims(run: &dyn RunAccess) -> Vec<Claim> {
         return expected
             .iter()
             .map(|(what, v)| {
-                Claim::not_covered(SEED3, &format!("10×10 box: {what}"), v, "no box with 10 rows")
+                Claim::not_covered(
+                    SEED3,
+                    &format!("10×10 box: {what}"),
+                    v,
+                    "no box with 10 rows",
+                )
             })
             .collect();
     };

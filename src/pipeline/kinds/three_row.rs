@@ -43,8 +43,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::games::three_row::{
-    ColState, LiveRow, PERIOD_MAX, RowClass, RowState, TileGeom, TileInput, TileOutput,
-    TileRecord, WinningMove, classify, naive_f, solve_tile_blocked,
+    ColState, LiveRow, PERIOD_MAX, RowClass, RowState, TileGeom, TileInput, TileOutput, TileRecord,
+    WinningMove, classify, naive_f, solve_tile_blocked,
 };
 use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
@@ -125,9 +125,12 @@ fn tile_name(q0: u32, r0: u32) -> String {
 }
 
 fn job_geom(job: &JobSpec) -> Result<TileGeom> {
-    let p: TileParams = toml::Value::Table(job.params.clone())
-        .try_into()
-        .map_err(|e: toml::de::Error| Error::job(&job.name, format!("parameters: {}", e.message())))?;
+    let p: TileParams =
+        toml::Value::Table(job.params.clone())
+            .try_into()
+            .map_err(|e: toml::de::Error| {
+                Error::job(&job.name, format!("parameters: {}", e.message()))
+            })?;
     Ok(TileGeom {
         q0: p.q0,
         q1: p.q1,
@@ -197,10 +200,17 @@ impl Reader<'_> {
         Ok(u64::from_le_bytes(h.try_into().expect("8 bytes")))
     }
     fn bad(&self) -> Error {
-        Error::job(self.job, format!("malformed shard: section `{}` truncated or bad", self.what))
+        Error::job(
+            self.job,
+            format!("malformed shard: section `{}` truncated or bad", self.what),
+        )
     }
     fn done(&self) -> Result<()> {
-        if self.b.is_empty() { Ok(()) } else { Err(self.bad()) }
+        if self.b.is_empty() {
+            Ok(())
+        } else {
+            Err(self.bad())
+        }
     }
 }
 
@@ -234,7 +244,11 @@ fn encode_rows(rows: &[RowState]) -> Vec<u8> {
 }
 
 fn decode_rows(job: &str, bytes: &[u8], n: usize) -> Result<Vec<RowState>> {
-    let mut rd = Reader { b: bytes, job, what: "rows" };
+    let mut rd = Reader {
+        b: bytes,
+        job,
+        what: "rows",
+    };
     let mut rows = Vec::with_capacity(n);
     for _ in 0..n {
         match rd.u32()? {
@@ -284,7 +298,11 @@ fn encode_cols(cols: &[ColState]) -> Vec<u8> {
 }
 
 fn decode_cols(job: &str, bytes: &[u8], n: usize) -> Result<Vec<ColState>> {
-    let mut rd = Reader { b: bytes, job, what: "cols" };
+    let mut rd = Reader {
+        b: bytes,
+        job,
+        what: "cols",
+    };
     let mut cols = Vec::with_capacity(n);
     for _ in 0..n {
         let base = rd.u32()?;
@@ -305,7 +323,12 @@ fn encode_u32s(v: impl IntoIterator<Item = u32>) -> Vec<u8> {
 
 fn decode_u32s(job: &str, what: &'static str, bytes: &[u8]) -> Result<Vec<u32>> {
     if bytes.len() % 4 != 0 {
-        return Err(Reader { b: bytes, job, what }.bad());
+        return Err(Reader {
+            b: bytes,
+            job,
+            what,
+        }
+        .bad());
     }
     Ok(bytes
         .chunks_exact(4)
@@ -382,7 +405,10 @@ fn run_tile(job: &JobSpec, geom: &TileGeom, inputs: &dyn ShardSource) -> Result<
         } else if meta.q0 == geom.q0 && meta.r1 == geom.r0 {
             input.cols = decode_cols(name, shard.section("cols")?, (geom.q1 - geom.q0) as usize)?;
         } else {
-            return Err(Error::job(&job.name, format!("input {name} is not a neighbour tile")));
+            return Err(Error::job(
+                &job.name,
+                format!("input {name} is not a neighbour tile"),
+            ));
         }
         if diag.len() > input.diag.len() {
             input.diag = diag;
@@ -410,7 +436,10 @@ fn run_tile(job: &JobSpec, geom: &TileGeom, inputs: &dyn ShardSource) -> Result<
         Vec::new()
     };
     Ok(vec![
-        Section::new("meta", codec::encode(&meta).map_err(|e| Error::job(&job.name, e))?),
+        Section::new(
+            "meta",
+            codec::encode(&meta).map_err(|e| Error::job(&job.name, e))?,
+        ),
         Section::new("rows", encode_rows(&out.rows)),
         Section::new("cols", cols),
         Section::new("diag", encode_u32s(out.diag)),
@@ -482,10 +511,20 @@ pub fn merge_run(run: &dyn RunAccess) -> Result<Merged> {
     let rows = rows
         .into_iter()
         .enumerate()
-        .map(|(r, c)| c.ok_or_else(|| Error::job("three-row", format!("no tile holds the final state of row {r}"))))
+        .map(|(r, c)| {
+            c.ok_or_else(|| {
+                Error::job(
+                    "three-row",
+                    format!("no tile holds the final state of row {r}"),
+                )
+            })
+        })
         .collect::<Result<Vec<_>>>()?;
     if diag.len() != n {
-        return Err(Error::job("three-row", format!("diagonal has {} values, {n} expected", diag.len())));
+        return Err(Error::job(
+            "three-row",
+            format!("diagonal has {} values, {n} expected", diag.len()),
+        ));
     }
     for w in &mut wins {
         w.sort();
@@ -502,7 +541,11 @@ pub fn merge_run(run: &dyn RunAccess) -> Result<Merged> {
 }
 
 fn frac((num, den): (i64, i64)) -> String {
-    if den == 1 { num.to_string() } else { format!("{num}/{den}") }
+    if den == 1 {
+        num.to_string()
+    } else {
+        format!("{num}/{den}")
+    }
 }
 
 /// One line of `three-row-rows.csv` (without the newline).
@@ -513,7 +556,11 @@ pub fn row_line(r: u32, c: &RowClass) -> String {
         RowClass::Periodic { period, start, .. } => {
             let ((mn, md), pat) = c.pattern().expect("periodic");
             let pat: Vec<String> = pat.iter().map(|&x| frac((x, md))).collect();
-            format!("{r},periodic,{},,{period},{start},{}", frac((mn, md)), pat.join(" "))
+            format!(
+                "{r},periodic,{},,{period},{start},{}",
+                frac((mn, md)),
+                pat.join(" ")
+            )
         }
         RowClass::Undetermined => format!("{r},undetermined,,,,,"),
     }
@@ -581,7 +628,11 @@ fn tables_of(m: &Merged) -> Vec<TableFile> {
     }
     let mut classes = String::from("class,period,rows_le_10000,rows\n");
     for ((name, period), (small, all)) in class_counts(&m.rows) {
-        let p = if period == 0 { String::new() } else { period.to_string() };
+        let p = if period == 0 {
+            String::new()
+        } else {
+            period.to_string()
+        };
         classes.push_str(&format!("{name},{p},{small},{all}\n"));
     }
     let mut f255 = String::from("q,r,f\n");
@@ -627,7 +678,8 @@ pub fn parse_b_file(text: &str) -> std::result::Result<Vec<u64>, String> {
             if n.parse::<usize>() != Ok(i) {
                 return Err(format!("line {}: index {n}", i + 1));
             }
-            a.parse::<u64>().map_err(|_| format!("line {}: `{l}`", i + 1))
+            a.parse::<u64>()
+                .map_err(|_| format!("line {}: `{l}`", i + 1))
         })
         .collect()
 }
@@ -644,14 +696,29 @@ impl JobKind for ThreeRow {
     fn plan(&self, path: &Path, text: &str) -> Result<(toml::Table, Vec<JobSpec>)> {
         let p: JobFileParams = parse_params(path, text)?;
         if p.q_max == 0 || p.q_max > MAX_Q {
-            return Err(error_at_key(path, text, "q_max", format!("`q_max` must be in 1..={MAX_Q}")));
+            return Err(error_at_key(
+                path,
+                text,
+                "q_max",
+                format!("`q_max` must be in 1..={MAX_Q}"),
+            ));
         }
         if p.q_range == 0 {
-            return Err(error_at_key(path, text, "q_range", "`q_range` must be at least 1"));
+            return Err(error_at_key(
+                path,
+                text,
+                "q_range",
+                "`q_range` must be at least 1",
+            ));
         }
         let r_range = p.r_range.unwrap_or(p.q_range);
         if r_range == 0 {
-            return Err(error_at_key(path, text, "r_range", "`r_range` must be at least 1"));
+            return Err(error_at_key(
+                path,
+                text,
+                "r_range",
+                "`r_range` must be at least 1",
+            ));
         }
         let tiles = plan_tiles(p.q_max, p.q_range, r_range);
         if tiles.len() > 100_000 {
@@ -659,14 +726,23 @@ impl JobKind for ThreeRow {
                 path,
                 text,
                 "q_range",
-                format!("{} tiles: use larger ranges (at most 100,000 tiles)", tiles.len()),
+                format!(
+                    "{} tiles: use larger ranges (at most 100,000 tiles)",
+                    tiles.len()
+                ),
             ));
         }
         let jobs = tiles
             .into_iter()
             .map(|(g, inputs)| {
                 let mut params = toml::Table::new();
-                for (k, v) in [("q0", g.q0), ("q1", g.q1), ("r0", g.r0), ("r1", g.r1), ("q_max", g.q_max)] {
+                for (k, v) in [
+                    ("q0", g.q0),
+                    ("q1", g.q1),
+                    ("r0", g.r0),
+                    ("r1", g.r1),
+                    ("q_max", g.q_max),
+                ] {
                     params.insert(k.into(), i64::from(v).into());
                 }
                 JobSpec {
@@ -698,7 +774,9 @@ impl JobKind for ThreeRow {
         let m = merge_run(run)?;
         // Strategy stealing: every 3×p rectangle has a winning move.
         if let Some(p) = (1..m.wins.len()).find(|&p| m.wins[p].is_empty()) {
-            problems.push(format!("3×{p} has no winning move (strategy stealing says it must)"));
+            problems.push(format!(
+                "3×{p} has no winning move (strategy stealing says it must)"
+            ));
         }
         // Each winning move is a P-position: row-1 moves from the diagonal,
         // row-2 moves are rows that die at p.
@@ -710,7 +788,9 @@ impl JobKind for ThreeRow {
                     _ => false,
                 };
                 if !ok {
-                    problems.push(format!("3×{p}: winning move ({row}, {col}) is not a P-position"));
+                    problems.push(format!(
+                        "3×{p}: winning move ({row}, {col}) is not a P-position"
+                    ));
                 }
             }
         }
@@ -752,7 +832,11 @@ pub fn oeis_terms(text: &str, id: &str) -> Option<(usize, Vec<u64>)> {
             return None;
         }
         let offset = it.next()?.parse().ok()?;
-        let terms = it.next()?.split(',').map(|t| t.parse().ok()).collect::<Option<Vec<u64>>>()?;
+        let terms = it
+            .next()?
+            .split(',')
+            .map(|t| t.parse().ok())
+            .collect::<Option<Vec<u64>>>()?;
         Some((offset, terms))
     })
 }
@@ -764,7 +848,9 @@ pub const OEIS_TERMS: &str = include_str!("three_row_oeis.txt");
 pub fn three_row_claims(m: &Merged) -> Vec<Claim> {
     let mut c = Vec::new();
     let q = m.q_max;
-    let not_one: Vec<usize> = (1..m.wins.len()).filter(|&p| m.wins[p].len() != 1).collect();
+    let not_one: Vec<usize> = (1..m.wins.len())
+        .filter(|&p| m.wins[p].len() != 1)
+        .collect();
     c.push(Claim::compare(
         "Brouwer (p ≤ 130,000); seed 000 (p ≤ 16,000)",
         &format!("3×p has exactly one winning move, every p ≤ {q}"),
@@ -776,13 +862,24 @@ pub fn three_row_claims(m: &Merged) -> Vec<Claim> {
         },
     ));
     // Rows r ≤ 10,000 (Nivasch; seed 000 at Q = 16,000).
-    let decided = m.rows.len() > 10_000 && m.rows[..=10_000].iter().all(|c| *c != RowClass::Undetermined);
+    let decided = m.rows.len() > 10_000
+        && m.rows[..=10_000]
+            .iter()
+            .all(|c| *c != RowClass::Undetermined);
     let expected = "dead 5858, linear 3939, periodic 141 / 7 / 54 / 2 with periods 2 / 3 / 4 / 9, no other period";
     if decided {
         let counts = class_counts(&m.rows[..=10_000]);
         let get = |n: &str, p: u32| counts.get(&(n.to_string(), p)).map_or(0, |e| e.0);
-        let periods: Vec<u32> = counts.keys().filter(|k| k.0 == "periodic").map(|k| k.1).collect();
-        let others: Vec<u32> = periods.iter().copied().filter(|p| ![2, 3, 4, 9].contains(p)).collect();
+        let periods: Vec<u32> = counts
+            .keys()
+            .filter(|k| k.0 == "periodic")
+            .map(|k| k.1)
+            .collect();
+        let others: Vec<u32> = periods
+            .iter()
+            .copied()
+            .filter(|p| ![2, 3, 4, 9].contains(p))
+            .collect();
         c.push(Claim::compare(
             NIVASCH,
             "rows r ≤ 10,000 by class",
@@ -795,11 +892,20 @@ pub fn three_row_claims(m: &Merged) -> Vec<Claim> {
                 get("periodic", 3),
                 get("periodic", 4),
                 get("periodic", 9),
-                if others.is_empty() { "no other period".to_string() } else { format!("other periods {others:?}") }
+                if others.is_empty() {
+                    "no other period".to_string()
+                } else {
+                    format!("other periods {others:?}")
+                }
             ),
         ));
     } else {
-        c.push(Claim::not_covered(NIVASCH, "rows r ≤ 10,000 by class", expected, "q_max too small to decide every row ≤ 10,000"));
+        c.push(Claim::not_covered(
+            NIVASCH,
+            "rows r ≤ 10,000 by class",
+            expected,
+            "q_max too small to decide every row ≤ 10,000",
+        ));
     }
     let row = |r: usize| m.rows.get(r);
     let p6541 = "period 9, start 9250, pattern 1 1 1 -3 0 1 1 1 -3";
@@ -814,8 +920,18 @@ pub fn three_row_claims(m: &Merged) -> Vec<Claim> {
                 format!("period {}, start {}, pattern {}", f[4], f[5], f[6]),
             ));
         }
-        Some(cl) if decided => c.push(Claim::compare("Brouwer pattern table; seed 000", "row r = 6541", p6541, cl.name())),
-        _ => c.push(Claim::not_covered("Brouwer pattern table; seed 000", "row r = 6541", p6541, "q_max too small")),
+        Some(cl) if decided => c.push(Claim::compare(
+            "Brouwer pattern table; seed 000",
+            "row r = 6541",
+            p6541,
+            cl.name(),
+        )),
+        _ => c.push(Claim::not_covered(
+            "Brouwer pattern table; seed 000",
+            "row r = 6541",
+            p6541,
+            "q_max too small",
+        )),
     }
     // Row 120: period 2, d = const ± 1 (seed 000: "p = q + const + (−1)^q").
     match row(120) {
@@ -826,11 +942,29 @@ pub fn three_row_claims(m: &Merged) -> Vec<Claim> {
             format!(
                 "period {}, pattern {}",
                 cl.period().unwrap_or(0),
-                if cl.pattern().is_some_and(|(_, p)| { let mut s = p.clone(); s.sort(); s == vec![-1, 1] }) { "±1" } else { "other" }
+                if cl.pattern().is_some_and(|(_, p)| {
+                    let mut s = p.clone();
+                    s.sort();
+                    s == vec![-1, 1]
+                }) {
+                    "±1"
+                } else {
+                    "other"
+                }
             ),
         )),
-        Some(cl) => c.push(Claim::compare(BROUWER, "row r = 120", "period 2, pattern ±1", cl.name())),
-        None => c.push(Claim::not_covered(BROUWER, "row r = 120", "period 2", "q_max < 120")),
+        Some(cl) => c.push(Claim::compare(
+            BROUWER,
+            "row r = 120",
+            "period 2, pattern ±1",
+            cl.name(),
+        )),
+        None => c.push(Claim::not_covered(
+            BROUWER,
+            "row r = 120",
+            "period 2",
+            "q_max < 120",
+        )),
     }
     // Brouwer's linear rows r ≤ 130: 54 of them; his 40th says 95, the truth is 94.
     let linear: Vec<(usize, u32, u32)> = m
@@ -844,8 +978,15 @@ pub fn three_row_claims(m: &Merged) -> Vec<Claim> {
         })
         .collect();
     if m.rows.len() > 130 && m.rows[..=130].iter().all(|c| *c != RowClass::Undetermined) {
-        c.push(Claim::compare(BROUWER, "linear rows (f = q + c from q₀) with r ≤ 130", 54, linear.len()));
-        let e40 = linear.get(39).map_or("none".to_string(), |&(r, cc, q0)| format!("r = {r}, c = {cc}, q₀ = {q0}"));
+        c.push(Claim::compare(
+            BROUWER,
+            "linear rows (f = q + c from q₀) with r ≤ 130",
+            54,
+            linear.len(),
+        ));
+        let e40 = linear.get(39).map_or("none".to_string(), |&(r, cc, q0)| {
+            format!("r = {r}, c = {cc}, q₀ = {q0}")
+        });
         c.push(Claim {
             source: BROUWER.into(),
             claim: "40th linear row (r, c, q₀)".into(),
@@ -858,7 +999,12 @@ pub fn three_row_claims(m: &Merged) -> Vec<Claim> {
             },
         });
     } else {
-        c.push(Claim::not_covered(BROUWER, "linear rows with r ≤ 130", 54, "q_max too small"));
+        c.push(Claim::not_covered(
+            BROUWER,
+            "linear rows with r ≤ 130",
+            54,
+            "q_max too small",
+        ));
     }
     if q >= 135 {
         let f135_95 = match &m.rows[95] {
@@ -922,7 +1068,14 @@ pub fn three_row_claims(m: &Merged) -> Vec<Claim> {
                 &src,
                 &format!("{what}: the {n} published terms"),
                 "all equal",
-                mismatch.map_or("all equal".to_string(), |i| format!("differs at n = {}: {} vs {}", i + offset, ours[i], published[i])),
+                mismatch.map_or("all equal".to_string(), |i| {
+                    format!(
+                        "differs at n = {}: {} vs {}",
+                        i + offset,
+                        ours[i],
+                        published[i]
+                    )
+                }),
             ));
         }
     }
