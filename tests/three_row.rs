@@ -97,8 +97,8 @@ fn small_values() {
     // BRIEF.md: f(0,0) = 1, f(q,0) = q+1; row 1 has only (3,1,1) and (2,2,1).
     let f = f_table(50);
     assert_eq!(f[0][0], 1);
-    for q in 0..=50usize {
-        assert_eq!(f[q][0], q as u32 + 1);
+    for (q, row) in f.iter().enumerate() {
+        assert_eq!(row[0], q as u32 + 1);
     }
     let row1: Vec<u32> = (1..=50)
         .filter(|&q| f[q][1] >= q as u32)
@@ -318,7 +318,8 @@ fn tables_of(run_dir: &Path) -> Vec<(String, String)> {
 #[test]
 fn tables_do_not_depend_on_the_split_or_the_worker_count() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let mut seen: Vec<(String, String, Vec<(String, String)>)> = Vec::new();
+    type Digests = Vec<(String, String)>;
+    let mut seen: Vec<(String, String, Digests)> = Vec::new();
     for (name, qr, rr, workers) in [
         ("a", 300, 200, 2),
         ("b", 1001, 1001, 1),

@@ -390,9 +390,9 @@ pub fn solve_tile(
         });
         col[lo..hi].fill(0);
     }
-    for a in 0..(r0 as usize).min(diag.len()) {
-        if diag[a] >= q0 {
-            clear_bit(&mut diagbits, diag[a]);
+    for &v in diag.iter().take(r0 as usize) {
+        if v >= q0 {
+            clear_bit(&mut diagbits, v);
         }
     }
     for row in &mut rows {

@@ -322,7 +322,7 @@ fn encode_u32s(v: impl IntoIterator<Item = u32>) -> Vec<u8> {
 }
 
 fn decode_u32s(job: &str, what: &'static str, bytes: &[u8]) -> Result<Vec<u32>> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(Reader {
             b: bytes,
             job,
