@@ -2,4 +2,5 @@
 //! logging in inner loops. The pipeline (`crate::pipeline`) wraps them into jobs.
 
 pub mod chomp;
+pub mod impartial;
 pub mod three_row;

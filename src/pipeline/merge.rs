@@ -16,7 +16,7 @@ use super::error::{Error, Result};
 use super::kind::{
     Claim, ClaimStatus, JobKind, JobSpec, RunAccess, ShardSource, TableFile, kind_by_name,
 };
-use super::plan::{JobState, PlanFile, job_state, read_shard};
+use super::plan::{JobState, PlanFile, job_state, read_checked_shard, read_shard};
 use super::rundir::RunDir;
 use super::shard::{Shard, write_atomic};
 
@@ -277,7 +277,7 @@ pub fn verify(view: &RunView, reference: Option<&Path>) -> Result<ResultFile> {
     })?;
     let mut shards = Vec::new();
     for j in &view.plan.jobs {
-        match read_shard(&view.dir, &view.plan.kind, &j.name, &j.id) {
+        match read_checked_shard(&view.dir, &view.plan.kind, j) {
             Err(e) => problems.push(e.to_string()),
             Ok(_) => {
                 let p = view.dir.shard_path(&j.id);

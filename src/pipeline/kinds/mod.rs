@@ -2,4 +2,5 @@
 //! [`JobKind`](super::JobKind) and registered in [`all_kinds`](super::kind::all_kinds).
 
 pub mod chomp_boxes;
+pub mod octal;
 pub mod three_row;
