@@ -12,17 +12,19 @@
 //!
 //! `(p, q, r)` is a P-position iff `p = f(q, r) ≥ q`.
 //!
-//! **How we compute it.** While row `r` is alive every value below `q` is in
-//! that set (otherwise a smaller `p < q` would be a P-position with second row
-//! `q`, which is impossible), so the mex is the least value `≥ q` missing from
-//! the row set and from the column set; the row dies exactly when that mex is
-//! `q` itself ((q, q, r) is a P-position and every later `(p, q', r)` can move
-//! to it). Values below `q` are therefore never looked at, dead rows cost
-//! nothing, and each live cell scans a few 64-bit words of three bitsets: the
-//! row's own values ([`LiveRow`]), the diagonal values `f(a, a), a < r` that
-//! belong to row `r`, and the column's values. [`naive_f`] is the literal
-//! recurrence (least positive integer, plain sets) kept as an independent
-//! check.
+//! **How we compute it.** From `(p, q, r)` with `p ≥ q` the moves go to
+//! `(p', q, r)` with `q ≤ p' < p`, to `(p, a, min(r, a))` with `a < q` (a
+//! P-position iff `p = F(a, r)`), to `(p, q, b)` with `b < r` (iff
+//! `p = f(q, b)`), and to `(j, j, min(r, j))` with `j < q`, a P-position only
+//! when `j ≥ r` and `f(j, r) = j` (the row has died; the square `(j, j, j)`
+//! never is). So while row `r` is alive, `f(q, r)` is the least value `≥ q`
+//! missing from the row set and the column set, and the row dies exactly when
+//! that value is `q` itself. Values below `q` are never looked at, dead rows
+//! cost nothing, and each live cell scans a few 64-bit words of three bitsets:
+//! the row's own values ([`LiveRow`]), the diagonal values `f(a, a), a < r`
+//! that belong to row `r`, and the column's values. [`naive_f`] is the
+//! literal recurrence (least positive integer, plain sets); the tests check
+//! that both give the same table, and both against the Chomp box solver.
 //!
 //! **Tiles.** [`solve_tile`] computes the cells `q ∈ [q0, q1)`, `r ∈ [r0, r1)`,
 //! `r ≤ q` from the row states of rows `r0…` at column `q0` (left by the tile
