@@ -173,7 +173,11 @@ pub trait JobKind: Sync {
 
 /// Every job kind this build knows.
 pub fn all_kinds() -> Vec<&'static dyn JobKind> {
-    vec![&kinds::chomp_boxes::ChompBoxes, &kinds::octal::Octal]
+    vec![
+        &kinds::chomp_boxes::ChompBoxes,
+        &kinds::octal::Octal,
+        &kinds::three_row::ThreeRow,
+    ]
 }
 
 /// The job kind called `name`, if any.

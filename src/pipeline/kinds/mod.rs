@@ -3,3 +3,4 @@
 
 pub mod chomp_boxes;
 pub mod octal;
+pub mod three_row;
