@@ -162,6 +162,9 @@ enum Query {
         /// Machine-readable output.
         #[arg(long)]
         json: bool,
+        /// Print the Sprague–Grundy value instead (--run-dir: a chomp-grundy run).
+        #[arg(long)]
+        grundy: bool,
     },
     /// Nim (Bouton): P-position or every winning move, normal or misère play.
     Nim {
@@ -323,6 +326,14 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             position,
             run_dir,
             json,
+            grundy,
+        }) if grundy => cmd_query_chomp_grundy(rectangle, position, run_dir, json),
+        Command::Query(Query::Chomp {
+            rectangle,
+            position,
+            run_dir,
+            json,
+            ..
         }) => cmd_query_chomp(rectangle, position, run_dir, json),
         Command::Query(Query::ThreeRow(a)) => cmd_query_three_row(&a),
         Command::Query(Query::Nim { heaps, misere }) => cmd_query_nim(&heaps, misere),
@@ -758,6 +769,67 @@ fn cmd_query_three_row(a: &ThreeRowQuery) -> anyhow::Result<ExitCode> {
             a.r
         );
         println!("  ({source})");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `query chomp … --grundy`: the Sprague–Grundy value of a position, solved
+/// in memory (small boxes) or read from a chomp-grundy run.
+fn cmd_query_chomp_grundy(
+    rectangle: Option<String>,
+    position: Option<String>,
+    run_dir: Option<PathBuf>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    use crate::games::chomp::grundy::grundy_values;
+    use crate::pipeline::kinds::chomp_grundy::grundy_from_run;
+    let s = match (&rectangle, &position) {
+        (Some(r), _) => parse_rectangle(r)?,
+        (None, Some(p)) => parse_position(p)?,
+        (None, None) => bail!("give a rectangle (e.g. 4x7) or --position 10,10,9,4"),
+    };
+    let (source, value) = match &run_dir {
+        Some(d) => {
+            let view = RunView::open(d)?;
+            if view.plan.kind != "chomp-grundy" {
+                bail!(
+                    "{} is a `{}` run, not chomp-grundy",
+                    d.display(),
+                    view.plan.kind
+                );
+            }
+            let (name, v) = grundy_from_run(&view, &s)?
+                .ok_or_else(|| anyhow!("no box in {} covers the position {s}", d.display()))?;
+            (format!("{} ({})", name, d.display()), v)
+        }
+        None => {
+            let (rows, cols) = (s.rows().len(), s.rows()[0] as usize);
+            let b = ChompBox::new(rows, cols)?;
+            if b.len() > QUERY_IN_MEMORY_LIMIT / 10 {
+                bail!(
+                    "the {rows}x{cols} box has {} staircases, too many to solve here; \
+                     run a chomp-grundy job covering it and pass --run-dir",
+                    b.len()
+                );
+            }
+            let g = grundy_values(&b);
+            (
+                format!("solved in memory ({rows}x{cols} box)"),
+                g[b.rank_of(&s)? as usize],
+            )
+        }
+    };
+    if json {
+        let v = serde_json::json!({"position": s.rows(), "grundy": value, "source": source});
+        println!("{}", serde_json::to_string(&v)?);
+    } else {
+        let label = rectangle.unwrap_or_else(|| s.to_string());
+        let kind = if value == 0 {
+            "P-position"
+        } else {
+            "N-position"
+        };
+        println!("{label}: Grundy value {value} ({kind})\n  ({source})");
     }
     Ok(ExitCode::SUCCESS)
 }

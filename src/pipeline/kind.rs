@@ -175,6 +175,8 @@ pub trait JobKind: Sync {
 pub fn all_kinds() -> Vec<&'static dyn JobKind> {
     vec![
         &kinds::chomp_boxes::ChompBoxes,
+        &kinds::chomp_census::ChompCensus,
+        &kinds::chomp_grundy::ChompGrundy,
         &kinds::octal::Octal,
         &kinds::three_row::ThreeRow,
     ]

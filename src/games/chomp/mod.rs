@@ -10,8 +10,14 @@
 //! - [`ChompBox`]: ranks every staircase of an m×n box with the combinatorial
 //!   number system and solves all of them at once ([`ChompBox::solve`]).
 //! - [`PPositions`]: the result, one bit per rank.
+//! - [`census`]: every position of `s` squares (partitions of `s`), ranked
+//!   by a partition-counting recurrence; P-positions and winning-bite counts
+//!   per size (OEIS A112470–A112473).
+//! - [`grundy`]: the Sprague–Grundy value of every staircase of a box.
 
 mod boxsolve;
+pub mod census;
+pub mod grundy;
 
 pub use boxsolve::{BoxStats, ChompBox, PPositions};
 

@@ -2,5 +2,7 @@
 //! [`JobKind`](super::JobKind) and registered in [`all_kinds`](super::kind::all_kinds).
 
 pub mod chomp_boxes;
+pub mod chomp_census;
+pub mod chomp_grundy;
 pub mod octal;
 pub mod three_row;
