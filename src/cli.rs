@@ -195,6 +195,31 @@ enum Query {
         #[arg(long, default_value_t = 80)]
         n: usize,
     },
+    /// Three-row Chomp: f(q, r), the P-position (f, q, r) if any, and row r's class.
+    ///
+    /// f(q, r) is computed in memory (rows 0..=r, columns 0..=q). The class
+    /// comes from a three-row run's tables/three-row-rows.csv with --run-dir,
+    /// else from an in-memory run to --q-max.
+    ThreeRow(ThreeRowQuery),
+}
+
+#[derive(Args, Debug)]
+struct ThreeRowQuery {
+    /// Second row length q.
+    #[arg(long)]
+    q: u32,
+    /// Third row length r (r ≤ q).
+    #[arg(long)]
+    r: u32,
+    /// A three-row run directory whose rows table gives the class.
+    #[arg(long)]
+    run_dir: Option<PathBuf>,
+    /// Last column for the in-memory classification (default: max(q, 16000)).
+    #[arg(long)]
+    q_max: Option<u32>,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Entry point of the binary: parses arguments, runs, maps errors to exit
@@ -310,6 +335,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             json,
             ..
         }) => cmd_query_chomp(rectangle, position, run_dir, json),
+        Command::Query(Query::ThreeRow(a)) => cmd_query_three_row(&a),
         Command::Query(Query::Nim { heaps, misere }) => cmd_query_nim(&heaps, misere),
         Command::Query(Query::Subtraction { set, n, heaps }) => {
             cmd_query_subtraction(&set, n, heaps.as_deref())
@@ -663,6 +689,85 @@ fn cmd_query_chomp(
                 list.join(", ")
             );
         }
+        println!("  ({source})");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_query_three_row(a: &ThreeRowQuery) -> anyhow::Result<ExitCode> {
+    use crate::games::three_row::{
+        RowState, TileGeom, TileInput, TileRecord, classify, solve_tile_blocked,
+    };
+    use crate::pipeline::kinds::three_row::row_line;
+    if a.r > a.q {
+        bail!(
+            "--r {} > --q {}: three-row positions have p ≥ q ≥ r",
+            a.r,
+            a.q
+        );
+    }
+    let solve = |q_last: u32, rows: u32| {
+        let g = TileGeom {
+            q0: 0,
+            q1: q_last + 1,
+            r0: 0,
+            r1: rows,
+            q_max: q_last,
+        };
+        solve_tile_blocked(&g, TileInput::default(), &TileRecord::default(), 256, 256)
+            .map_err(|e| anyhow!(e))
+    };
+    let out = solve(a.q, a.r + 1)?;
+    let state = &out.rows[a.r as usize];
+    let f = match state {
+        RowState::Dead { c } => *c,
+        RowState::Live(l) => a.q + l.d_at(a.q),
+    };
+    let (class_line, source) = match &a.run_dir {
+        Some(d) => {
+            let p = d.join("tables").join("three-row-rows.csv");
+            let text =
+                std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
+            let line = text
+                .lines()
+                .find(|l| l.split(',').next() == Some(&a.r.to_string()))
+                .ok_or_else(|| anyhow!("row {} is not in {}", a.r, p.display()))?;
+            (line.to_string(), p.display().to_string())
+        }
+        None => {
+            let q_max = a.q_max.unwrap_or(16_000).max(a.q);
+            let o = solve(q_max, a.r + 1)?;
+            let c = classify(a.r, &o.rows[a.r as usize], q_max);
+            (
+                row_line(a.r, &c),
+                format!("computed in memory to q_max = {q_max}"),
+            )
+        }
+    };
+    let p_pos = (f >= a.q).then_some((f, a.q, a.r));
+    if a.json {
+        let fields: Vec<&str> = class_line.split(',').collect();
+        let v = serde_json::json!({
+            "q": a.q, "r": a.r, "f": f,
+            "p_position": p_pos.map(|(p, q, r)| [p, q, r]),
+            "class": fields.get(1), "c": fields.get(2), "q0": fields.get(3),
+            "period": fields.get(4), "start": fields.get(5), "pattern": fields.get(6),
+            "class_source": source,
+        });
+        println!("{}", serde_json::to_string(&v)?);
+    } else {
+        println!("f({}, {}) = {f}", a.q, a.r);
+        match p_pos {
+            Some((p, q, r)) => println!("  P-position: ({p}, {q}, {r})"),
+            None => println!(
+                "  no P-position (p, {}, {}): row {} died at column {f}, where ({f}, {f}, {}) is a P-position",
+                a.q, a.r, a.r, a.r
+            ),
+        }
+        println!(
+            "  row {}: r,class,c,q0,period,start,pattern = {class_line}",
+            a.r
+        );
         println!("  ({source})");
     }
     Ok(ExitCode::SUCCESS)

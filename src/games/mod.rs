@@ -3,3 +3,4 @@
 
 pub mod chomp;
 pub mod impartial;
+pub mod three_row;

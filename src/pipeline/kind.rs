@@ -178,6 +178,7 @@ pub fn all_kinds() -> Vec<&'static dyn JobKind> {
         &kinds::chomp_census::ChompCensus,
         &kinds::chomp_grundy::ChompGrundy,
         &kinds::octal::Octal,
+        &kinds::three_row::ThreeRow,
     ]
 }
 

@@ -5,3 +5,4 @@ pub mod chomp_boxes;
 pub mod chomp_census;
 pub mod chomp_grundy;
 pub mod octal;
+pub mod three_row;
