@@ -2,3 +2,4 @@
 //! logging in inner loops. The pipeline (`crate::pipeline`) wraps them into jobs.
 
 pub mod chomp;
+pub mod dodgem;

@@ -1,0 +1,466 @@
+//! Retrograde analysis of one layer (`BRIEF.md` §Dodgem, seed 002).
+//!
+//! Inside a layer sideways moves make cycles, so positions cannot be solved
+//! in one pass. Instead:
+//!
+//! 1. **Seed.** Every position gets a byte: loss in 0 if the opponent has no
+//!    car; win in 0 if the mover has no move; otherwise the moves that take a
+//!    car off the board are looked up in the two solved layers below
+//!    (`(a−1, b)` for Blue, `(a, b−1)` for Red). A move to a lost position
+//!    makes the position *won at most* at that depth + 1 (written at once;
+//!    lowered if an in-layer loss comes earlier). Otherwise the byte holds a
+//!    **counter**: the number of in-layer moves, plus 1 if some exit reaches
+//!    a draw (so the counter never runs out and the position cannot be lost).
+//!    With no in-layer move the value follows from the exits alone.
+//! 2. **Propagate by depth.** For d = 0, 1, 2, …: every position whose value
+//!    has depth d is taken in turn and its in-layer predecessors are made by
+//!    moving one car of the previous mover backwards. A loss in d makes each
+//!    predecessor a win in d + 1 (unless it already wins sooner); a win in d
+//!    decrements each predecessor's counter, and a counter reaching zero
+//!    means every move loses: a loss in 1 + max(d, deepest exit), the longest
+//!    resistance.
+//! 3. Positions never valued are **draws**.
+//!
+//! Positions of depth d are found by scanning the blocks marked as holding
+//! some value of depth d (one bit per block and depth), so no queue is
+//! stored: the working memory is the layer's bytes (one per position; the
+//! counters live in the bytes 1 … 15 of the value encoding) and the two
+//! solved layers it reads. Blocks are shared between threads; updates are
+//! byte-wide compare-and-swap, and the result does not depend on the order
+//! in which a depth's positions are taken (wins take the minimum depth,
+//! counters only count).
+
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
+
+use super::index::expand;
+use super::{Board, LOSS_BASE, Layer, MAX_DEPTH, Side, Value, WIN_BASE};
+
+/// Squares for steps: `NONE` = not allowed, `OFF` = off the board.
+const NONE: u8 = 0xFF;
+const OFF: u8 = 0xFE;
+
+/// Step and un-step tables of a board.
+struct Geometry {
+    /// `fwd[side][sq]`: the three targets of a car of `side` on `sq`.
+    fwd: [[[u8; 3]; 64]; 2],
+    /// `back[side][sq]`: the three squares a car of `side` on `sq` can have come from.
+    back: [[[u8; 3]; 64]; 2],
+}
+
+impl Geometry {
+    fn new(board: Board) -> Geometry {
+        let mut g = Geometry {
+            fwd: [[[NONE; 3]; 64]; 2],
+            back: [[[NONE; 3]; 64]; 2],
+        };
+        for side in [Side::Blue, Side::Red] {
+            let si = side.bit() as usize;
+            for sq in 0..board.squares() {
+                for dir in 0..3 {
+                    g.fwd[si][sq][dir] = match board.step(side, sq, dir) {
+                        None => NONE,
+                        Some(None) => OFF,
+                        Some(Some(t)) => t as u8,
+                    };
+                }
+                for (k, u) in board.unsteps(side, sq).into_iter().enumerate() {
+                    g.back[si][sq][k] = u.map_or(NONE, |t| t as u8);
+                }
+            }
+        }
+        g
+    }
+}
+
+/// Counts of one solved layer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LayerStats {
+    /// Positions won for the side to move.
+    pub wins: u64,
+    /// Positions lost for the side to move.
+    pub losses: u64,
+    /// Drawn positions.
+    pub draws: u64,
+    /// Largest depth of a won position (0 if none).
+    pub max_win_depth: u8,
+    /// Largest depth of a lost position (0 if none).
+    pub max_loss_depth: u8,
+    /// Car placements lost for whoever moves, as (blue mask, red mask), in
+    /// index order. The empty board is left out (`BRIEF.md`: not a position of play).
+    pub lost_for_both: Vec<(u64, u64)>,
+}
+
+impl LayerStats {
+    /// Counts a solved layer's bytes.
+    ///
+    /// # Panics
+    /// If `values` has the wrong length or holds a byte outside the encoding.
+    pub fn of(layer: &Layer, values: &[u8]) -> LayerStats {
+        assert_eq!(values.len() as u64, layer.len());
+        let mut s = LayerStats::default();
+        for (pair, two) in values.chunks_exact(2).enumerate() {
+            for &b in two {
+                match Value::from_byte(b).expect("solved layer byte") {
+                    Value::Win(d) => {
+                        s.wins += 1;
+                        s.max_win_depth = s.max_win_depth.max(d);
+                    }
+                    Value::Loss(d) => {
+                        s.losses += 1;
+                        s.max_loss_depth = s.max_loss_depth.max(d);
+                    }
+                    Value::Draw => s.draws += 1,
+                }
+            }
+            if two[0] >= LOSS_BASE && two[1] >= LOSS_BASE && (layer.a(), layer.b()) != (0, 0) {
+                let p = layer.position(2 * pair as u64);
+                s.lost_for_both.push((p.blue, p.red));
+            }
+        }
+        s
+    }
+}
+
+/// Solves layer `layer` on one thread; see [`solve_layer_with_threads`].
+///
+/// # Panics
+/// As [`solve_layer_with_threads`].
+pub fn solve_layer(layer: &Layer, below_blue: Option<&[u8]>, below_red: Option<&[u8]>) -> Vec<u8> {
+    solve_layer_with_threads(layer, below_blue, below_red, 1)
+}
+
+/// Solves layer `(a, b)`: one byte per index (see [`Value::to_byte`]).
+///
+/// `below_blue` is the solved layer `(a−1, b)` (needed when a ≥ 1),
+/// `below_red` the solved layer `(a, b−1)` (needed when b ≥ 1), both in the
+/// same encoding. `threads` ≥ 1 worker threads share the work; the result is
+/// the same for any number.
+///
+/// # Panics
+/// If a needed layer below is missing or has the wrong length, or a depth
+/// exceeds [`MAX_DEPTH`] (impossible for n ≤ 5).
+pub fn solve_layer_with_threads(
+    layer: &Layer,
+    below_blue: Option<&[u8]>,
+    below_red: Option<&[u8]>,
+    threads: usize,
+) -> Vec<u8> {
+    let board = layer.board();
+    let (a, b) = (layer.a(), layer.b());
+    let lb = (a > 0).then(|| {
+        let l = Layer::new(board, a - 1, b);
+        let v = below_blue.expect("layer (a−1, b) is needed");
+        assert_eq!(v.len() as u64, l.len(), "layer ({}, {b}) length", a - 1);
+        (l, v)
+    });
+    let lr = (b > 0).then(|| {
+        let l = Layer::new(board, a, b - 1);
+        let v = below_red.expect("layer (a, b−1) is needed");
+        assert_eq!(v.len() as u64, l.len(), "layer ({a}, {}) length", b - 1);
+        (l, v)
+    });
+    let len = layer.len() as usize;
+    let mut bytes = vec![0u8; len];
+    {
+        // SAFETY: `AtomicU8` has the size and alignment of `u8`, and `bytes`
+        // is borrowed mutably (exclusively) for the life of this view.
+        let cells: &[AtomicU8] =
+            unsafe { &*(bytes.as_mut_slice() as *mut [u8] as *const [AtomicU8]) };
+        let s = Solver {
+            layer,
+            geo: Geometry::new(board),
+            cells,
+            below_blue: lb.as_ref().map(|(l, v)| (l, *v)),
+            below_red: lr.as_ref().map(|(l, v)| (l, *v)),
+            blocks: layer.blue_ranks(),
+            dirty: (0..=MAX_DEPTH as usize)
+                .map(|_| {
+                    (0..layer.blue_ranks().div_ceil(64))
+                        .map(|_| AtomicU64::new(0))
+                        .collect()
+                })
+                .collect(),
+            max_depth: AtomicU8::new(0),
+        };
+        par_blocks(threads, s.blocks, |rb| s.seed_block(rb));
+        let mut d = 0u8;
+        while d <= s.max_depth.load(Relaxed) {
+            par_blocks(threads, s.blocks, |rb| s.propagate_block(rb, d));
+            d += 1;
+        }
+    }
+    for v in &mut bytes {
+        if *v < WIN_BASE {
+            *v = 0;
+        }
+    }
+    bytes
+}
+
+/// Runs `f(block)` for every block in `0..blocks` on `threads` threads.
+fn par_blocks(threads: usize, blocks: u64, f: impl Fn(u64) + Sync) {
+    if threads <= 1 || blocks < 64 {
+        (0..blocks).for_each(f);
+        return;
+    }
+    const CHUNK: u64 = 16;
+    let next = AtomicU64::new(0);
+    std::thread::scope(|sc| {
+        for _ in 0..threads {
+            sc.spawn(|| {
+                loop {
+                    let start = next.fetch_add(CHUNK, Relaxed);
+                    if start >= blocks {
+                        break;
+                    }
+                    (start..(start + CHUNK).min(blocks)).for_each(&f);
+                }
+            });
+        }
+    });
+}
+
+struct Solver<'a> {
+    layer: &'a Layer,
+    geo: Geometry,
+    cells: &'a [AtomicU8],
+    below_blue: Option<(&'a Layer, &'a [u8])>,
+    below_red: Option<(&'a Layer, &'a [u8])>,
+    blocks: u64,
+    /// `dirty[d]`: one bit per block holding some value of depth d.
+    dirty: Vec<Vec<AtomicU64>>,
+    max_depth: AtomicU8,
+}
+
+/// What the exits (moves off the board) of a position lead to.
+#[derive(Default)]
+struct Exits {
+    /// Smallest depth of an exit to a position lost for the opponent.
+    loss_min: Option<u8>,
+    /// Largest depth of an exit to a position won for the opponent.
+    win_max: Option<u8>,
+    /// Some exit reaches a draw.
+    draw: bool,
+}
+
+#[inline]
+fn bits(mut m: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let s = m.trailing_zeros() as usize;
+            m &= m - 1;
+            s
+        })
+    })
+}
+
+impl Solver<'_> {
+    /// Marks `block` as holding a value of depth `d`.
+    #[inline]
+    fn mark(&self, block: u64, d: u8) {
+        assert!(d <= MAX_DEPTH, "depth {d} exceeds the byte encoding");
+        let w = &self.dirty[d as usize][(block / 64) as usize];
+        if w.load(Relaxed) >> (block % 64) & 1 == 0 {
+            w.fetch_or(1 << (block % 64), Relaxed);
+        }
+        if self.max_depth.load(Relaxed) < d {
+            self.max_depth.fetch_max(d, Relaxed);
+        }
+    }
+
+    #[inline]
+    fn block_of(&self, idx: u64) -> u64 {
+        (idx >> 1) / self.layer.red_ranks()
+    }
+
+    /// The exits of (blue, red) with `side` to move.
+    fn exits(&self, blue: u64, red: u64, side: Side) -> Exits {
+        let mut e = Exits::default();
+        let si = side.bit() as usize;
+        let mine = if side == Side::Blue { blue } else { red };
+        for s in bits(mine) {
+            if !self.geo.fwd[si][s].contains(&OFF) {
+                continue;
+            }
+            let byte = match side {
+                Side::Blue => {
+                    let (l, v) = self.below_blue.expect("blue cars imply layer (a−1, b)");
+                    v[l.index_of(blue & !(1 << s), red, Side::Red) as usize]
+                }
+                Side::Red => {
+                    let (l, v) = self.below_red.expect("red cars imply layer (a, b−1)");
+                    v[l.index_of(blue, red & !(1 << s), Side::Blue) as usize]
+                }
+            };
+            match Value::from_byte(byte).expect("solved layer below") {
+                Value::Loss(d) => e.loss_min = Some(e.loss_min.map_or(d, |m| m.min(d))),
+                Value::Win(d) => e.win_max = Some(e.win_max.map_or(d, |m| m.max(d))),
+                Value::Draw => e.draw = true,
+            }
+        }
+        e
+    }
+
+    /// The seed byte of a position (see the module docs).
+    fn seed(&self, blue: u64, red: u64, side: Side) -> u8 {
+        let (mine, theirs) = match side {
+            Side::Blue => (blue, red),
+            Side::Red => (red, blue),
+        };
+        if theirs == 0 {
+            return LOSS_BASE;
+        }
+        let occ = blue | red;
+        let si = side.bit() as usize;
+        let mut inside = 0u8;
+        let mut any_exit = false;
+        for s in bits(mine) {
+            for &t in &self.geo.fwd[si][s] {
+                if t == OFF {
+                    any_exit = true;
+                } else if t != NONE && occ >> t & 1 == 0 {
+                    inside += 1;
+                }
+            }
+        }
+        if !any_exit {
+            return if inside == 0 { WIN_BASE } else { inside };
+        }
+        let e = self.exits(blue, red, side);
+        if let Some(d) = e.loss_min {
+            return Value::Win(d + 1).to_byte();
+        }
+        if inside == 0 {
+            return match (e.draw, e.win_max) {
+                (true, _) => 0,
+                (false, Some(d)) => Value::Loss(d + 1).to_byte(),
+                (false, None) => unreachable!("an exit exists"),
+            };
+        }
+        inside + u8::from(e.draw)
+    }
+
+    fn seed_block(&self, rb: u64) {
+        let l = self.layer;
+        let blue = l.blue_set(rb);
+        let base = rb * l.red_ranks();
+        let mut depths = 0u128;
+        for rr in 0..l.red_ranks() {
+            let red = expand(blue, l.red_free_set(rr));
+            for side in [Side::Blue, Side::Red] {
+                let v = self.seed(blue, red, side);
+                self.cells[(((base + rr) << 1) | side.bit()) as usize].store(v, Relaxed);
+                if v >= WIN_BASE {
+                    let d = if v >= LOSS_BASE { v - LOSS_BASE } else { v - WIN_BASE };
+                    depths |= 1 << d;
+                }
+            }
+        }
+        for d in bits(depths as u64).chain(bits((depths >> 64) as u64).map(|d| d + 64)) {
+            self.mark(rb, d as u8);
+        }
+    }
+
+    /// Takes every position of depth `d` in block `rb` and updates its predecessors.
+    fn propagate_block(&self, rb: u64, d: u8) {
+        let word = self.dirty[d as usize][(rb / 64) as usize].load(Relaxed);
+        if word >> (rb % 64) & 1 == 0 {
+            return;
+        }
+        let l = self.layer;
+        let blue = l.blue_set(rb);
+        let base = (rb * l.red_ranks()) << 1;
+        let win = WIN_BASE + d;
+        let loss = LOSS_BASE + d;
+        let end = base + 2 * l.red_ranks();
+        for idx in base..end {
+            let v = self.cells[idx as usize].load(Relaxed);
+            if v != win && v != loss {
+                continue;
+            }
+            let rr = (idx >> 1) - rb * l.red_ranks();
+            let red = expand(blue, l.red_free_set(rr));
+            let side = if idx & 1 == 0 { Side::Blue } else { Side::Red };
+            self.predecessors(blue, red, side, v == loss, d);
+        }
+    }
+
+    /// Updates every in-layer predecessor of (blue, red, side), whose value
+    /// has depth `d` and is a loss if `lost`.
+    fn predecessors(&self, blue: u64, red: u64, side: Side, lost: bool, d: u8) {
+        let prev = side.other();
+        let (mover, other) = match prev {
+            Side::Blue => (blue, red),
+            Side::Red => (red, blue),
+        };
+        if other == 0 {
+            // The previous mover's opponent (`side`) has no car: play had
+            // already ended there, so those positions are terminal.
+            return;
+        }
+        let occ = blue | red;
+        let pi = prev.bit() as usize;
+        for s in bits(mover) {
+            for &t in &self.geo.back[pi][s] {
+                if t == NONE || occ >> t & 1 == 1 {
+                    continue;
+                }
+                let moved = mover & !(1 << s) | 1 << t;
+                let (pb, pr) = match prev {
+                    Side::Blue => (moved, red),
+                    Side::Red => (blue, moved),
+                };
+                let pidx = self.layer.index_of(pb, pr, prev);
+                if lost {
+                    self.make_win(pidx, d + 1);
+                } else {
+                    self.count_down(pidx, pb, pr, prev, d);
+                }
+            }
+        }
+    }
+
+    fn make_win(&self, idx: u64, d: u8) {
+        let new = Value::Win(d).to_byte();
+        let cell = &self.cells[idx as usize];
+        let mut cur = cell.load(Relaxed);
+        loop {
+            let improves = cur < WIN_BASE || (cur < LOSS_BASE && cur > new);
+            if !improves {
+                return;
+            }
+            match cell.compare_exchange_weak(cur, new, Relaxed, Relaxed) {
+                Ok(_) => break,
+                Err(c) => cur = c,
+            }
+        }
+        self.mark(self.block_of(idx), d);
+    }
+
+    fn count_down(&self, idx: u64, blue: u64, red: u64, side: Side, d: u8) {
+        let cell = &self.cells[idx as usize];
+        let mut cur = cell.load(Relaxed);
+        loop {
+            if cur >= WIN_BASE {
+                return;
+            }
+            debug_assert!(cur > 0, "counter underflow");
+            let new = if cur == 1 {
+                let e = self.exits(blue, red, side);
+                debug_assert!(!e.draw && e.loss_min.is_none());
+                Value::Loss(1 + e.win_max.map_or(d, |w| w.max(d))).to_byte()
+            } else {
+                cur - 1
+            };
+            match cell.compare_exchange_weak(cur, new, Relaxed, Relaxed) {
+                Ok(_) => {
+                    if new >= LOSS_BASE {
+                        self.mark(self.block_of(idx), new - LOSS_BASE);
+                    }
+                    return;
+                }
+                Err(c) => cur = c,
+            }
+        }
+    }
+}
