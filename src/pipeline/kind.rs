@@ -163,7 +163,7 @@ pub trait JobKind: Sync {
 
 /// Every job kind this build knows.
 pub fn all_kinds() -> Vec<&'static dyn JobKind> {
-    vec![&kinds::chomp_boxes::ChompBoxes]
+    vec![&kinds::chomp_boxes::ChompBoxes, &kinds::dodgem::Dodgem]
 }
 
 /// The job kind called `name`, if any.

@@ -2,3 +2,4 @@
 //! [`JobKind`](super::JobKind) and registered in [`all_kinds`](super::kind::all_kinds).
 
 pub mod chomp_boxes;
+pub mod dodgem;
