@@ -136,6 +136,11 @@ impl Layer {
         self.red_sets[rr as usize]
     }
 
+    /// `binom()[i][c] = C(c, i)` for i ≤ 5, c ≤ 36.
+    pub fn binom(&self) -> &[[u64; SQ]; K] {
+        &self.binom
+    }
+
     /// Colex rank of a blue mask.
     #[inline]
     pub fn rank_blue(&self, blue: u64) -> u64 {

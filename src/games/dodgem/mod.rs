@@ -26,6 +26,7 @@
 //!   parsing and printing (`blue:a2,a3 red:b1,c1 to-move:blue`, `a2-b2`,
 //!   `c3-off`), and the desJardins-notation converter [`from_desjardins`].
 
+mod block;
 mod index;
 mod reach;
 mod solve;

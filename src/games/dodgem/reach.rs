@@ -7,7 +7,8 @@
 //! terminal positions (the opponent has no car, or the mover has no move),
 //! so nothing is reached from them.
 
-use super::{Board, Layer, Side};
+use super::Layer;
+use super::block::{Block, Geometry, NONE, OFF, rank_mask, rank_with};
 
 /// One bit per index of a layer (bit `i % 64` of word `i / 64`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,42 +96,77 @@ pub fn reach_layer(
     from_red_exit: Option<&ReachBits>,
 ) -> ReachBits {
     let board = layer.board();
+    let geo = Geometry::new(board);
     let (a, b) = (layer.a(), layer.b());
     let top = board.cars();
+    let binom = layer.binom();
     let mut reached = ReachBits::new(layer.len());
     let mut todo = ReachBits::new(layer.len());
-    let seed = |i: u64, reached: &mut ReachBits, todo: &mut ReachBits| {
+    if (a, b) == (top, top) {
+        let i = layer.index(&board.start());
+        reached.set(i);
+        todo.set(i);
+    }
+    let mut seed = |i: u64| {
         if reached.set(i) {
             todo.set(i);
         }
     };
-    if (a, b) == (top, top) {
-        seed(layer.index(&board.start()), &mut reached, &mut todo);
-    }
-    for (above, side) in [(from_blue_exit, Side::Blue), (from_red_exit, Side::Red)] {
-        let (ua, ub) = match side {
-            Side::Blue => (a + 1, b),
-            Side::Red => (a, b + 1),
-        };
-        if ua > top || ub > top {
-            continue;
-        }
-        let up = Layer::new(board, ua, ub);
-        let bits = above.expect("the layer above is needed");
-        assert_eq!(bits.len(), up.len(), "layer ({ua}, {ub}) length");
-        for i in bits.iter().filter(|i| i & 1 == side.bit()) {
-            let p = up.position(i);
-            for m in board.moves(&p).into_iter().filter(|m| m.to.is_none()) {
-                seed(layer.index(&board.apply(&p, m)), &mut reached, &mut todo);
+    if a < top {
+        // Blue cars leaving from reachable positions of (a+1, b), Blue to move.
+        let up = Layer::new(board, a + 1, b);
+        let bits = from_blue_exit.expect("layer (a+1, b) is needed");
+        assert_eq!(bits.len(), up.len(), "layer ({}, {b}) length", a + 1);
+        let mut cache: Option<Block> = None;
+        for i in bits.iter().filter(|i| i & 1 == 0) {
+            let rb = (i >> 1) / up.red_ranks();
+            if cache.as_ref().is_none_or(|c| c.rb != rb) {
+                cache = Some(Block::new(&up, Some(layer), &geo, rb));
+            }
+            let blk = cache.as_ref().expect("set");
+            let (reds, k, red) = blk.reds(up.red_free_set((i >> 1) % up.red_ranks()));
+            if red == 0 {
+                continue;
+            }
+            for st in blk.fwd.iter().filter(|st| st.to == OFF) {
+                seed(((st.rb * layer.red_ranks() + rank_with(binom, &st.comp, &reds[..k])) << 1) | 1);
             }
         }
     }
-    closure(board, layer, &mut reached, &mut todo);
+    if b < top {
+        // Red cars leaving from reachable positions of (a, b+1), Red to move.
+        let up = Layer::new(board, a, b + 1);
+        let bits = from_red_exit.expect("layer (a, b+1) is needed");
+        assert_eq!(bits.len(), up.len(), "layer ({a}, {}) length", b + 1);
+        let mut cache: Option<Block> = None;
+        for i in bits.iter().filter(|i| i & 1 == 1) {
+            let rb = (i >> 1) / up.red_ranks();
+            if cache.as_ref().is_none_or(|c| c.rb != rb) {
+                cache = Some(Block::new(&up, None, &geo, rb));
+            }
+            let blk = cache.as_ref().expect("set");
+            if blk.blue == 0 {
+                continue;
+            }
+            let m = up.red_free_set((i >> 1) % up.red_ranks());
+            let (reds, k, _) = blk.reds(m);
+            for &s in &reds[..k] {
+                if geo.fwd[1][s as usize].contains(&OFF) {
+                    let m2 = m & !(1 << blk.comp[s as usize]);
+                    seed((rb * layer.red_ranks() + rank_mask(binom, m2)) << 1);
+                }
+            }
+        }
+    }
+    closure(&geo, layer, &mut reached, &mut todo);
     reached
 }
 
 /// Expands every `todo` position by its in-layer moves until nothing is new.
-fn closure(board: Board, layer: &Layer, reached: &mut ReachBits, todo: &mut ReachBits) {
+fn closure(geo: &Geometry, layer: &Layer, reached: &mut ReachBits, todo: &mut ReachBits) {
+    let binom = layer.binom();
+    let nr = layer.red_ranks();
+    let mut cache: Option<Block> = None;
     loop {
         let mut any = false;
         for w in 0..todo.words.len() {
@@ -138,12 +174,41 @@ fn closure(board: Board, layer: &Layer, reached: &mut ReachBits, todo: &mut Reac
                 let bit = todo.words[w].trailing_zeros() as u64;
                 todo.words[w] &= todo.words[w] - 1;
                 any = true;
-                let p = layer.position(w as u64 * 64 + bit);
-                for m in board.moves(&p) {
-                    if m.to.is_some() {
-                        let j = layer.index(&board.apply(&p, m));
-                        if reached.set(j) {
-                            todo.set(j);
+                let i = w as u64 * 64 + bit;
+                let rb = (i >> 1) / nr;
+                if cache.as_ref().is_none_or(|c| c.rb != rb) {
+                    cache = Some(Block::new(layer, None, geo, rb));
+                }
+                let blk = cache.as_ref().expect("set");
+                let m = layer.red_free_set((i >> 1) % nr);
+                let (reds, k, red) = blk.reds(m);
+                let reds = &reds[..k];
+                let blue = blk.blue;
+                let mut push = |j: u64| {
+                    if reached.set(j) {
+                        todo.set(j);
+                    }
+                };
+                if i & 1 == 0 {
+                    if red == 0 {
+                        continue; // Red has no car: play is over.
+                    }
+                    for st in &blk.fwd {
+                        if red >> st.to & 1 == 0 {
+                            push(((st.rb * nr + rank_with(binom, &st.comp, reds)) << 1) | 1);
+                        }
+                    }
+                } else {
+                    if blue == 0 {
+                        continue;
+                    }
+                    let occ = blue | red;
+                    for &s in reds {
+                        for &t in &geo.fwd[1][s as usize] {
+                            if t != NONE && t != OFF && occ >> t & 1 == 0 {
+                                let m2 = m & !(1 << blk.comp[s as usize]) | 1 << blk.comp[t as usize];
+                                push((rb * nr + rank_mask(binom, m2)) << 1);
+                            }
                         }
                     }
                 }

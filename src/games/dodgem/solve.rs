@@ -32,45 +32,8 @@
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 
-use super::index::expand;
-use super::{Board, LOSS_BASE, Layer, MAX_DEPTH, Side, Value, WIN_BASE};
-
-/// Squares for steps: `NONE` = not allowed, `OFF` = off the board.
-const NONE: u8 = 0xFF;
-const OFF: u8 = 0xFE;
-
-/// Step and un-step tables of a board.
-struct Geometry {
-    /// `fwd[side][sq]`: the three targets of a car of `side` on `sq`.
-    fwd: [[[u8; 3]; 64]; 2],
-    /// `back[side][sq]`: the three squares a car of `side` on `sq` can have come from.
-    back: [[[u8; 3]; 64]; 2],
-}
-
-impl Geometry {
-    fn new(board: Board) -> Geometry {
-        let mut g = Geometry {
-            fwd: [[[NONE; 3]; 64]; 2],
-            back: [[[NONE; 3]; 64]; 2],
-        };
-        for side in [Side::Blue, Side::Red] {
-            let si = side.bit() as usize;
-            for sq in 0..board.squares() {
-                for dir in 0..3 {
-                    g.fwd[si][sq][dir] = match board.step(side, sq, dir) {
-                        None => NONE,
-                        Some(None) => OFF,
-                        Some(Some(t)) => t as u8,
-                    };
-                }
-                for (k, u) in board.unsteps(side, sq).into_iter().enumerate() {
-                    g.back[si][sq][k] = u.map_or(NONE, |t| t as u8);
-                }
-            }
-        }
-        g
-    }
-}
+use super::block::{Block, Geometry, NONE, OFF, rank_mask, rank_with};
+use super::{LOSS_BASE, Layer, MAX_DEPTH, Side, Value, WIN_BASE};
 
 /// Counts of one solved layer.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -243,6 +206,18 @@ struct Exits {
     draw: bool,
 }
 
+impl Exits {
+    /// Adds the value byte (for the opponent) that an exit reaches.
+    #[inline]
+    fn add(&mut self, byte: u8) {
+        match Value::from_byte(byte).expect("solved layer below") {
+            Value::Loss(d) => self.loss_min = Some(self.loss_min.map_or(d, |m| m.min(d))),
+            Value::Win(d) => self.win_max = Some(self.win_max.map_or(d, |m| m.max(d))),
+            Value::Draw => self.draw = true,
+        }
+    }
+}
+
 #[inline]
 fn bits(mut m: u64) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
@@ -292,41 +267,16 @@ impl Solver<'_> {
                     v[l.index_of(blue, red & !(1 << s), Side::Blue) as usize]
                 }
             };
-            match Value::from_byte(byte).expect("solved layer below") {
-                Value::Loss(d) => e.loss_min = Some(e.loss_min.map_or(d, |m| m.min(d))),
-                Value::Win(d) => e.win_max = Some(e.win_max.map_or(d, |m| m.max(d))),
-                Value::Draw => e.draw = true,
-            }
+            e.add(byte);
         }
         e
     }
 
-    /// The seed byte of a position (see the module docs).
-    fn seed(&self, blue: u64, red: u64, side: Side) -> u8 {
-        let (mine, theirs) = match side {
-            Side::Blue => (blue, red),
-            Side::Red => (red, blue),
-        };
-        if theirs == 0 {
-            return LOSS_BASE;
-        }
-        let occ = blue | red;
-        let si = side.bit() as usize;
-        let mut inside = 0u8;
-        let mut any_exit = false;
-        for s in bits(mine) {
-            for &t in &self.geo.fwd[si][s] {
-                if t == OFF {
-                    any_exit = true;
-                } else if t != NONE && occ >> t & 1 == 0 {
-                    inside += 1;
-                }
-            }
-        }
+    /// The seed byte from the in-layer move count and the exits' values.
+    fn seed_from(inside: u8, e: &Exits, any_exit: bool) -> u8 {
         if !any_exit {
             return if inside == 0 { WIN_BASE } else { inside };
         }
-        let e = self.exits(blue, red, side);
         if let Some(d) = e.loss_min {
             return Value::Win(d + 1).to_byte();
         }
@@ -342,14 +292,60 @@ impl Solver<'_> {
 
     fn seed_block(&self, rb: u64) {
         let l = self.layer;
-        let blue = l.blue_set(rb);
-        let base = rb * l.red_ranks();
+        let blk = Block::new(l, self.below_blue.map(|(bl, _)| bl), &self.geo, rb);
+        let binom = l.binom();
+        let nr = l.red_ranks();
+        let base = rb * nr;
+        let blue = blk.blue;
         let mut depths = 0u128;
-        for rr in 0..l.red_ranks() {
-            let red = expand(blue, l.red_free_set(rr));
-            for side in [Side::Blue, Side::Red] {
-                let v = self.seed(blue, red, side);
-                self.cells[(((base + rr) << 1) | side.bit()) as usize].store(v, Relaxed);
+        for rr in 0..nr {
+            let m = l.red_free_set(rr);
+            let (reds, k, red) = blk.reds(m);
+            let reds = &reds[..k];
+            // Blue to move.
+            let vb = if red == 0 {
+                LOSS_BASE
+            } else {
+                let mut inside = 0u8;
+                let mut e = Exits::default();
+                let mut any_exit = false;
+                for st in &blk.fwd {
+                    if st.to == OFF {
+                        any_exit = true;
+                        let (bl, v) = self.below_blue.expect("blue exits need layer (a−1, b)");
+                        let i = ((st.rb * bl.red_ranks() + rank_with(binom, &st.comp, reds)) << 1) | 1;
+                        e.add(v[i as usize]);
+                    } else if red >> st.to & 1 == 0 {
+                        inside += 1;
+                    }
+                }
+                Self::seed_from(inside, &e, any_exit)
+            };
+            // Red to move.
+            let vr = if blue == 0 {
+                LOSS_BASE
+            } else {
+                let occ = blue | red;
+                let mut inside = 0u8;
+                let mut e = Exits::default();
+                let mut any_exit = false;
+                for &s in reds {
+                    for &t in &self.geo.fwd[1][s as usize] {
+                        if t == OFF {
+                            any_exit = true;
+                            let (bl, v) = self.below_red.expect("red exits need layer (a, b−1)");
+                            let m2 = m & !(1 << blk.comp[s as usize]);
+                            let i = (rb * bl.red_ranks() + rank_mask(binom, m2)) << 1;
+                            e.add(v[i as usize]);
+                        } else if t != NONE && occ >> t & 1 == 0 {
+                            inside += 1;
+                        }
+                    }
+                }
+                Self::seed_from(inside, &e, any_exit)
+            };
+            for (side, v) in [(0u64, vb), (1, vr)] {
+                self.cells[(((base + rr) << 1) | side) as usize].store(v, Relaxed);
                 if v >= WIN_BASE {
                     let d = if v >= LOSS_BASE { v - LOSS_BASE } else { v - WIN_BASE };
                     depths |= 1 << d;
@@ -368,53 +364,62 @@ impl Solver<'_> {
             return;
         }
         let l = self.layer;
-        let blue = l.blue_set(rb);
-        let base = (rb * l.red_ranks()) << 1;
+        let binom = l.binom();
+        let nr = l.red_ranks();
+        let base = (rb * nr) << 1;
         let win = WIN_BASE + d;
         let loss = LOSS_BASE + d;
-        let end = base + 2 * l.red_ranks();
-        for idx in base..end {
-            let v = self.cells[idx as usize].load(Relaxed);
+        let mut blk: Option<Block> = None;
+        for (off, cell) in self.cells[base as usize..(base + 2 * nr) as usize].iter().enumerate() {
+            let v = cell.load(Relaxed);
             if v != win && v != loss {
                 continue;
             }
-            let rr = (idx >> 1) - rb * l.red_ranks();
-            let red = expand(blue, l.red_free_set(rr));
-            let side = if idx & 1 == 0 { Side::Blue } else { Side::Red };
-            self.predecessors(blue, red, side, v == loss, d);
-        }
-    }
-
-    /// Updates every in-layer predecessor of (blue, red, side), whose value
-    /// has depth `d` and is a loss if `lost`.
-    fn predecessors(&self, blue: u64, red: u64, side: Side, lost: bool, d: u8) {
-        let prev = side.other();
-        let (mover, other) = match prev {
-            Side::Blue => (blue, red),
-            Side::Red => (red, blue),
-        };
-        if other == 0 {
-            // The previous mover's opponent (`side`) has no car: play had
-            // already ended there, so those positions are terminal.
-            return;
-        }
-        let occ = blue | red;
-        let pi = prev.bit() as usize;
-        for s in bits(mover) {
-            for &t in &self.geo.back[pi][s] {
-                if t == NONE || occ >> t & 1 == 1 {
+            let lost = v == loss;
+            let blk = blk.get_or_insert_with(|| Block::new(l, None, &self.geo, rb));
+            let blue = blk.blue;
+            let rr = (off >> 1) as u64;
+            let m = l.red_free_set(rr);
+            let (reds, k, red) = blk.reds(m);
+            let reds = &reds[..k];
+            let occ = blue | red;
+            if off & 1 == 0 {
+                // Blue to move here: Red moved last. Positions with Red to
+                // move and no blue car are terminal, not predecessors.
+                if blue == 0 {
                     continue;
                 }
-                let moved = mover & !(1 << s) | 1 << t;
-                let (pb, pr) = match prev {
-                    Side::Blue => (moved, red),
-                    Side::Red => (blue, moved),
-                };
-                let pidx = self.layer.index_of(pb, pr, prev);
-                if lost {
-                    self.make_win(pidx, d + 1);
-                } else {
-                    self.count_down(pidx, pb, pr, prev, d);
+                for &s in reds {
+                    for &t in &self.geo.back[1][s as usize] {
+                        if t == NONE || occ >> t & 1 == 1 {
+                            continue;
+                        }
+                        let m2 = m & !(1 << blk.comp[s as usize]) | 1 << blk.comp[t as usize];
+                        let pidx = ((rb * nr + rank_mask(binom, m2)) << 1) | 1;
+                        if lost {
+                            self.make_win(pidx, d + 1);
+                        } else {
+                            let pred = (blue, red & !(1 << s) | 1 << t);
+                            self.count_down(pidx, pred.0, pred.1, Side::Red, d);
+                        }
+                    }
+                }
+            } else {
+                // Red to move here: Blue moved last.
+                if red == 0 {
+                    continue;
+                }
+                for st in &blk.back {
+                    if red >> st.to & 1 == 1 {
+                        continue;
+                    }
+                    let pidx = (st.rb * nr + rank_with(binom, &st.comp, reds)) << 1;
+                    if lost {
+                        self.make_win(pidx, d + 1);
+                    } else {
+                        let pb = blue & !(1 << st.from) | 1 << st.to;
+                        self.count_down(pidx, pb, red, Side::Blue, d);
+                    }
                 }
             }
         }

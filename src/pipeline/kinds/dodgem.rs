@@ -816,7 +816,11 @@ fn desjardins_game(run: &dyn RunAccess) -> std::result::Result<GameFacts, String
             Err(e) => {
                 if w == "d3-off" {
                     let c4 = dj(&p, "c4-off").is_ok();
-                    d3_off = format!("illegal ({e}){}", if c4 { "; c4-off is legal" } else { "" });
+                    d3_off = if c4 {
+                        "illegal (c4-off meant)".to_string()
+                    } else {
+                        format!("illegal ({e}), and c4-off is not legal either")
+                    };
                 }
                 break;
             }
