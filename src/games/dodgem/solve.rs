@@ -143,6 +143,7 @@ pub fn solve_layer_with_threads(
                         .collect()
                 })
                 .collect(),
+            pending: (0..layer.len().div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
             max_depth: AtomicU8::new(0),
         };
         par_blocks(threads, s.blocks, |rb| s.seed_block(rb));
@@ -192,6 +193,8 @@ struct Solver<'a> {
     blocks: u64,
     /// `dirty[d]`: one bit per block holding some value of depth d.
     dirty: Vec<Vec<AtomicU64>>,
+    /// One bit per index: valued but not yet propagated.
+    pending: Vec<AtomicU64>,
     max_depth: AtomicU8,
 }
 
@@ -298,6 +301,7 @@ impl Solver<'_> {
         let base = rb * nr;
         let blue = blk.blue;
         let mut depths = 0u128;
+        let (mut word_at, mut word) = (0u64, 0u64);
         for rr in 0..nr {
             let m = l.red_free_set(rr);
             let (reds, k, red) = blk.reds(m);
@@ -345,12 +349,24 @@ impl Solver<'_> {
                 Self::seed_from(inside, &e, any_exit)
             };
             for (side, v) in [(0u64, vb), (1, vr)] {
-                self.cells[(((base + rr) << 1) | side) as usize].store(v, Relaxed);
+                let idx = ((base + rr) << 1) | side;
+                self.cells[idx as usize].store(v, Relaxed);
                 if v >= WIN_BASE {
                     let d = if v >= LOSS_BASE { v - LOSS_BASE } else { v - WIN_BASE };
                     depths |= 1 << d;
+                    if idx / 64 != word_at {
+                        if word != 0 {
+                            self.pending[word_at as usize].fetch_or(word, Relaxed);
+                        }
+                        word_at = idx / 64;
+                        word = 0;
+                    }
+                    word |= 1 << (idx % 64);
                 }
             }
+        }
+        if word != 0 {
+            self.pending[word_at as usize].fetch_or(word, Relaxed);
         }
         for d in bits(depths as u64).chain(bits((depths >> 64) as u64).map(|d| d + 64)) {
             self.mark(rb, d as u8);
@@ -364,19 +380,42 @@ impl Solver<'_> {
             return;
         }
         let l = self.layer;
-        let binom = l.binom();
         let nr = l.red_ranks();
         let base = (rb * nr) << 1;
         let win = WIN_BASE + d;
         let loss = LOSS_BASE + d;
+        let end = base + 2 * nr;
         let mut blk: Option<Block> = None;
-        for (off, cell) in self.cells[base as usize..(base + 2 * nr) as usize].iter().enumerate() {
-            let v = cell.load(Relaxed);
-            if v != win && v != loss {
-                continue;
+        for w in base / 64..end.div_ceil(64) {
+            let mut bits = self.pending[w as usize].load(Relaxed);
+            if w == base / 64 {
+                bits &= u64::MAX << (base % 64);
             }
-            let lost = v == loss;
-            let blk = blk.get_or_insert_with(|| Block::new(l, None, &self.geo, rb));
+            if w == end / 64 {
+                bits &= (1u64 << (end % 64)) - 1;
+            }
+            while bits != 0 {
+                let idx = w * 64 + u64::from(bits.trailing_zeros());
+                bits &= bits - 1;
+                let v = self.cells[idx as usize].load(Relaxed);
+                if v != win && v != loss {
+                    continue;
+                }
+                self.pending[w as usize].fetch_and(!(1 << (idx % 64)), Relaxed);
+                let blk = blk.get_or_insert_with(|| Block::new(l, None, &self.geo, rb));
+                self.take(blk, (idx - base) as usize, v == loss, d);
+            }
+        }
+    }
+
+    /// Updates the in-layer predecessors of the position at offset `off`
+    /// of block `blk`, whose value has depth `d` and is a loss if `lost`.
+    fn take(&self, blk: &Block, off: usize, lost: bool, d: u8) {
+        let l = self.layer;
+        let binom = l.binom();
+        let nr = l.red_ranks();
+        let rb = blk.rb;
+        {
             let blue = blk.blue;
             let rr = (off >> 1) as u64;
             let m = l.red_free_set(rr);
@@ -387,7 +426,7 @@ impl Solver<'_> {
                 // Blue to move here: Red moved last. Positions with Red to
                 // move and no blue car are terminal, not predecessors.
                 if blue == 0 {
-                    continue;
+                    return;
                 }
                 for &s in reds {
                     for &t in &self.geo.back[1][s as usize] {
@@ -407,7 +446,7 @@ impl Solver<'_> {
             } else {
                 // Red to move here: Blue moved last.
                 if red == 0 {
-                    continue;
+                    return;
                 }
                 for st in &blk.back {
                     if red >> st.to & 1 == 1 {
@@ -439,6 +478,7 @@ impl Solver<'_> {
                 Err(c) => cur = c,
             }
         }
+        self.pending[(idx / 64) as usize].fetch_or(1 << (idx % 64), Relaxed);
         self.mark(self.block_of(idx), d);
     }
 
@@ -460,6 +500,7 @@ impl Solver<'_> {
             match cell.compare_exchange_weak(cur, new, Relaxed, Relaxed) {
                 Ok(_) => {
                     if new >= LOSS_BASE {
+                        self.pending[(idx / 64) as usize].fetch_or(1 << (idx % 64), Relaxed);
                         self.mark(self.block_of(idx), new - LOSS_BASE);
                     }
                     return;
