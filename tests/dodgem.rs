@@ -22,7 +22,11 @@ struct NPos {
 
 /// `None` if play is over (with the terminal value), else the successors.
 fn naive_successors(n: usize, p: NPos) -> Result<Vec<NPos>, Value> {
-    let (mine, theirs) = if p.blue_to_move { (p.blue, p.red) } else { (p.red, p.blue) };
+    let (mine, theirs) = if p.blue_to_move {
+        (p.blue, p.red)
+    } else {
+        (p.red, p.blue)
+    };
     if theirs == 0 {
         return Err(Value::Loss(0));
     }
@@ -54,14 +58,26 @@ fn naive_successors(n: usize, p: NPos) -> Result<Vec<NPos>, Value> {
                     continue;
                 };
                 out.push(if p.blue_to_move {
-                    NPos { blue: moved, red: p.red, blue_to_move: false }
+                    NPos {
+                        blue: moved,
+                        red: p.red,
+                        blue_to_move: false,
+                    }
                 } else {
-                    NPos { blue: p.blue, red: moved, blue_to_move: true }
+                    NPos {
+                        blue: p.blue,
+                        red: moved,
+                        blue_to_move: true,
+                    }
                 });
             }
         }
     }
-    if out.is_empty() { Err(Value::Win(0)) } else { Ok(out) }
+    if out.is_empty() {
+        Err(Value::Win(0))
+    } else {
+        Ok(out)
+    }
 }
 
 fn naive_solve(n: usize) -> HashMap<NPos, Value> {
@@ -74,7 +90,11 @@ fn naive_solve(n: usize) -> HashMap<NPos, Value> {
         for red in 0u64..1 << sq {
             if red & blue == 0 && (red.count_ones() as usize) < n {
                 for blue_to_move in [true, false] {
-                    all.push(NPos { blue, red, blue_to_move });
+                    all.push(NPos {
+                        blue,
+                        red,
+                        blue_to_move,
+                    });
                 }
             }
         }
@@ -108,7 +128,10 @@ fn naive_solve(n: usize) -> HashMap<NPos, Value> {
             break;
         }
     }
-    all.iter().zip(val).map(|(p, v)| (*p, v.unwrap_or(Value::Draw))).collect()
+    all.iter()
+        .zip(val)
+        .map(|(p, v)| (*p, v.unwrap_or(Value::Draw)))
+        .collect()
 }
 
 fn check_against_naive(n: usize) {
@@ -122,7 +145,11 @@ fn check_against_naive(n: usize) {
             total += l.len();
             for i in 0..l.len() {
                 let p = l.position(i);
-                let q = NPos { blue: p.blue, red: p.red, blue_to_move: p.to_move == Side::Blue };
+                let q = NPos {
+                    blue: p.blue,
+                    red: p.red,
+                    blue_to_move: p.to_move == Side::Blue,
+                };
                 let ours = Value::from_byte(v[i as usize]).unwrap();
                 assert_eq!(ours, naive[&q], "{n}×{n} {}", board.position_text(&p));
             }
@@ -175,7 +202,11 @@ fn reach_all(board: Board) -> Vec<Vec<Option<ReachBits>>> {
             let b = sum - a;
             let up_b = if a < top { r[a + 1][b].clone() } else { None };
             let up_r = if b < top { r[a][b + 1].clone() } else { None };
-            r[a][b] = Some(reach_layer(&Layer::new(board, a, b), up_b.as_ref(), up_r.as_ref()));
+            r[a][b] = Some(reach_layer(
+                &Layer::new(board, a, b),
+                up_b.as_ref(),
+                up_r.as_ref(),
+            ));
         }
     }
     r
@@ -243,7 +274,9 @@ fn max_depths(t: &Tables) -> (u8, u8) {
 
 fn total_positions(n: usize) -> u64 {
     let board = Board::new(n).unwrap();
-    (0..n).flat_map(|a| (0..n).map(move |b| Layer::new(board, a, b).len())).sum()
+    (0..n)
+        .flat_map(|a| (0..n).map(move |b| Layer::new(board, a, b).len()))
+        .sum()
 }
 
 // ---------------------------------------------------------------------------
@@ -284,8 +317,11 @@ fn first_player_wins_3x3_in_19_with_a_unique_winning_first_move() {
     let b = t.board();
     let start = b.start();
     assert_eq!(value(&t, &start), Value::Win(19));
-    let mut vals: Vec<(String, Value)> =
-        b.moves(&start).into_iter().map(|m| (b.move_name(m), move_value(&t, &start, m))).collect();
+    let mut vals: Vec<(String, Value)> = b
+        .moves(&start)
+        .into_iter()
+        .map(|m| (b.move_name(m), move_value(&t, &start, m)))
+        .collect();
     vals.sort_by_key(|(m, _)| m.clone());
     assert_eq!(
         vals,
@@ -392,7 +428,11 @@ const DESJARDINS_GAME: &str = "1. d1-d2 a4-b4 2. d2-d3 b4-c4 3. d3-d4 a3-b3 4. c
      10. c3-c4 c2-c1 11. d4-off c1-c2 12. d3-off b2-b3";
 
 fn desjardins_moves() -> Vec<String> {
-    DESJARDINS_GAME.split_whitespace().filter(|w| !w.ends_with('.')).map(String::from).collect()
+    DESJARDINS_GAME
+        .split_whitespace()
+        .filter(|w| !w.ends_with('.'))
+        .map(String::from)
+        .collect()
 }
 
 #[test]
@@ -411,8 +451,11 @@ fn desjardins_game_bang_moves_are_the_only_drawing_moves() {
         };
         if w.ends_with('!') {
             bangs += 1;
-            let drawing: Vec<Move> =
-                b.moves(&p).into_iter().filter(|&x| move_value(&t, &p, x) == Value::Draw).collect();
+            let drawing: Vec<Move> = b
+                .moves(&p)
+                .into_iter()
+                .filter(|&x| move_value(&t, &p, x) == Value::Draw)
+                .collect();
             assert_eq!(drawing, vec![m], "move {w}");
         }
         p = b.apply(&p, m);
@@ -428,10 +471,19 @@ fn desjardins_game_12_d3_off_is_illegal_c4_off_was_meant() {
     let mut p = b.start();
     let moves = desjardins_moves();
     for w in &moves[..22] {
-        p = b.apply(&p, b.parse_move(&p, &from_desjardins(&b, w).unwrap()).unwrap());
+        p = b.apply(
+            &p,
+            b.parse_move(&p, &from_desjardins(&b, w).unwrap()).unwrap(),
+        );
     }
-    assert!(b.parse_move(&p, &from_desjardins(&b, "d3-off").unwrap()).is_err());
-    assert!(b.parse_move(&p, &from_desjardins(&b, "c4-off").unwrap()).is_ok());
+    assert!(
+        b.parse_move(&p, &from_desjardins(&b, "d3-off").unwrap())
+            .is_err()
+    );
+    assert!(
+        b.parse_move(&p, &from_desjardins(&b, "c4-off").unwrap())
+            .is_ok()
+    );
 }
 
 #[test]
@@ -474,7 +526,12 @@ fn check_properties(n: usize) {
                 let p = l.position(i);
                 let val = Value::from_byte(v[i as usize]).unwrap();
                 // Reflection with colours and side to move swapped.
-                assert_eq!(value(&t, &b.reflect(&p)), val, "reflection of {}", b.position_text(&p));
+                assert_eq!(
+                    value(&t, &b.reflect(&p)),
+                    val,
+                    "reflection of {}",
+                    b.position_text(&p)
+                );
                 let moves = b.moves(&p);
                 let after: Vec<Value> = moves.iter().map(|&m| value(&t, &b.apply(&p, m))).collect();
                 match val {
@@ -483,8 +540,16 @@ fn check_properties(n: usize) {
                         assert_eq!(b.terminal(&p), Some(val));
                     }
                     Value::Win(d) => {
-                        assert!(after.contains(&Value::Loss(d - 1)), "{}", b.position_text(&p));
-                        assert!(after.iter().all(|x| !matches!(x, Value::Loss(e) if *e < d - 1)));
+                        assert!(
+                            after.contains(&Value::Loss(d - 1)),
+                            "{}",
+                            b.position_text(&p)
+                        );
+                        assert!(
+                            after
+                                .iter()
+                                .all(|x| !matches!(x, Value::Loss(e) if *e < d - 1))
+                        );
                     }
                     Value::Loss(d) => {
                         assert!(after.iter().all(|x| matches!(x, Value::Win(_))));
@@ -536,9 +601,16 @@ fn impossible_positions_are_refused_with_a_reason() {
         let e = b.parse_position(text).unwrap_err().to_string();
         assert!(e.contains(why), "{text}: {e}");
     }
-    let p = b.parse_position("blue:a2,a3,a4 red:b1,c1,d1 to-move:blue").unwrap();
+    let p = b
+        .parse_position("blue:a2,a3,a4 red:b1,c1,d1 to-move:blue")
+        .unwrap();
     assert_eq!(p, b.start());
-    for (m, why) in [("b1-b2", "no car on b1"), ("a2-b1", "cannot go"), ("a3-a2", "occupied"), ("a2", "FROM-TO")] {
+    for (m, why) in [
+        ("b1-b2", "no car on b1"),
+        ("a2-b1", "cannot go"),
+        ("a3-a2", "occupied"),
+        ("a2", "FROM-TO"),
+    ] {
         let e = b.parse_move(&p, m).unwrap_err().to_string();
         assert!(e.contains(why), "{m}: {e}");
     }
@@ -550,4 +622,125 @@ fn desjardins_notation_is_the_diagonal_reflection() {
     assert_eq!(from_desjardins(&b, "b1-a1").unwrap(), "a2-a1");
     assert_eq!(from_desjardins(&b, "d3-off").unwrap(), "c4-off");
     assert_eq!(from_desjardins(&b, "c4-c3!").unwrap(), "d3-c3");
+}
+
+// ---------------------------------------------------------------------------
+// Query command.
+
+fn query(args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gametables"))
+        .args(["query", "dodgem"])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn query_prints_value_depth_and_every_move() {
+    let (ok, out, err) = query(&[
+        "--n",
+        "3",
+        "--position",
+        "blue:a2,a3 red:b1,c1 to-move:blue",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("value for blue (to move): win in 19"), "{out}");
+    assert!(
+        out.contains("a3-b3") && out.contains("loss in 18") && out.contains("loss in 16"),
+        "{out}"
+    );
+    let (ok, out, err) = query(&["--n", "4", "--moves", "a2-a1", "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["to_move"], "red");
+    assert_eq!(
+        (v["value"].as_str(), v["depth"].as_u64()),
+        (Some("win"), Some(37))
+    );
+    let (ok, out, _) = query(&[
+        "--n",
+        "4",
+        "--desjardins",
+        "--moves",
+        "1. d1-d2 a4-b4",
+        "--json",
+    ]);
+    assert!(ok);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["moves"][0]["desjardins"], "c1-c2");
+    assert_eq!(
+        (
+            v["moves"][0]["value"].as_str(),
+            v["moves"][0]["depth"].as_u64()
+        ),
+        (Some("win"), Some(37))
+    );
+}
+
+#[test]
+fn query_refuses_impossible_positions_and_illegal_moves() {
+    let (ok, _, err) = query(&[
+        "--n",
+        "4",
+        "--position",
+        "blue:a2,a3 red:a2,b1 to-move:blue",
+    ]);
+    assert!(!ok && err.contains("share a2"), "{err}");
+    let (ok, _, err) = query(&[
+        "--n",
+        "4",
+        "--desjardins",
+        "--moves",
+        "d1-d2 a4-b4 d2-d3 b4-c4 d3-d4 a3-b3 c1-c2 c4-c3 b1-b2 a2-a3 c2-d2 c3-c2 d2-d3 a3-a2 d3-c3 a2-a3 b2-a2 b3-b2 c3-c4 c2-c1 d4-off c1-c2 d3-off",
+    ]);
+    assert!(
+        !ok && err.contains("c4-off") && err.contains("no car"),
+        "{err}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// 5×5 (heavy: about a minute on 2 cores, ~300 MB):
+//   cargo test --release --test dodgem -- --ignored five
+
+#[test]
+#[ignore]
+fn five_by_five_published_facts() {
+    // Seed 002 / BRIEF.md §Dodgem: 240,060,402 positions; 36 lost for whoever
+    // moves; 35.7% draws with both sides on the board; start and all five
+    // first moves drawn (so 1. b1-a1 too); reachable 164,308,067 with
+    // 52,703,322 draws; longest decided position 81 plies.
+    let t = solved(5);
+    let b = t.board();
+    assert_eq!(total_positions(5), 240_060_402);
+    assert_eq!(lost_for_both(&t).len(), 36);
+    let (mut both, mut both_draws) = (0u64, 0u64);
+    for a in 1..5 {
+        for c in 1..5 {
+            let v = t.bytes(a, c).unwrap();
+            both += v.len() as u64;
+            both_draws += v.iter().filter(|&&x| x == 0).count() as u64;
+        }
+    }
+    assert_eq!(
+        format!("{:.1}", 100.0 * both_draws as f64 / both as f64),
+        "35.7"
+    );
+    let start = b.start();
+    assert_eq!(value(&t, &start), Value::Draw);
+    let firsts: Vec<Value> = b
+        .moves(&start)
+        .into_iter()
+        .map(|m| move_value(&t, &start, m))
+        .collect();
+    assert_eq!(firsts, vec![Value::Draw; 5]);
+    let (all, _, _, d) = reachable_counts(&t);
+    assert_eq!((all, d), (164_308_067, 52_703_322));
+    let (w, l) = max_depths(&t);
+    assert_eq!(w.max(l), 81);
 }

@@ -33,7 +33,12 @@ fn shards(run_dir: &Path) -> BTreeMap<String, u64> {
         .map(|rd| {
             rd.filter_map(Result::ok)
                 .filter(|e| e.file_name().to_string_lossy().ends_with(".shard"))
-                .map(|e| (e.file_name().to_string_lossy().into_owned(), e.metadata().unwrap().ino()))
+                .map(|e| {
+                    (
+                        e.file_name().to_string_lossy().into_owned(),
+                        e.metadata().unwrap().ino(),
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -64,12 +69,23 @@ fn rerun_matches_reference(run_dir: &Path, before: &BTreeMap<String, u64>) {
         .output()
         .expect("rerun");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.contains("digests match the reference"), "{stdout}");
-    assert!(stdout.contains(&format!("{} skipped", before.len())), "{stdout}");
+    assert!(
+        stdout.contains(&format!("{} skipped", before.len())),
+        "{stdout}"
+    );
     let after = shards(run_dir);
     for (name, ino) in before {
-        assert_eq!(after.get(name), Some(ino), "finished shard {name} was rewritten");
+        assert_eq!(
+            after.get(name),
+            Some(ino),
+            "finished shard {name} was rewritten"
+        );
     }
     assert_eq!(after.len(), 32);
 }
@@ -85,11 +101,19 @@ fn sigkill_coordinator_then_rerun_gets_reference_digests_without_recomputing() {
     coord.wait().unwrap();
     // Orphaned workers either finish their shard or die; wait for them.
     let t0 = Instant::now();
-    while workers.iter().any(|w| Path::new(&format!("/proc/{w}")).exists()) && t0.elapsed() < Duration::from_secs(30) {
+    while workers
+        .iter()
+        .any(|w| Path::new(&format!("/proc/{w}")).exists())
+        && t0.elapsed() < Duration::from_secs(30)
+    {
         std::thread::sleep(Duration::from_millis(20));
     }
     let before = shards(&dir);
-    assert!(before.len() >= 6 && before.len() < 32, "killed mid-run: {} shards", before.len());
+    assert!(
+        before.len() >= 6 && before.len() < 32,
+        "killed mid-run: {} shards",
+        before.len()
+    );
     rerun_matches_reference(&dir, &before);
 }
 
@@ -107,11 +131,17 @@ fn sigkill_one_worker_then_rerun_gets_reference_digests_without_recomputing() {
         assert!(t0.elapsed() < Duration::from_secs(60), "no worker seen");
         std::thread::sleep(Duration::from_millis(5));
     };
-    let killed = Command::new("kill").args(["-KILL", &victim.to_string()]).status().unwrap();
+    let killed = Command::new("kill")
+        .args(["-KILL", &victim.to_string()])
+        .status()
+        .unwrap();
     assert!(killed.success());
     // The coordinator reports the failed job, lets the others finish, and exits non-zero.
     let status = coord.wait().unwrap();
-    assert!(!status.success(), "the coordinator must report the killed worker");
+    assert!(
+        !status.success(),
+        "the coordinator must report the killed worker"
+    );
     let before = shards(&dir);
     assert!(before.len() < 32, "a job must be missing after the kill");
     rerun_matches_reference(&dir, &before);

@@ -114,7 +114,11 @@ impl Block {
                 if t == NONE || (t != OFF && blue >> t & 1 == 1) || (t == OFF && below.is_none()) {
                     continue;
                 }
-                let nb = if t == OFF { blue & !(1 << s) } else { blue & !(1 << s) | 1 << t };
+                let nb = if t == OFF {
+                    blue & !(1 << s)
+                } else {
+                    blue & !(1 << s) | 1 << t
+                };
                 let rb2 = if t == OFF {
                     below.expect("blue exits need layer (a−1, b)").rank_blue(nb)
                 } else {

@@ -77,7 +77,12 @@ impl Layer {
     /// # Panics
     /// If `a` or `b` exceeds n − 1.
     pub fn new(board: Board, a: usize, b: usize) -> Layer {
-        assert!(a <= board.cars() && b <= board.cars(), "layer ({a}, {b}) on {}×{}", board.n(), board.n());
+        assert!(
+            a <= board.cars() && b <= board.cars(),
+            "layer ({a}, {b}) on {}×{}",
+            board.n(),
+            board.n()
+        );
         let nsq = board.squares();
         let mut binom = [[0u64; SQ]; K];
         for (i, row) in binom.iter_mut().enumerate() {

@@ -408,7 +408,11 @@ impl Board {
 
     /// The name of a square, e.g. `a2`.
     pub fn square_name(&self, sq: usize) -> String {
-        format!("{}{}", (b'a' + (sq % self.n) as u8) as char, sq / self.n + 1)
+        format!(
+            "{}{}",
+            (b'a' + (sq % self.n) as u8) as char,
+            sq / self.n + 1
+        )
     }
 
     /// Parses a square name (`a2`, case-insensitive).
@@ -514,7 +518,11 @@ impl Board {
                 .filter(|&s| m >> s & 1 == 1)
                 .map(|s| self.square_name(s))
                 .collect();
-            if v.is_empty() { "-".to_string() } else { v.join(",") }
+            if v.is_empty() {
+                "-".to_string()
+            } else {
+                v.join(",")
+            }
         };
         format!(
             "blue:{} red:{} to-move:{}",
@@ -694,7 +702,9 @@ impl Tables {
         if a >= n || b >= n {
             return None;
         }
-        self.layers[a * n + b].as_ref().map(|(l, v)| (l, v.as_slice()))
+        self.layers[a * n + b]
+            .as_ref()
+            .map(|(l, v)| (l, v.as_slice()))
     }
 
     /// The value of `p` if its layer is loaded.

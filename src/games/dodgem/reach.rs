@@ -129,7 +129,9 @@ pub fn reach_layer(
                 continue;
             }
             for st in blk.fwd.iter().filter(|st| st.to == OFF) {
-                seed(((st.rb * layer.red_ranks() + rank_with(binom, &st.comp, &reds[..k])) << 1) | 1);
+                seed(
+                    ((st.rb * layer.red_ranks() + rank_with(binom, &st.comp, &reds[..k])) << 1) | 1,
+                );
             }
         }
     }
@@ -206,7 +208,8 @@ fn closure(geo: &Geometry, layer: &Layer, reached: &mut ReachBits, todo: &mut Re
                     for &s in reds {
                         for &t in &geo.fwd[1][s as usize] {
                             if t != NONE && t != OFF && occ >> t & 1 == 0 {
-                                let m2 = m & !(1 << blk.comp[s as usize]) | 1 << blk.comp[t as usize];
+                                let m2 =
+                                    m & !(1 << blk.comp[s as usize]) | 1 << blk.comp[t as usize];
                                 push((rb * nr + rank_mask(binom, m2)) << 1);
                             }
                         }

@@ -143,7 +143,9 @@ pub fn solve_layer_with_threads(
                         .collect()
                 })
                 .collect(),
-            pending: (0..layer.len().div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+            pending: (0..layer.len().div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
             max_depth: AtomicU8::new(0),
         };
         par_blocks(threads, s.blocks, |rb| s.seed_block(rb));
@@ -317,7 +319,8 @@ impl Solver<'_> {
                     if st.to == OFF {
                         any_exit = true;
                         let (bl, v) = self.below_blue.expect("blue exits need layer (a−1, b)");
-                        let i = ((st.rb * bl.red_ranks() + rank_with(binom, &st.comp, reds)) << 1) | 1;
+                        let i =
+                            ((st.rb * bl.red_ranks() + rank_with(binom, &st.comp, reds)) << 1) | 1;
                         e.add(v[i as usize]);
                     } else if red >> st.to & 1 == 0 {
                         inside += 1;
@@ -352,7 +355,11 @@ impl Solver<'_> {
                 let idx = ((base + rr) << 1) | side;
                 self.cells[idx as usize].store(v, Relaxed);
                 if v >= WIN_BASE {
-                    let d = if v >= LOSS_BASE { v - LOSS_BASE } else { v - WIN_BASE };
+                    let d = if v >= LOSS_BASE {
+                        v - LOSS_BASE
+                    } else {
+                        v - WIN_BASE
+                    };
                     depths |= 1 << d;
                     if idx / 64 != word_at {
                         if word != 0 {

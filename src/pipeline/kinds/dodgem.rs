@@ -119,12 +119,21 @@ pub fn reach_job(a: usize, b: usize) -> String {
 }
 
 fn params(job: &JobSpec) -> Result<(String, Board, usize, usize)> {
-    let p: JobParams = toml::Value::Table(job.params.clone())
-        .try_into()
-        .map_err(|e: toml::de::Error| Error::job(&job.name, format!("parameters: {}", e.message())))?;
+    let p: JobParams =
+        toml::Value::Table(job.params.clone())
+            .try_into()
+            .map_err(|e: toml::de::Error| {
+                Error::job(&job.name, format!("parameters: {}", e.message()))
+            })?;
     let board = Board::new(p.n as usize).map_err(|e| Error::job(&job.name, e.to_string()))?;
     if p.a as usize > board.cars() || p.b as usize > board.cars() {
-        return Err(Error::job(&job.name, format!("layer ({}, {}) is not on the {}×{} board", p.a, p.b, p.n, p.n)));
+        return Err(Error::job(
+            &job.name,
+            format!(
+                "layer ({}, {}) is not on the {}×{} board",
+                p.a, p.b, p.n, p.n
+            ),
+        ));
     }
     Ok((p.task, board, p.a as usize, p.b as usize))
 }
@@ -172,10 +181,17 @@ pub fn decode_layer(shard: Shard) -> Result<(LayerMeta, Vec<u8>)> {
         .ok_or_else(|| bad("no values".into()))?
         .bytes;
     if values.len() as u64 != meta.positions {
-        return Err(bad(format!("{} values for {} positions", values.len(), meta.positions)));
+        return Err(bad(format!(
+            "{} values for {} positions",
+            values.len(),
+            meta.positions
+        )));
     }
     if let Some(i) = values.iter().position(|&v| Value::from_byte(v).is_none()) {
-        return Err(bad(format!("byte {} at index {i} is not a value", values[i])));
+        return Err(bad(format!(
+            "byte {} at index {i} is not a value",
+            values[i]
+        )));
     }
     Ok((meta, values))
 }
@@ -197,7 +213,11 @@ pub fn decode_reach(shard: &Shard) -> Result<(ReachMeta, ReachBits)> {
 ///
 /// # Errors
 /// If a shard is missing or damaged.
-pub fn tables_from_run(src: &dyn ShardSource, board: Board, which: &[(usize, usize)]) -> Result<Tables> {
+pub fn tables_from_run(
+    src: &dyn ShardSource,
+    board: Board,
+    which: &[(usize, usize)],
+) -> Result<Tables> {
     let mut t = Tables::empty(board);
     for &(a, b) in which {
         if a < board.n() && b < board.n() && t.bytes(a, b).is_none() {
@@ -270,7 +290,9 @@ impl JobKind for Dodgem {
                 path,
                 text,
                 "n",
-                format!("n = {n} is refused: the {n}×{n} board has {what}; this build solves n ≤ {MAX_N}"),
+                format!(
+                    "n = {n} is refused: the {n}×{n} board has {what}; this build solves n ≤ {MAX_N}"
+                ),
             ));
         }
         let board = Board::new(n).map_err(|e| error_at_key(path, text, "n", e.to_string()))?;
@@ -284,7 +306,11 @@ impl JobKind for Dodgem {
             params.insert("b".into(), (b as i64).into());
             let cost = Layer::new(board, a, b).len();
             JobSpec {
-                name: if task == "solve" { layer_job(a, b) } else { reach_job(a, b) },
+                name: if task == "solve" {
+                    layer_job(a, b)
+                } else {
+                    reach_job(a, b)
+                },
                 params,
                 inputs,
                 // Solving costs about three times a reachability pass per position.
@@ -330,14 +356,18 @@ impl JobKind for Dodgem {
                 let below = |x: usize, y: usize| -> Result<Vec<u8>> {
                     let (m, v) = decode_layer(inputs.load(&layer_job(x, y))?)?;
                     if (m.n, m.a, m.b) != (board.n() as u32, x as u32, y as u32) {
-                        return Err(Error::job(&job.name, format!("input layer-{x}-{y} holds another layer")));
+                        return Err(Error::job(
+                            &job.name,
+                            format!("input layer-{x}-{y} holds another layer"),
+                        ));
                     }
                     Ok(v)
                 };
                 let vb = if a > 0 { Some(below(a - 1, b)?) } else { None };
                 let vr = if b > 0 { Some(below(a, b - 1)?) } else { None };
                 let threads = std::thread::available_parallelism().map_or(1, usize::from);
-                let values = solve_layer_with_threads(&layer, vb.as_deref(), vr.as_deref(), threads);
+                let values =
+                    solve_layer_with_threads(&layer, vb.as_deref(), vr.as_deref(), threads);
                 drop((vb, vr));
                 let s = LayerStats::of(&layer, &values);
                 let meta = LayerMeta {
@@ -353,7 +383,10 @@ impl JobKind for Dodgem {
                     lost_for_both: s.lost_for_both,
                 };
                 let meta = codec::encode(&meta).map_err(|e| Error::job(&job.name, e))?;
-                Ok(vec![Section::new("values", values), Section::new("meta", meta)])
+                Ok(vec![
+                    Section::new("values", values),
+                    Section::new("meta", meta),
+                ])
             }
             "reach" => {
                 let top = board.cars();
@@ -363,7 +396,10 @@ impl JobKind for Dodgem {
                     }
                     let (m, bits) = decode_reach(&inputs.load(&reach_job(x, y))?)?;
                     if (m.n, m.a, m.b) != (board.n() as u32, x as u32, y as u32) {
-                        return Err(Error::job(&job.name, format!("input reach-{x}-{y} holds another layer")));
+                        return Err(Error::job(
+                            &job.name,
+                            format!("input reach-{x}-{y} holds another layer"),
+                        ));
                     }
                     Ok(Some(bits))
                 };
@@ -378,9 +414,15 @@ impl JobKind for Dodgem {
                     reachable: bits.count(),
                 };
                 let meta = codec::encode(&meta).map_err(|e| Error::job(&job.name, e))?;
-                Ok(vec![Section::new("reachable", bits.to_le_bytes()), Section::new("meta", meta)])
+                Ok(vec![
+                    Section::new("reachable", bits.to_le_bytes()),
+                    Section::new("meta", meta),
+                ])
             }
-            other => Err(Error::job(&job.name, format!("unknown task `{other}` (solve or reach)"))),
+            other => Err(Error::job(
+                &job.name,
+                format!("unknown task `{other}` (solve or reach)"),
+            )),
         }
     }
 
@@ -404,10 +446,12 @@ impl JobKind for Dodgem {
 
     fn claims(&self, run: &dyn RunAccess) -> Result<Vec<Claim>> {
         let n = run_board(run)?.n();
-        let text = String::from_utf8(run.table(&format!("dodgem-{n}-summary.toml"))?).unwrap_or_default();
-        let summary: SummaryFile =
-            toml::from_str(&text).map_err(|e| Error::job(self.name(), format!("summary table: {}", e.message())))?;
-        let csv = String::from_utf8(run.table(&format!("dodgem-{n}-first-moves.csv"))?).unwrap_or_default();
+        let text =
+            String::from_utf8(run.table(&format!("dodgem-{n}-summary.toml"))?).unwrap_or_default();
+        let summary: SummaryFile = toml::from_str(&text)
+            .map_err(|e| Error::job(self.name(), format!("summary table: {}", e.message())))?;
+        let csv = String::from_utf8(run.table(&format!("dodgem-{n}-first-moves.csv"))?)
+            .unwrap_or_default();
         Ok(dodgem_claims(run, &summary, &csv))
     }
 }
@@ -529,7 +573,10 @@ fn summarize(run: &dyn RunAccess) -> Result<Summary> {
             let (meta, values) = decode_layer(run.load(&layer_job(a, b))?)?;
             let (rmeta, bits) = decode_reach(&run.load(&reach_job(a, b))?)?;
             if rmeta.positions != meta.positions {
-                return Err(Error::job("dodgem", format!("layer ({a}, {b}): reach and values differ in length")));
+                return Err(Error::job(
+                    "dodgem",
+                    format!("layer ({a}, {b}): reach and values differ in length"),
+                ));
             }
             let mut row = LayerRow {
                 a: a as u32,
@@ -610,10 +657,24 @@ fn check_run(run: &dyn RunAccess) -> Result<Vec<String>> {
             }
             let (layer, values) = t.layer(a, b).expect("loaded");
             let s = LayerStats::of(layer, values);
-            if (s.wins, s.losses, s.draws, s.max_win_depth, s.max_loss_depth, &s.lost_for_both)
-                != (meta.wins, meta.losses, meta.draws, meta.max_win_depth, meta.max_loss_depth, &meta.lost_for_both)
-            {
-                problems.push(format!("layer ({a}, {b}): meta counts differ from the values"));
+            if (
+                s.wins,
+                s.losses,
+                s.draws,
+                s.max_win_depth,
+                s.max_loss_depth,
+                &s.lost_for_both,
+            ) != (
+                meta.wins,
+                meta.losses,
+                meta.draws,
+                meta.max_win_depth,
+                meta.max_loss_depth,
+                &meta.lost_for_both,
+            ) {
+                problems.push(format!(
+                    "layer ({a}, {b}): meta counts differ from the values"
+                ));
             }
             let step = (layer.len() / 4096).max(1);
             let mut i = 0;
@@ -621,7 +682,10 @@ fn check_run(run: &dyn RunAccess) -> Result<Vec<String>> {
                 let p = layer.position(i);
                 let v = Value::from_byte(values[i as usize]).expect("decoded");
                 if t.value(&board.reflect(&p)) != Some(v) {
-                    problems.push(format!("layer ({a}, {b}): {} and its reflection differ", board.position_text(&p)));
+                    problems.push(format!(
+                        "layer ({a}, {b}): {} and its reflection differ",
+                        board.position_text(&p)
+                    ));
                     break;
                 }
                 let after: Vec<Value> = board
@@ -630,7 +694,9 @@ fn check_run(run: &dyn RunAccess) -> Result<Vec<String>> {
                     .map(|m| value_of_move(&t, &p, m).expect("loaded"))
                     .collect();
                 let ok = match v {
-                    Value::Win(0) | Value::Loss(0) => after.is_empty() && board.terminal(&p) == Some(v),
+                    Value::Win(0) | Value::Loss(0) => {
+                        after.is_empty() && board.terminal(&p) == Some(v)
+                    }
                     _ if after.is_empty() => false,
                     Value::Win(_) | Value::Draw | Value::Loss(_) => {
                         after.iter().copied().min_by_key(|x| move_rank(*x)) == Some(v)
@@ -678,23 +744,50 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
     let mut c = Vec::new();
     // Pure counting: every board size, whatever the run.
     for (m, published) in [(3usize, 2_846u128), (4, 555_986), (5, 240_060_402)] {
-        c.push(Claim::compare(SEED, &format!("{m}×{m}: positions with side to move"), sep(published), sep(counts(m).0)));
+        c.push(Claim::compare(
+            SEED,
+            &format!("{m}×{m}: positions with side to move"),
+            sep(published),
+            sep(counts(m).0),
+        ));
     }
-    c.push(Claim::compare(SEED, "5×5: positions in the largest layer (4, 4)", sep(151_420_500), sep(counts(5).1)));
+    c.push(Claim::compare(
+        SEED,
+        "5×5: positions in the largest layer (4, 4)",
+        sep(151_420_500),
+        sep(counts(5).1),
+    ));
     for (m, published) in [(2usize, 21u128), (3, 1_495), (4, 303_433), (5, 197_841_801)] {
         let ours = counts(m).0 / 2;
-        let claim = format!("{m}×{m}: legal positions (Erickson's count; ours: ≤ n−1 cars per side on distinct squares)");
+        let claim = format!(
+            "{m}×{m}: legal positions (Erickson's count; ours: ≤ n−1 cars per side on distinct squares)"
+        );
         if ours == published {
-            c.push(Claim::compare(ERICKSON11, &claim, sep(published), sep(ours)));
+            c.push(Claim::compare(
+                ERICKSON11,
+                &claim,
+                sep(published),
+                sep(ours),
+            ));
         } else {
-            c.push(known(ERICKSON11, &claim, sep(published), format!("{} (does not reproduce; seed 002 agrees)", sep(ours))));
+            c.push(known(
+                ERICKSON11,
+                &claim,
+                sep(published),
+                format!("{} (does not reproduce; seed 002 agrees)", sep(ours)),
+            ));
         }
     }
     {
         let placements: u128 = (1..3u64)
             .flat_map(|a| (1..3u64).map(move |b| u128::from(binomial(9, a) * binomial(9 - a, b))))
             .sum();
-        c.push(Claim::compare(FLEURY, "3×3: placements with both sides on the board = 2 × 666", "1,332 = 2 × 666", format!("{} = 2 × {}", sep(placements), sep(placements / 2))));
+        c.push(Claim::compare(
+            FLEURY,
+            "3×3: placements with both sides on the board = 2 × 666",
+            "1,332 = 2 × 666",
+            format!("{} = 2 × {}", sep(placements), sep(placements / 2)),
+        ));
     }
     let firsts: BTreeMap<String, String> = first_csv
         .lines()
@@ -702,16 +795,30 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
         .filter_map(|l| {
             let f: Vec<&str> = l.split(',').collect();
             (f.len() == 4).then(|| {
-                let v = if f[3].is_empty() { f[2].to_string() } else { format!("{} in {}", f[2], f[3]) };
+                let v = if f[3].is_empty() {
+                    f[2].to_string()
+                } else {
+                    format!("{} in {}", f[2], f[3])
+                };
                 (f[0].to_string(), v)
             })
         })
         .collect();
     let lost_n = s.lost_for_both.len();
-    let longest = format!("{} (longest win {}, longest loss {})", s.longest_win.max(s.longest_loss), s.longest_win, s.longest_loss);
+    let longest = format!(
+        "{} (longest win {}, longest loss {})",
+        s.longest_win.max(s.longest_loss),
+        s.longest_win,
+        s.longest_loss
+    );
     let covered = |m: usize| m == n;
     let why = format!("this run solves {n}×{n}");
-    let add = |c: &mut Vec<Claim>, m: usize, source: &str, claim: &str, expected: String, ours: &dyn Fn() -> String| {
+    let add = |c: &mut Vec<Claim>,
+               m: usize,
+               source: &str,
+               claim: &str,
+               expected: String,
+               ours: &dyn Fn() -> String| {
         let claim = format!("{m}×{m}: {claim}");
         if covered(m) {
             c.push(Claim::compare(source, &claim, &expected, ours()));
@@ -720,14 +827,60 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
         }
     };
     // 3×3.
-    add(&mut c, 3, WW, "the start is a first-player win, in plies", "win in 19".into(), &|| s.start.clone());
-    add(&mut c, 3, SEED, "first moves: the only winning one advances the car farthest from the corner; the others lose in 18 and 16",
+    add(
+        &mut c,
+        3,
+        WW,
+        "the start is a first-player win, in plies",
+        "win in 19".into(),
+        &|| s.start.clone(),
+    );
+    add(
+        &mut c,
+        3,
+        SEED,
+        "first moves: the only winning one advances the car farthest from the corner; the others lose in 18 and 16",
         "a3-b3 win in 19; a2-b2 loss in 18; a2-a1 loss in 16".into(),
-        &|| ["a3-b3", "a2-b2", "a2-a1"].iter().map(|m| format!("{m} {}", firsts.get(*m).cloned().unwrap_or_default())).collect::<Vec<_>>().join("; "));
-    add(&mut c, 3, GC, "reachable from the start: wins + losses, draws", "1,963 = 1,123 + 840, 0 draws".into(),
-        &|| format!("{} = {} + {}, {} draws", sep(s.reachable.into()), sep(s.reachable_wins.into()), sep(s.reachable_losses.into()), s.reachable_draws));
-    add(&mut c, 3, ERICKSON4, "positions lost for whoever moves (3 mirror pairs)", "6".into(), &|| lost_n.to_string());
-    add(&mut c, 3, SEED, "longest decided position (a win)", "21 (longest win 21, longest loss 20)".into(), &|| longest.clone());
+        &|| {
+            ["a3-b3", "a2-b2", "a2-a1"]
+                .iter()
+                .map(|m| format!("{m} {}", firsts.get(*m).cloned().unwrap_or_default()))
+                .collect::<Vec<_>>()
+                .join("; ")
+        },
+    );
+    add(
+        &mut c,
+        3,
+        GC,
+        "reachable from the start: wins + losses, draws",
+        "1,963 = 1,123 + 840, 0 draws".into(),
+        &|| {
+            format!(
+                "{} = {} + {}, {} draws",
+                sep(s.reachable.into()),
+                sep(s.reachable_wins.into()),
+                sep(s.reachable_losses.into()),
+                s.reachable_draws
+            )
+        },
+    );
+    add(
+        &mut c,
+        3,
+        ERICKSON4,
+        "positions lost for whoever moves (3 mirror pairs)",
+        "6".into(),
+        &|| lost_n.to_string(),
+    );
+    add(
+        &mut c,
+        3,
+        SEED,
+        "longest decided position (a win)",
+        "21 (longest win 21, longest loss 20)".into(),
+        &|| longest.clone(),
+    );
     if n == 3 {
         let third = run
             .load(&layer_job(2, 2))
@@ -739,27 +892,83 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
                 let p = board.parse_position("blue:a3,b3 red:c1,c2").expect("valid");
                 let vb = Value::from_byte(v[l.index(&p) as usize]);
                 let vr = Value::from_byte(v[l.index(&p.with_to_move(Side::Red)) as usize]);
-                format!("blue to move: {}; red to move: {}", vb.map_or("?".into(), |x| x.to_string()), vr.map_or("?".into(), |x| x.to_string()))
+                format!(
+                    "blue to move: {}; red to move: {}",
+                    vb.map_or("?".into(), |x| x.to_string()),
+                    vr.map_or("?".into(), |x| x.to_string())
+                )
             })
             .unwrap_or_else(|| "layer (2, 2) unreadable".into());
-        let truth = ["blue:a3,b3 red:a2,b2 to-move:blue", "blue:b1,b2 red:c1,c2 to-move:blue"];
+        let truth = [
+            "blue:a3,b3 red:a2,b2 to-move:blue",
+            "blue:b1,b2 red:c1,c2 to-move:blue",
+        ];
         let has_truth = truth.iter().all(|t| s.lost_for_both.iter().any(|x| x == t));
         c.push(known(ERICKSON4, "3×3: his third diagram (blue a3,b3; red c1,c2) is lost for whoever moves",
             "lost for whoever moves",
             format!("{third}; the true third pair is blue a3,b3 red a2,b2 and blue b1,b2 red c1,c2 ({})",
                 if has_truth { "both found" } else { "NOT found" })));
     } else {
-        c.push(Claim::not_covered(ERICKSON4, "3×3: his third diagram (blue a3,b3; red c1,c2) is lost for whoever moves", "lost for whoever moves", &why));
+        c.push(Claim::not_covered(
+            ERICKSON4,
+            "3×3: his third diagram (blue a3,b3; red c1,c2) is lost for whoever moves",
+            "lost for whoever moves",
+            &why,
+        ));
     }
     // 4×4.
-    add(&mut c, 4, DJ, "the start", "draw".into(), &|| s.start.clone());
-    add(&mut c, 4, DJ, "1. b1-a1 (his notation; a2-a1 in ours) loses, in plies", "loss in 38".into(), &|| firsts.get("a2-a1").cloned().unwrap_or_default());
-    add(&mut c, 4, SEED, "positions lost for whoever moves", "14".into(), &|| lost_n.to_string());
-    add(&mut c, 4, SEED, "reachable from the start, draws among them", "393,900, 35,281 draws (9.0%)".into(),
-        &|| format!("{}, {} draws ({})", sep(s.reachable.into()), sep(s.reachable_draws.into()), pct(s.reachable_draws, s.reachable)));
-    add(&mut c, 4, SEED, "longest decided position (a loss)", "42 (longest win 41, longest loss 42)".into(), &|| longest.clone());
-    let game = if n == 4 { desjardins_game(run) } else { Err(why.clone()) };
-    let add_game = |c: &mut Vec<Claim>, claim: &str, expected: &str, pick: &dyn Fn(&GameFacts) -> String, discrepancy: bool| {
+    add(&mut c, 4, DJ, "the start", "draw".into(), &|| {
+        s.start.clone()
+    });
+    add(
+        &mut c,
+        4,
+        DJ,
+        "1. b1-a1 (his notation; a2-a1 in ours) loses, in plies",
+        "loss in 38".into(),
+        &|| firsts.get("a2-a1").cloned().unwrap_or_default(),
+    );
+    add(
+        &mut c,
+        4,
+        SEED,
+        "positions lost for whoever moves",
+        "14".into(),
+        &|| lost_n.to_string(),
+    );
+    add(
+        &mut c,
+        4,
+        SEED,
+        "reachable from the start, draws among them",
+        "393,900, 35,281 draws (9.0%)".into(),
+        &|| {
+            format!(
+                "{}, {} draws ({})",
+                sep(s.reachable.into()),
+                sep(s.reachable_draws.into()),
+                pct(s.reachable_draws, s.reachable)
+            )
+        },
+    );
+    add(
+        &mut c,
+        4,
+        SEED,
+        "longest decided position (a loss)",
+        "42 (longest win 41, longest loss 42)".into(),
+        &|| longest.clone(),
+    );
+    let game = if n == 4 {
+        desjardins_game(run)
+    } else {
+        Err(why.clone())
+    };
+    let add_game = |c: &mut Vec<Claim>,
+                    claim: &str,
+                    expected: &str,
+                    pick: &dyn Fn(&GameFacts) -> String,
+                    discrepancy: bool| {
         let claim = format!("4×4: desJardins' game: {claim}");
         match &game {
             Ok(g) if discrepancy => c.push(known(DJ, &claim, expected, pick(g))),
@@ -767,28 +976,125 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
             Err(w) => c.push(Claim::not_covered(DJ, &claim, expected, w)),
         }
     };
-    add_game(&mut c, "each \"!\" move is the only drawing move", "3 of 3", &|g| format!("{} of 3", g.bangs_only_draw), false);
-    add_game(&mut c, "12. d3-off (his notation) is legal", "illegal (c4-off meant)", &|g| g.d3_off.clone(), false);
-    add_game(&mut c, "O's replies to 1. d1-d2: a2-b2, a3-b3, a2-a1, a4-b4", "draw, draw, loss in 32, loss in 38", &|g| g.replies.clone(), false);
-    add_game(&mut c, "after 1… a4-b4, 2. c1-c2", "win in 37", &|g| g.c1c2.clone(), false);
-    add_game(&mut c, "the game is best play by both sides (O's first move a4-b4)", "best play (draw)", &|g| format!("1… a4-b4 is a {}; 2. d2-d3 throws the win away", g.a4b4), true);
+    add_game(
+        &mut c,
+        "each \"!\" move is the only drawing move",
+        "3 of 3",
+        &|g| format!("{} of 3", g.bangs_only_draw),
+        false,
+    );
+    add_game(
+        &mut c,
+        "12. d3-off (his notation) is legal",
+        "illegal (c4-off meant)",
+        &|g| g.d3_off.clone(),
+        false,
+    );
+    add_game(
+        &mut c,
+        "O's replies to 1. d1-d2: a2-b2, a3-b3, a2-a1, a4-b4",
+        "draw, draw, loss in 32, loss in 38",
+        &|g| g.replies.clone(),
+        false,
+    );
+    add_game(
+        &mut c,
+        "after 1… a4-b4, 2. c1-c2",
+        "win in 37",
+        &|g| g.c1c2.clone(),
+        false,
+    );
+    add_game(
+        &mut c,
+        "the game is best play by both sides (O's first move a4-b4)",
+        "best play (draw)",
+        &|g| format!("1… a4-b4 is a {}; 2. d2-d3 throws the win away", g.a4b4),
+        true,
+    );
     // 5×5.
-    add(&mut c, 5, DJ, "the start", "draw".into(), &|| s.start.clone());
-    add(&mut c, 5, SEED, "all five first moves (including 1. b1-a1, his notation)", "draw ×5".into(), &|| {
-        let draws = firsts.values().filter(|v| *v == "draw").count();
-        if draws == firsts.len() { format!("draw ×{draws}") } else { format!("{firsts:?}") }
+    add(&mut c, 5, DJ, "the start", "draw".into(), &|| {
+        s.start.clone()
     });
-    add(&mut c, 5, DJ, "1. b1-a1 (his notation; a2-a1 in ours)", "draw".into(), &|| firsts.get("a2-a1").cloned().unwrap_or_default());
-    add(&mut c, 5, SEED, "positions lost for whoever moves", "36".into(), &|| lost_n.to_string());
-    add(&mut c, 5, SEED, "draws among positions with both sides on the board", "35.7%".into(), &|| pct(s.both_sides_draws, s.both_sides_positions));
-    add(&mut c, 5, SEED, "reachable from the start, draws among them", "164,308,067, 52,703,322 draws (32.1%)".into(),
-        &|| format!("{}, {} draws ({})", sep(s.reachable.into()), sep(s.reachable_draws.into()), pct(s.reachable_draws, s.reachable)));
-    add(&mut c, 5, SEED, "longest decided position", "81".into(), &|| s.longest_win.max(s.longest_loss).to_string());
+    add(
+        &mut c,
+        5,
+        SEED,
+        "all five first moves (including 1. b1-a1, his notation)",
+        "draw ×5".into(),
+        &|| {
+            let draws = firsts.values().filter(|v| *v == "draw").count();
+            if draws == firsts.len() {
+                format!("draw ×{draws}")
+            } else {
+                format!("{firsts:?}")
+            }
+        },
+    );
+    add(
+        &mut c,
+        5,
+        DJ,
+        "1. b1-a1 (his notation; a2-a1 in ours)",
+        "draw".into(),
+        &|| firsts.get("a2-a1").cloned().unwrap_or_default(),
+    );
+    add(
+        &mut c,
+        5,
+        SEED,
+        "positions lost for whoever moves",
+        "36".into(),
+        &|| lost_n.to_string(),
+    );
+    add(
+        &mut c,
+        5,
+        SEED,
+        "draws among positions with both sides on the board",
+        "35.7%".into(),
+        &|| pct(s.both_sides_draws, s.both_sides_positions),
+    );
+    add(
+        &mut c,
+        5,
+        SEED,
+        "reachable from the start, draws among them",
+        "164,308,067, 52,703,322 draws (32.1%)".into(),
+        &|| {
+            format!(
+                "{}, {} draws ({})",
+                sep(s.reachable.into()),
+                sep(s.reachable_draws.into()),
+                pct(s.reachable_draws, s.reachable)
+            )
+        },
+    );
+    add(
+        &mut c,
+        5,
+        SEED,
+        "longest decided position",
+        "81".into(),
+        &|| s.longest_win.max(s.longest_loss).to_string(),
+    );
     if n == 5 {
-        c.push(known(DJ, "5×5: about 40% of positions are draws (his estimate)", "≈ 40%",
-            format!("{} of positions with both sides on the board, {} of reachable positions", pct(s.both_sides_draws, s.both_sides_positions), pct(s.reachable_draws, s.reachable))));
+        c.push(known(
+            DJ,
+            "5×5: about 40% of positions are draws (his estimate)",
+            "≈ 40%",
+            format!(
+                "{} of positions with both sides on the board, {} of reachable positions",
+                pct(s.both_sides_draws, s.both_sides_positions),
+                pct(s.reachable_draws, s.reachable)
+            ),
+        ));
     } else {
-        c.push(Claim::not_covered(DJ, "5×5: about 40% of positions are draws (his estimate)", "≈ 40%", &why));
+        c.push(Claim::not_covered(
+            DJ,
+            "5×5: about 40% of positions are draws (his estimate)",
+            "≈ 40%",
+            &why,
+        ));
     }
     c
 }
