@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use gametables::games::dodgem::{
-    Board, Layer, Move, Position, ReachBits, Side, Tables, Value, from_desjardins, reach_layer,
+    Board, Layer, Move, Position, ReachBits, Side, Tables, Value, from_desjardins, reach_layer, reach_layer_with_threads,
 };
 
 // ---------------------------------------------------------------------------
@@ -580,6 +580,15 @@ fn solution_does_not_depend_on_thread_count() {
     for a in 0..4 {
         for c in 0..4 {
             assert_eq!(one.bytes(a, c), three.bytes(a, c), "layer ({a}, {c})");
+        }
+    }
+    let r1 = reach_all(b);
+    for a in (0..4).rev() {
+        for c in (0..4).rev() {
+            let up_b = (a < 3).then(|| r1[a + 1][c].clone().unwrap());
+            let up_r = (c < 3).then(|| r1[a][c + 1].clone().unwrap());
+            let r3 = reach_layer_with_threads(&Layer::new(b, a, c), up_b.as_ref(), up_r.as_ref(), 3);
+            assert_eq!(Some(r3), r1[a][c], "reach ({a}, {c})");
         }
     }
 }

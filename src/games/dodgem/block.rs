@@ -7,6 +7,8 @@
 //! free squares are computed once per block and per blue step, so the red
 //! rank after it costs one table look-up per red car.
 
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
 use super::{Layer, Side};
 
 /// "No square" in step tables.
@@ -195,4 +197,28 @@ pub fn rank_mask(layer_binom: &[[u64; 37]; 6], m: u64) -> u64 {
         i += 1;
     }
     r
+}
+
+/// Runs `f(k)` for every `k` in `0..count` on `threads` threads (inline for
+/// one thread or small counts), handing out chunks of 16.
+pub fn par_range(threads: usize, count: u64, f: impl Fn(u64) + Sync) {
+    if threads <= 1 || count < 64 {
+        (0..count).for_each(f);
+        return;
+    }
+    const CHUNK: u64 = 16;
+    let next = AtomicU64::new(0);
+    std::thread::scope(|sc| {
+        for _ in 0..threads {
+            sc.spawn(|| {
+                loop {
+                    let start = next.fetch_add(CHUNK, Relaxed);
+                    if start >= count {
+                        break;
+                    }
+                    (start..(start + CHUNK).min(count)).for_each(&f);
+                }
+            });
+        }
+    });
 }

@@ -32,7 +32,7 @@ mod reach;
 mod solve;
 
 pub use index::{Layer, binomial};
-pub use reach::{ReachBits, reach_layer};
+pub use reach::{ReachBits, reach_layer, reach_layer_with_threads};
 pub use solve::{LayerStats, solve_layer, solve_layer_with_threads};
 
 use std::fmt;

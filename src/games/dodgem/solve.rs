@@ -21,18 +21,21 @@
 //!    resistance.
 //! 3. Positions never valued are **draws**.
 //!
-//! Positions of depth d are found by scanning the blocks marked as holding
-//! some value of depth d (one bit per block and depth), so no queue is
-//! stored: the working memory is the layer's bytes (one per position; the
-//! counters live in the bytes 1 … 15 of the value encoding) and the two
-//! solved layers it reads. Blocks are shared between threads; updates are
-//! byte-wide compare-and-swap, and the result does not depend on the order
-//! in which a depth's positions are taken (wins take the minimum depth,
-//! counters only count).
+//! Positions of depth d are found through a *pending* bitset (valued, not
+//! yet taken) restricted to the blocks flagged as holding some value of
+//! depth d (one bit per block and depth), so no queue is stored: the working
+//! memory is the layer's bytes (one per position; the counters live in the
+//! bytes 1 … 15 of the value encoding), one bit per position, and the two
+//! solved layers it reads. With several threads each owns a range of
+//! indices and alone writes there (plain loads and stores, no locked
+//! instructions); every thread looks at every position of depth d and
+//! updates the predecessors it owns. The result does not depend on the
+//! order in which a depth's positions are taken (wins take the minimum
+//! depth, counters only count), hence not on the thread count.
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 
-use super::block::{Block, Geometry, NONE, OFF, rank_mask, rank_with};
+use super::block::{Block, Geometry, NONE, OFF, par_range, rank_mask, rank_with};
 use super::{LOSS_BASE, Layer, MAX_DEPTH, Side, Value, WIN_BASE};
 
 /// Counts of one solved layer.
@@ -148,10 +151,25 @@ pub fn solve_layer_with_threads(
                 .collect(),
             max_depth: AtomicU8::new(0),
         };
-        par_blocks(threads, s.blocks, |rb| s.seed_block(rb));
+        par_range(threads, s.blocks, |rb| s.seed_block(rb));
+        // Each thread owns a range of 64-index words and is the only one to
+        // write the cells and pending bits there; every thread looks at every
+        // position of the current depth and updates the predecessors it owns.
+        let words = layer.len().div_ceil(64);
+        let threads = threads.clamp(1, words as usize) as u64;
+        let own = |t: u64| (t * words / threads) * 64..((t + 1) * words / threads) * 64;
         let mut d = 0u8;
         while d <= s.max_depth.load(Relaxed) {
-            par_blocks(threads, s.blocks, |rb| s.propagate_block(rb, d));
+            if threads == 1 {
+                s.propagate(d, own(0));
+            } else {
+                std::thread::scope(|sc| {
+                    for t in 0..threads {
+                        let (s, r) = (&s, own(t));
+                        sc.spawn(move || s.propagate(d, r));
+                    }
+                });
+            }
             d += 1;
         }
     }
@@ -161,29 +179,6 @@ pub fn solve_layer_with_threads(
         }
     }
     bytes
-}
-
-/// Runs `f(block)` for every block in `0..blocks` on `threads` threads.
-fn par_blocks(threads: usize, blocks: u64, f: impl Fn(u64) + Sync) {
-    if threads <= 1 || blocks < 64 {
-        (0..blocks).for_each(f);
-        return;
-    }
-    const CHUNK: u64 = 16;
-    let next = AtomicU64::new(0);
-    std::thread::scope(|sc| {
-        for _ in 0..threads {
-            sc.spawn(|| {
-                loop {
-                    let start = next.fetch_add(CHUNK, Relaxed);
-                    if start >= blocks {
-                        break;
-                    }
-                    (start..(start + CHUNK).min(blocks)).for_each(&f);
-                }
-            });
-        }
-    });
 }
 
 struct Solver<'a> {
@@ -380,44 +375,59 @@ impl Solver<'_> {
         }
     }
 
-    /// Takes every position of depth `d` in block `rb` and updates its predecessors.
-    fn propagate_block(&self, rb: u64, d: u8) {
-        let word = self.dirty[d as usize][(rb / 64) as usize].load(Relaxed);
-        if word >> (rb % 64) & 1 == 0 {
-            return;
-        }
+    /// Takes every position of depth `d` and updates its predecessors whose
+    /// indices lie in `own`; clears the pending bits of owned positions
+    /// taken at earlier depths.
+    fn propagate(&self, d: u8, own: std::ops::Range<u64>) {
         let l = self.layer;
         let nr = l.red_ranks();
-        let base = (rb * nr) << 1;
         let win = WIN_BASE + d;
         let loss = LOSS_BASE + d;
-        let end = base + 2 * nr;
-        let mut blk: Option<Block> = None;
-        for w in base / 64..end.div_ceil(64) {
-            let mut bits = self.pending[w as usize].load(Relaxed);
-            if w == base / 64 {
-                bits &= u64::MAX << (base % 64);
+        let dirty = &self.dirty[d as usize];
+        for rb in 0..self.blocks {
+            if dirty[(rb / 64) as usize].load(Relaxed) >> (rb % 64) & 1 == 0 {
+                continue;
             }
-            if w == end / 64 {
-                bits &= (1u64 << (end % 64)) - 1;
-            }
-            while bits != 0 {
-                let idx = w * 64 + u64::from(bits.trailing_zeros());
-                bits &= bits - 1;
-                let v = self.cells[idx as usize].load(Relaxed);
-                if v != win && v != loss {
-                    continue;
+            let base = (rb * nr) << 1;
+            let end = base + 2 * nr;
+            // Predecessors of Blue-to-move positions (Red moved last) lie in
+            // this block; only its owners need to look at them.
+            let block_owned = base < own.end && own.start < end;
+            let mut blk: Option<Block> = None;
+            for w in base / 64..end.div_ceil(64) {
+                let word = &self.pending[w as usize];
+                let mut bits = word.load(Relaxed);
+                if w == base / 64 {
+                    bits &= u64::MAX << (base % 64);
                 }
-                self.pending[w as usize].fetch_and(!(1 << (idx % 64)), Relaxed);
-                let blk = blk.get_or_insert_with(|| Block::new(l, None, &self.geo, rb));
-                self.take(blk, (idx - base) as usize, v == loss, d);
+                if w == end / 64 {
+                    bits &= (1u64 << (end % 64)) - 1;
+                }
+                let owned = own.contains(&(w * 64));
+                while bits != 0 {
+                    let idx = w * 64 + u64::from(bits.trailing_zeros());
+                    bits &= bits - 1;
+                    let v = self.cells[idx as usize].load(Relaxed);
+                    if v != win && v != loss {
+                        let depth = if v >= LOSS_BASE { v - LOSS_BASE } else { v - WIN_BASE };
+                        if owned && depth < d {
+                            word.store(word.load(Relaxed) & !(1 << (idx % 64)), Relaxed);
+                        }
+                        continue;
+                    }
+                    if idx & 1 == 0 && !block_owned {
+                        continue;
+                    }
+                    let blk = blk.get_or_insert_with(|| Block::new(l, None, &self.geo, rb));
+                    self.take(blk, (idx - base) as usize, v == loss, d, &own);
+                }
             }
         }
     }
 
     /// Updates the in-layer predecessors of the position at offset `off`
     /// of block `blk`, whose value has depth `d` and is a loss if `lost`.
-    fn take(&self, blk: &Block, off: usize, lost: bool, d: u8) {
+    fn take(&self, blk: &Block, off: usize, lost: bool, d: u8, own: &std::ops::Range<u64>) {
         let l = self.layer;
         let binom = l.binom();
         let nr = l.red_ranks();
@@ -442,6 +452,9 @@ impl Solver<'_> {
                         }
                         let m2 = m & !(1 << blk.comp[s as usize]) | 1 << blk.comp[t as usize];
                         let pidx = ((rb * nr + rank_mask(binom, m2)) << 1) | 1;
+                        if !own.contains(&pidx) {
+                            continue;
+                        }
                         if lost {
                             self.make_win(pidx, d + 1);
                         } else {
@@ -456,10 +469,14 @@ impl Solver<'_> {
                     return;
                 }
                 for st in &blk.back {
-                    if red >> st.to & 1 == 1 {
+                    let target = (st.rb * nr) << 1;
+                    if red >> st.to & 1 == 1 || target + 2 * nr <= own.start || target >= own.end {
                         continue;
                     }
                     let pidx = (st.rb * nr + rank_with(binom, &st.comp, reds)) << 1;
+                    if !own.contains(&pidx) {
+                        continue;
+                    }
                     if lost {
                         self.make_win(pidx, d + 1);
                     } else {
@@ -471,49 +488,44 @@ impl Solver<'_> {
         }
     }
 
+    /// Marks `idx` pending (its word is owned by the calling thread).
+    #[inline]
+    fn set_pending(&self, idx: u64) {
+        let word = &self.pending[(idx / 64) as usize];
+        word.store(word.load(Relaxed) | 1 << (idx % 64), Relaxed);
+    }
+
+    /// A predecessor of a loss in d − 1: a win in d unless it wins sooner.
+    /// Only the owner of `idx` calls this.
     fn make_win(&self, idx: u64, d: u8) {
         let new = Value::Win(d).to_byte();
         let cell = &self.cells[idx as usize];
-        let mut cur = cell.load(Relaxed);
-        loop {
-            let improves = cur < WIN_BASE || (cur < LOSS_BASE && cur > new);
-            if !improves {
-                return;
-            }
-            match cell.compare_exchange_weak(cur, new, Relaxed, Relaxed) {
-                Ok(_) => break,
-                Err(c) => cur = c,
-            }
+        let cur = cell.load(Relaxed);
+        if cur < WIN_BASE || (cur < LOSS_BASE && cur > new) {
+            cell.store(new, Relaxed);
+            self.set_pending(idx);
+            self.mark(self.block_of(idx), d);
         }
-        self.pending[(idx / 64) as usize].fetch_or(1 << (idx % 64), Relaxed);
-        self.mark(self.block_of(idx), d);
     }
 
+    /// A predecessor of a win in d: one move fewer left to try; at zero it
+    /// is lost. Only the owner of `idx` calls this.
     fn count_down(&self, idx: u64, blue: u64, red: u64, side: Side, d: u8) {
         let cell = &self.cells[idx as usize];
-        let mut cur = cell.load(Relaxed);
-        loop {
-            if cur >= WIN_BASE {
-                return;
-            }
-            debug_assert!(cur > 0, "counter underflow");
-            let new = if cur == 1 {
-                let e = self.exits(blue, red, side);
-                debug_assert!(!e.draw && e.loss_min.is_none());
-                Value::Loss(1 + e.win_max.map_or(d, |w| w.max(d))).to_byte()
-            } else {
-                cur - 1
-            };
-            match cell.compare_exchange_weak(cur, new, Relaxed, Relaxed) {
-                Ok(_) => {
-                    if new >= LOSS_BASE {
-                        self.pending[(idx / 64) as usize].fetch_or(1 << (idx % 64), Relaxed);
-                        self.mark(self.block_of(idx), new - LOSS_BASE);
-                    }
-                    return;
-                }
-                Err(c) => cur = c,
-            }
+        let cur = cell.load(Relaxed);
+        if cur >= WIN_BASE {
+            return;
         }
+        debug_assert!(cur > 0, "counter underflow");
+        if cur > 1 {
+            cell.store(cur - 1, Relaxed);
+            return;
+        }
+        let e = self.exits(blue, red, side);
+        debug_assert!(!e.draw && e.loss_min.is_none());
+        let depth = 1 + e.win_max.map_or(d, |w| w.max(d));
+        cell.store(Value::Loss(depth).to_byte(), Relaxed);
+        self.set_pending(idx);
+        self.mark(self.block_of(idx), depth);
     }
 }

@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::games::dodgem::{
     Board, Layer, LayerStats, MAX_N, Move, Position, ReachBits, Side, Tables, Value, binomial,
-    reach_layer, solve_layer_with_threads,
+    reach_layer_with_threads, solve_layer_with_threads,
 };
 use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
@@ -405,7 +405,8 @@ impl JobKind for Dodgem {
                 };
                 let ub = above(a + 1, b)?;
                 let ur = above(a, b + 1)?;
-                let bits = reach_layer(&layer, ub.as_ref(), ur.as_ref());
+                let threads = std::thread::available_parallelism().map_or(1, usize::from);
+                let bits = reach_layer_with_threads(&layer, ub.as_ref(), ur.as_ref(), threads);
                 let meta = ReachMeta {
                     n: board.n() as u32,
                     a: a as u32,
