@@ -5,7 +5,8 @@
 use std::collections::HashMap;
 
 use gametables::games::dodgem::{
-    Board, Layer, Move, Position, ReachBits, Side, Tables, Value, from_desjardins, reach_layer, reach_layer_with_threads,
+    Board, Layer, Move, Position, ReachBits, Side, Tables, Value, from_desjardins, reach_layer,
+    reach_layer_with_threads,
 };
 
 // ---------------------------------------------------------------------------
@@ -217,10 +218,10 @@ fn reachable_counts(t: &Tables) -> (u64, u64, u64, u64) {
     let board = t.board();
     let r = reach_all(board);
     let (mut all, mut w, mut l, mut d) = (0, 0, 0, 0);
-    for a in 0..board.n() {
-        for b in 0..board.n() {
+    for (a, row) in r.iter().enumerate() {
+        for (b, bits) in row.iter().enumerate() {
             let (_, v) = t.layer(a, b).unwrap();
-            for i in r[a][b].as_ref().unwrap().iter() {
+            for i in bits.as_ref().unwrap().iter() {
                 all += 1;
                 match Value::from_byte(v[i as usize]).unwrap() {
                     Value::Win(_) => w += 1,
@@ -587,7 +588,8 @@ fn solution_does_not_depend_on_thread_count() {
         for c in (0..4).rev() {
             let up_b = (a < 3).then(|| r1[a + 1][c].clone().unwrap());
             let up_r = (c < 3).then(|| r1[a][c + 1].clone().unwrap());
-            let r3 = reach_layer_with_threads(&Layer::new(b, a, c), up_b.as_ref(), up_r.as_ref(), 3);
+            let r3 =
+                reach_layer_with_threads(&Layer::new(b, a, c), up_b.as_ref(), up_r.as_ref(), 3);
             assert_eq!(Some(r3), r1[a][c], "reach ({a}, {c})");
         }
     }

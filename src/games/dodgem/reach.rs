@@ -79,7 +79,7 @@ impl ReachBits {
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
             .collect();
-        if len % 64 != 0 && words.last().is_some_and(|w| w >> (len % 64) != 0) {
+        if !len.is_multiple_of(64) && words.last().is_some_and(|w| w >> (len % 64) != 0) {
             return None;
         }
         Some(ReachBits { len, words })
@@ -146,7 +146,10 @@ pub fn reach_layer_with_threads(
                     continue;
                 }
                 for st in blk.fwd.iter().filter(|st| st.to == OFF) {
-                    push(((st.rb * layer.red_ranks() + rank_with(binom, &st.comp, &reds[..k])) << 1) | 1);
+                    push(
+                        ((st.rb * layer.red_ranks() + rank_with(binom, &st.comp, &reds[..k])) << 1)
+                            | 1,
+                    );
                 }
             }
         });
@@ -219,7 +222,8 @@ pub fn reach_layer_with_threads(
                         for &s in reds {
                             for &t in &geo.fwd[1][s as usize] {
                                 if t != NONE && t != OFF && occ >> t & 1 == 0 {
-                                    let m2 = m & !(1 << blk.comp[s as usize]) | 1 << blk.comp[t as usize];
+                                    let m2 = m & !(1 << blk.comp[s as usize])
+                                        | 1 << blk.comp[t as usize];
                                     push((rb * nr + rank_mask(binom, m2)) << 1);
                                 }
                             }

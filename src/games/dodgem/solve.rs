@@ -409,7 +409,11 @@ impl Solver<'_> {
                     bits &= bits - 1;
                     let v = self.cells[idx as usize].load(Relaxed);
                     if v != win && v != loss {
-                        let depth = if v >= LOSS_BASE { v - LOSS_BASE } else { v - WIN_BASE };
+                        let depth = if v >= LOSS_BASE {
+                            v - LOSS_BASE
+                        } else {
+                            v - WIN_BASE
+                        };
                         if owned && depth < d {
                             word.store(word.load(Relaxed) & !(1 << (idx % 64)), Relaxed);
                         }
