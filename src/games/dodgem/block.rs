@@ -62,7 +62,7 @@ pub struct BlueStep {
     /// Blue rank after the step.
     pub rb: u64,
     /// `comp[sq]`: index of free square `sq` among the squares free of the new blue set.
-    pub comp: [u8; 64],
+    pub comp: [u8; 32],
 }
 
 /// Tables of one block.
@@ -73,19 +73,22 @@ pub struct Block {
     /// Blue mask.
     pub blue: u64,
     /// `free[c]`: the c-th square not holding a blue car.
-    pub free: [u8; 64],
+    pub free: [u8; 32],
     /// `comp[sq]`: index of a free square among the free squares.
-    pub comp: [u8; 64],
+    pub comp: [u8; 32],
     /// Legal-in-principle forward blue steps (target on board or off), red cars not considered.
     pub fwd: Vec<BlueStep>,
     /// Backward blue steps (un-moves), red cars not considered.
     pub back: Vec<BlueStep>,
 }
 
-fn comp_table(blue: u64) -> [u8; 64] {
-    let mut comp = [NONE; 64];
+/// Squares per board handled by blocks (n ≤ 5).
+const BSQ: usize = 32;
+
+fn comp_table(blue: u64, squares: usize) -> [u8; BSQ] {
+    let mut comp = [NONE; BSQ];
     let mut c = 0u8;
-    for (sq, v) in comp.iter_mut().enumerate() {
+    for (sq, v) in comp.iter_mut().enumerate().take(squares) {
         if blue >> sq & 1 == 0 {
             *v = c;
             c += 1;
@@ -98,9 +101,20 @@ impl Block {
     /// The tables of block `rb` of `layer`. `below` is the ranking of layer
     /// (a−1, b), used for blue exits; with `None` exits are left out of `fwd`.
     pub fn new(layer: &Layer, below: Option<&Layer>, geo: &Geometry, rb: u64) -> Block {
+        Block::build(layer, below, geo, rb, true)
+    }
+
+    /// Like [`Block::new`] but without the forward steps (for predecessor generation).
+    pub fn backward_only(layer: &Layer, geo: &Geometry, rb: u64) -> Block {
+        Block::build(layer, None, geo, rb, false)
+    }
+
+    fn build(layer: &Layer, below: Option<&Layer>, geo: &Geometry, rb: u64, forward: bool) -> Block {
+        let squares = layer.board().squares();
+        assert!(squares <= BSQ, "blocks handle boards up to 5×5");
         let blue = layer.blue_set(rb);
-        let comp = comp_table(blue);
-        let mut free = [NONE; 64];
+        let comp = comp_table(blue, squares);
+        let mut free = [NONE; BSQ];
         for (sq, &c) in comp.iter().enumerate().take(layer.board().squares()) {
             if c != NONE {
                 free[c as usize] = sq as u8;
@@ -112,7 +126,7 @@ impl Block {
         while m != 0 {
             let s = m.trailing_zeros() as usize;
             m &= m - 1;
-            for &t in &geo.fwd[0][s] {
+            for &t in geo.fwd[0][s].iter().filter(|_| forward) {
                 if t == NONE || (t != OFF && blue >> t & 1 == 1) || (t == OFF && below.is_none()) {
                     continue;
                 }
@@ -130,7 +144,7 @@ impl Block {
                     from: s as u8,
                     to: t,
                     rb: rb2,
-                    comp: comp_table(nb),
+                    comp: comp_table(nb, squares),
                 });
             }
             for &t in &geo.back[0][s] {
@@ -142,7 +156,7 @@ impl Block {
                     from: s as u8,
                     to: t,
                     rb: layer.rank_blue(nb),
-                    comp: comp_table(nb),
+                    comp: comp_table(nb, squares),
                 });
             }
         }
@@ -177,7 +191,7 @@ impl Block {
 
 /// Colex rank of the squares `reds` (ascending) renumbered by `comp`.
 #[inline]
-pub fn rank_with(layer_binom: &[[u64; 37]; 6], comp: &[u8; 64], reds: &[u8]) -> u64 {
+pub fn rank_with(layer_binom: &[[u64; 37]; 6], comp: &[u8; BSQ], reds: &[u8]) -> u64 {
     let mut r = 0;
     for (i, &s) in reds.iter().enumerate() {
         r += layer_binom[i + 1][comp[s as usize] as usize];

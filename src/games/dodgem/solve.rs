@@ -149,9 +149,17 @@ pub fn solve_layer_with_threads(
             pending: (0..layer.len().div_ceil(64))
                 .map(|_| AtomicU64::new(0))
                 .collect(),
+            back: std::sync::OnceLock::new(),
             max_depth: AtomicU8::new(0),
         };
         par_range(threads, s.blocks, |rb| s.seed_block(rb));
+        let _ = s.back.set(
+            (0..s.blocks)
+                .map(|rb| Block::backward_only(layer, &s.geo, rb))
+                .collect(),
+        );
+        // Small layers are not worth a thread per depth.
+        let threads = if layer.len() < 1 << 20 { 1 } else { threads };
         // Each thread owns a range of 64-index words and is the only one to
         // write the cells and pending bits there; every thread looks at every
         // position of the current depth and updates the predecessors it owns.
@@ -192,6 +200,8 @@ struct Solver<'a> {
     dirty: Vec<Vec<AtomicU64>>,
     /// One bit per index: valued but not yet propagated.
     pending: Vec<AtomicU64>,
+    /// Backward-step tables of every block, built once after seeding.
+    back: std::sync::OnceLock<Vec<Block>>,
     max_depth: AtomicU8,
 }
 
@@ -393,7 +403,7 @@ impl Solver<'_> {
             // Predecessors of Blue-to-move positions (Red moved last) lie in
             // this block; only its owners need to look at them.
             let block_owned = base < own.end && own.start < end;
-            let mut blk: Option<Block> = None;
+            let blk = &self.back.get().expect("built after seeding")[rb as usize];
             for w in base / 64..end.div_ceil(64) {
                 let word = &self.pending[w as usize];
                 let mut bits = word.load(Relaxed);
@@ -422,7 +432,6 @@ impl Solver<'_> {
                     if idx & 1 == 0 && !block_owned {
                         continue;
                     }
-                    let blk = blk.get_or_insert_with(|| Block::new(l, None, &self.geo, rb));
                     self.take(blk, (idx - base) as usize, v == loss, d, &own);
                 }
             }
