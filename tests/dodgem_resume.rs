@@ -123,19 +123,29 @@ fn sigkill_one_worker_then_rerun_gets_reference_digests_without_recomputing() {
     let dir = tmp.path().join("run");
     let mut coord = start(&dir, 300);
     wait_for_shards(&dir, 4);
+    // Kill a live worker (retry if the one picked has just exited).
     let t0 = Instant::now();
-    let victim = loop {
-        if let Some(&w) = children(coord.id()).first() {
-            break w;
+    loop {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no worker to kill");
+        let live = children(coord.id()).into_iter().find(|w| {
+            std::fs::read_to_string(format!("/proc/{w}/stat")).is_ok_and(|st| {
+                st.rsplit(')')
+                    .next()
+                    .is_some_and(|r| r.trim_start().starts_with('S'))
+            })
+        });
+        if let Some(w) = live {
+            let killed = Command::new("kill")
+                .args(["-KILL", &w.to_string()])
+                .stderr(Stdio::null())
+                .status()
+                .unwrap();
+            if killed.success() {
+                break;
+            }
         }
-        assert!(t0.elapsed() < Duration::from_secs(60), "no worker seen");
         std::thread::sleep(Duration::from_millis(5));
-    };
-    let killed = Command::new("kill")
-        .args(["-KILL", &victim.to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    }
     // The coordinator reports the failed job, lets the others finish, and exits non-zero.
     let status = coord.wait().unwrap();
     assert!(
