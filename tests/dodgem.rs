@@ -755,3 +755,25 @@ fn five_by_five_published_facts() {
     let (w, l) = max_depths(&t);
     assert_eq!(w.max(l), 81);
 }
+
+#[test]
+fn six_by_six_is_refused_at_plan_time_with_the_memory_needed() {
+    // BRIEF / issue #3: 6×6 has 188,710,690,706 positions, largest layer 1.28·10¹¹.
+    let tmp = tempfile::tempdir().unwrap();
+    let job = tmp.path().join("dodgem-6.toml");
+    std::fs::write(&job, "kind = \"dodgem\"\nn = 6\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gametables"))
+        .arg("plan")
+        .arg(&job)
+        .arg("--run-dir")
+        .arg(tmp.path().join("run"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("dodgem-6.toml:2:1"), "{err}");
+    assert!(
+        err.contains("188,710,690,706") && err.contains("128,"),
+        "{err}"
+    );
+}
