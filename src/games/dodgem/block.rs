@@ -109,7 +109,13 @@ impl Block {
         Block::build(layer, None, geo, rb, false)
     }
 
-    fn build(layer: &Layer, below: Option<&Layer>, geo: &Geometry, rb: u64, forward: bool) -> Block {
+    fn build(
+        layer: &Layer,
+        below: Option<&Layer>,
+        geo: &Geometry,
+        rb: u64,
+        forward: bool,
+    ) -> Block {
         let squares = layer.board().squares();
         assert!(squares <= BSQ, "blocks handle boards up to 5×5");
         let blue = layer.blue_set(rb);
