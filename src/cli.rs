@@ -15,6 +15,7 @@ use crate::pipeline::kinds::chomp_boxes::winning_moves_from_run;
 use crate::pipeline::merge::{self, ResultFile, RunView};
 use crate::pipeline::plan::{JobState, PlanFile, write_plan};
 use crate::pipeline::rundir::RunDir;
+use crate::pipeline::slurm::{self, SlurmOptions, SlurmOutcome};
 use crate::pipeline::worker::run_worker;
 use crate::pipeline::{ClaimStatus, Error};
 
@@ -105,15 +106,42 @@ struct RunArgs {
     /// Run directory (only with a single job file; default runs/NAME/).
     #[arg(long)]
     run_dir: Option<PathBuf>,
-    /// Worker processes at once (default: available cores).
-    #[arg(long)]
-    workers: Option<usize>,
+    /// Worker processes at once (default: available cores). With --executor
+    /// slurm: at most this many tasks of each job array at once (`%K`; default
+    /// no limit).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    workers: Option<u32>,
     /// Recompute every job, and replace a different plan in the run directory.
     #[arg(long)]
     force: bool,
     /// No progress bar.
     #[arg(long)]
     no_progress: bool,
+    /// Where the jobs run: child processes here, or Slurm job arrays (the run
+    /// directory must then be on a filesystem every node sees).
+    #[arg(long, value_enum, default_value_t = Executor::Local)]
+    executor: Executor,
+    /// Slurm partition for every job (default: the cluster's default partition).
+    #[arg(long)]
+    partition: Option<String>,
+    /// Extra sbatch argument, repeatable, e.g. --sbatch-arg=--time=2:00:00.
+    #[arg(long = "sbatch-arg", value_name = "ARG", allow_hyphen_values = true)]
+    sbatch_args: Vec<String>,
+    /// Submit to Slurm and return at once; follow with `gametables status RUN_DIR`.
+    #[arg(long)]
+    detach: bool,
+    /// Print the sbatch scripts and commands; write and submit nothing.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// Executors of `run`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Executor {
+    /// Worker child processes on this machine.
+    Local,
+    /// sbatch job arrays on a Slurm cluster.
+    Slurm,
 }
 
 #[derive(Subcommand, Debug)]
@@ -161,11 +189,46 @@ enum Query {
         #[arg(long)]
         json: bool,
     },
+    /// Nim (Bouton): P-position or every winning move, normal or misère play.
+    Nim {
+        /// Heap sizes, e.g. 3,4,5.
+        heaps: String,
+        /// Misère play (taking the last token loses).
+        #[arg(long)]
+        misere: bool,
+    },
+    /// Subtraction game Sub(S): Grundy values, proved period, winning moves.
+    Subtraction {
+        /// The subtraction set, e.g. 1,3,4.
+        #[arg(long)]
+        set: String,
+        /// Print G(0..=N).
+        #[arg(long, default_value_t = 20)]
+        n: usize,
+        /// Heaps of a sum to solve, e.g. 10,15,20.
+        #[arg(long)]
+        heaps: Option<String>,
+    },
+    /// Octal game by code (0.77 Kayles, 0.07 Dawson's Kayles, 4.7, …):
+    /// Grundy values and the period proved by the Guy–Smith theorem.
+    Octal {
+        /// The octal code, e.g. 0.77.
+        code: String,
+        /// Print G(0..=N).
+        #[arg(long, default_value_t = 80)]
+        n: usize,
+    },
 }
 
 /// Entry point of the binary: parses arguments, runs, maps errors to exit
 /// codes (1 error, 2 usage, 3 verification mismatch).
 pub fn main() -> ExitCode {
+    // Die quietly on a closed pipe (`gametables status DIR | head`), like other
+    // command-line tools, instead of panicking inside println!.
+    // SAFETY: resetting a signal disposition to its default before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let is_worker = matches!(cli.command, Command::Worker { .. });
     init_logging(if is_worker { "info" } else { "warn" });
@@ -223,7 +286,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let view = RunView::open(&dir)?;
             let _lock = view.dir.lock()?;
             let r = merge::merge(&view)?;
-            println!("merged {} shard(s), {} table(s); root {}", r.shards.len(), r.tables.len(), r.root);
+            println!(
+                "merged {} shard(s), {} table(s); root {}",
+                r.shards.len(),
+                r.tables.len(),
+                r.root
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Status { dir, json } => cmd_status(&dir, json),
@@ -243,11 +311,13 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let view = RunView::open(&dir)?;
             let claims = merge::report(&view)?;
             print_claims_summary(&view.dir, &claims);
-            Ok(if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
-                ExitCode::from(EXIT_MISMATCH)
-            } else {
-                ExitCode::SUCCESS
-            })
+            Ok(
+                if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
+                    ExitCode::from(EXIT_MISMATCH)
+                } else {
+                    ExitCode::SUCCESS
+                },
+            )
         }
         Command::Query(Query::Chomp {
             rectangle,
@@ -263,6 +333,11 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             run_dir,
             json,
         }) => cmd_query_dodgem(n, position, moves, desjardins, run_dir, json),
+        Command::Query(Query::Nim { heaps, misere }) => cmd_query_nim(&heaps, misere),
+        Command::Query(Query::Subtraction { set, n, heaps }) => {
+            cmd_query_subtraction(&set, n, heaps.as_deref())
+        }
+        Command::Query(Query::Octal { code, n }) => cmd_query_octal(&code, n),
     }
 }
 
@@ -278,7 +353,10 @@ fn print_claims_summary(dir: &RunDir, claims: &[crate::pipeline::Claim]) {
         n(ClaimStatus::NotCovered)
     );
     for c in claims.iter().filter(|c| c.status == ClaimStatus::Mismatch) {
-        println!("  MISMATCH {}: expected {}, ours {}", c.claim, c.expected, c.ours);
+        println!(
+            "  MISMATCH {}: expected {}, ours {}",
+            c.claim, c.expected, c.ours
+        );
     }
 }
 
@@ -290,27 +368,51 @@ fn reference_for(job_file: &Path, name: &str) -> Option<PathBuf> {
     } else {
         parent
     };
-    let p = base.join("..").join("manifests").join(format!("{name}.toml"));
+    let p = base
+        .join("..")
+        .join("manifests")
+        .join(format!("{name}.toml"));
     p.is_file().then_some(p)
 }
 
 fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if args.run_dir.is_some() && args.job_files.len() > 1 {
-        bail!("--run-dir needs a single job file (each job file gets its own run directory)");
+        use clap::CommandFactory;
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--run-dir needs a single job file (each job file gets its own run directory)",
+            )
+            .exit();
     }
-    let workers = args
-        .workers
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-    if workers == 0 {
-        bail!("--workers must be at least 1");
-    }
+    let workers = args.workers.map_or_else(
+        || std::thread::available_parallelism().map_or(1, usize::from),
+        |w| w as usize,
+    );
     let exe = std::env::current_exe().context("cannot find the gametables executable")?;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .context("starting the tokio runtime")?;
-    let mut code = ExitCode::SUCCESS;
+    let slurm_opts = (args.executor == Executor::Slurm).then(|| SlurmOptions {
+        exe: exe.clone(),
+        partition: args.partition.clone(),
+        sbatch_args: args.sbatch_args.clone(),
+        array_limit: args.workers.map(|w| w as usize),
+        detach: args.detach,
+        force: args.force,
+        progress: !args.no_progress,
+    });
+    if slurm_opts.is_none()
+        && (args.partition.is_some() || !args.sbatch_args.is_empty() || args.detach || args.dry_run)
+    {
+        use clap::CommandFactory;
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--partition, --sbatch-arg, --detach and --dry-run need --executor slurm",
+            )
+            .exit();
+    }
+    // Read and plan every job file first, so a typo in the last one is
+    // reported before the first one runs.
+    let mut planned = Vec::new();
     for job_file in &args.job_files {
         let jf = read_job_file(job_file)?;
         let plan = PlanFile::from_job_file(&jf)?;
@@ -318,42 +420,107 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             .run_dir
             .clone()
             .unwrap_or_else(|| PathBuf::from("runs").join(&jf.name));
-        let dir = RunDir::new(&run_dir);
-        let _lock = dir.lock()?;
-        write_plan(&dir, &plan, args.force)?;
+        if let Some((other, _, _)) = planned
+            .iter()
+            .find(|(_, _, d): &&(PathBuf, PlanFile, PathBuf)| *d == run_dir)
+        {
+            bail!(
+                "{} and {} would share the run directory {}; run them separately with --run-dir",
+                other.display(),
+                job_file.display(),
+                run_dir.display()
+            );
+        }
+        planned.push((job_file.clone(), plan, run_dir));
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .context("starting the tokio runtime")?;
+    let mut code = ExitCode::SUCCESS;
+    for (job_file, plan, run_dir) in &planned {
+        let name = &plan.job_file;
+        // A reference that exists must be intact; it is compared only when it
+        // was made from the same plan (same job ids).
+        let reference = match reference_for(job_file, name) {
+            None => None,
+            Some(r) => {
+                let rf = ResultFile::load(&r)
+                    .with_context(|| format!("reference manifest {} is unusable", r.display()))?;
+                let same_plan = rf.shards.len() == plan.jobs.len()
+                    && rf.shards.iter().zip(&plan.jobs).all(|(s, j)| s.id == j.id);
+                if same_plan {
+                    Some(r)
+                } else {
+                    eprintln!(
+                        "note: {} was made from other parameters; not compared",
+                        r.display()
+                    );
+                    None
+                }
+            }
+        };
+        let dir = RunDir::new(run_dir);
+        if let (Some(o), true) = (&slurm_opts, args.dry_run) {
+            print!("{}", slurm::dry_run(&dir, plan, o)?);
+            continue;
+        }
+        if slurm_opts.is_some() {
+            slurm::check_cluster()?;
+        }
+        let lock = dir.lock()?;
+        if slurm_opts.is_some() {
+            slurm::check_no_active_submission(&dir)?;
+        }
+        write_plan(&dir, plan, args.force)?;
         eprintln!(
-            "{}: {} job(s) of kind {} in {} with {workers} worker(s)",
-            jf.name,
+            "{name}: {} job(s) of kind {} in {} {}",
             plan.jobs.len(),
             plan.kind,
-            run_dir.display()
+            run_dir.display(),
+            if slurm_opts.is_some() {
+                "on Slurm".to_string()
+            } else {
+                format!("with {workers} worker(s)")
+            }
         );
         let t0 = std::time::Instant::now();
-        let summary = rt.block_on(run_local(
-            &dir,
-            &plan,
-            &LocalOptions {
-                workers,
-                force: args.force,
-                exe: exe.clone(),
-                progress: !args.no_progress,
+        let (summary, merged) = match &slurm_opts {
+            None => {
+                let local = LocalOptions {
+                    workers,
+                    force: args.force,
+                    exe: exe.clone(),
+                    progress: !args.no_progress,
+                };
+                (rt.block_on(run_local(&dir, plan, &local))?, false)
+            }
+            Some(o) => match slurm::run_slurm(&dir, plan, o, lock)? {
+                SlurmOutcome::Finished { summary, merged } => (summary, merged),
+                SlurmOutcome::Detached {
+                    submission,
+                    slurm_ids,
+                } => {
+                    let dir = run_dir.display();
+                    println!(
+                        "{name}: submitted as Slurm jobs {} (submission {submission}); follow with \
+                         `gametables status {dir}`, then check with \
+                         `gametables verify {dir} --against manifests/{name}.toml`",
+                        slurm_ids.join(", ")
+                    );
+                    continue;
+                }
             },
-        ))?;
-        let view = RunView::open(&run_dir)?;
-        merge::merge(&view)?;
-        let reference = reference_for(job_file, &jf.name);
-        let reference = reference.filter(|r| {
-            // Compare only when the reference was made from the same plan.
-            ResultFile::load(r).is_ok_and(|rf| {
-                rf.shards.len() == plan.jobs.len()
-                    && rf.shards.iter().zip(&plan.jobs).all(|(s, j)| s.id == j.id)
-            })
-        });
+        };
+        let view = RunView::open(run_dir)?;
+        if !merged {
+            merge::merge(&view)?;
+        }
         let result = merge::verify(&view, reference.as_deref())?;
         let claims = merge::report(&view)?;
         println!(
-            "{}: {} computed, {} skipped, {} recomputed (damaged) in {:.2} s; root {}",
-            jf.name,
+            "{name}: {} computed, {} skipped, {} recomputed (damaged) in {:.2} s; root {}",
             summary.computed.len(),
             summary.skipped.len(),
             summary.damaged.len(),
@@ -362,7 +529,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
         match &reference {
             Some(r) => println!("digests match the reference {}", r.display()),
-            None => println!("no reference manifest for this plan (manifests/{}.toml)", jf.name),
+            None => println!("no reference manifest for this plan (manifests/{name}.toml)"),
         }
         print_claims_summary(&dir, &claims);
         if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
@@ -398,19 +565,29 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
             count(|s| *s == JobState::Done),
             count(|s| *s == JobState::Pending),
             count(|s| matches!(s, JobState::Damaged(_))),
-            if view.dir.result_path().exists() { "; merged" } else { "" }
+            if view.dir.result_path().exists() {
+                "; merged"
+            } else {
+                ""
+            }
         );
+        for line in slurm::status_lines(&view.dir, &view.plan) {
+            println!("{line}");
+        }
         for (name, id, st) in &rows {
             let s = match st {
                 JobState::Done => "done".to_string(),
                 JobState::Pending => "pending".to_string(),
                 JobState::Damaged(w) => format!("DAMAGED: {w}"),
             };
-            println!("  {:<8} {}  {}", s, &id[..12], name);
+            println!("  {}  {:<24} {}", &id[..12], name, s);
         }
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// Most rows a queried staircase may have.
+const MAX_QUERY_ROWS: u32 = 10_000;
 
 /// Largest box solved in memory by `query chomp`.
 const QUERY_IN_MEMORY_LIMIT: u64 = 50_000_000;
@@ -419,10 +596,19 @@ fn parse_rectangle(s: &str) -> anyhow::Result<Staircase> {
     let (r, c) = s
         .split_once(['x', 'X', '×'])
         .ok_or_else(|| anyhow!("rectangle `{s}`: write ROWSxCOLS, e.g. 8x10"))?;
-    let r: u32 = r.trim().parse().with_context(|| format!("rectangle `{s}`: rows"))?;
-    let c: u32 = c.trim().parse().with_context(|| format!("rectangle `{s}`: cols"))?;
+    let r: u32 = r
+        .trim()
+        .parse()
+        .with_context(|| format!("rectangle `{s}`: rows"))?;
+    let c: u32 = c
+        .trim()
+        .parse()
+        .with_context(|| format!("rectangle `{s}`: cols"))?;
     if r == 0 || c == 0 {
         bail!("rectangle `{s}`: rows and cols must be at least 1");
+    }
+    if r > MAX_QUERY_ROWS {
+        bail!("rectangle `{s}`: at most {MAX_QUERY_ROWS} rows");
     }
     Ok(Staircase::rectangle(r, c)?)
 }
@@ -433,7 +619,7 @@ fn parse_position(s: &str) -> anyhow::Result<Staircase> {
         .map(|p| p.trim().parse::<u32>())
         .collect::<Result<_, _>>()
         .with_context(|| format!("position `{s}`: write row lengths like 10,10,9,4"))?;
-    Ok(Staircase::new(&rows).with_context(|| format!("position `{s}`"))?)
+    Staircase::new(&rows).with_context(|| format!("position `{s}`"))
 }
 
 fn cmd_query_chomp(
@@ -451,11 +637,14 @@ fn cmd_query_chomp(
         Some(d) => {
             let view = RunView::open(d)?;
             if view.plan.kind != "chomp-boxes" {
-                bail!("{} is a `{}` run, not chomp-boxes", d.display(), view.plan.kind);
+                bail!(
+                    "{} is a `{}` run, not chomp-boxes",
+                    d.display(),
+                    view.plan.kind
+                );
             }
-            let (name, moves) = winning_moves_from_run(&view, &s)?.ok_or_else(|| {
-                anyhow!("no box in {} covers the position {s}", d.display())
-            })?;
+            let (name, moves) = winning_moves_from_run(&view, &s)?
+                .ok_or_else(|| anyhow!("no box in {} covers the position {s}", d.display()))?;
             (format!("{} ({})", name, d.display()), moves)
         }
         None => {
@@ -470,7 +659,10 @@ fn cmd_query_chomp(
                 );
             }
             let p = b.solve();
-            (format!("solved in memory ({rows}x{cols} box)"), b.winning_moves(&p, &s)?)
+            (
+                format!("solved in memory ({rows}x{cols} box)"),
+                b.winning_moves(&p, &s)?,
+            )
         }
     };
     if json {
@@ -495,6 +687,101 @@ fn cmd_query_chomp(
             );
         }
         println!("  ({source})");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn parse_list<T: std::str::FromStr>(s: &str, what: &str) -> anyhow::Result<Vec<T>> {
+    s.split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| p.trim().parse::<T>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| anyhow!("{what} `{s}`: write non-negative integers like 3,4,5"))
+}
+
+fn cmd_query_nim(heaps: &str, misere: bool) -> anyhow::Result<ExitCode> {
+    use crate::games::impartial::nim::{self, Play};
+    let h: Vec<u64> = parse_list(heaps, "heaps")?;
+    let play = if misere { Play::Misere } else { Play::Normal };
+    let label = if misere { "misère" } else { "normal" };
+    let moves = nim::winning_moves(&h, play);
+    println!("heaps {heaps} ({label} play), nim-sum {}", nim::nim_sum(&h));
+    if moves.is_empty() {
+        println!("P-position (the player to move loses; no winning move)");
+    } else {
+        println!("N-position, {} winning move(s):", moves.len());
+        for m in moves {
+            println!("  {m}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Values computed by `query subtraction` / `query octal` to find a period.
+const QUERY_PERIOD_SEARCH: usize = 1 << 14;
+
+fn values_text(v: &[u32]) -> String {
+    v.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
+}
+
+fn cmd_query_subtraction(set: &str, n: usize, heaps: Option<&str>) -> anyhow::Result<ExitCode> {
+    use crate::games::impartial::subtraction::Subtraction;
+    let s: Vec<u32> = parse_list(set, "set")?;
+    let game = Subtraction::new(&s).map_err(|e| anyhow!("set `{set}`: {e}"))?;
+    let values = game.grundy_sequence(n.max(QUERY_PERIOD_SEARCH));
+    println!(
+        "Sub({{{set}}}): G(0..={n}) = {}",
+        values_text(&values[..=n])
+    );
+    match game.period(&values) {
+        Some(p) => println!(
+            "periodic with period {} from n = {} (proved: the last max S values repeat)",
+            p.period, p.preperiod
+        ),
+        None => println!("no period proved within n ≤ {}", values.len() - 1),
+    }
+    if let Some(hs) = heaps {
+        let h: Vec<u64> = parse_list(hs, "heaps")?;
+        let moves = game.winning_moves(&h);
+        if moves.is_empty() {
+            println!("heaps {hs}: P-position (no winning move)");
+        } else {
+            for (i, take) in moves {
+                println!(
+                    "heaps {hs}: take {take} from heap {} ({} → {})",
+                    i + 1,
+                    h[i],
+                    h[i] - u64::from(take)
+                );
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_query_octal(code: &str, n: usize) -> anyhow::Result<ExitCode> {
+    use crate::games::impartial::octal::{OctalCode, find_period};
+    let c = OctalCode::parse(code)?;
+    if n > 1 << 22 {
+        bail!("--n {n}: at most 4194304 here; run an `octal` job for more");
+    }
+    let values = c.grundy_sequence(n.max(QUERY_PERIOD_SEARCH));
+    println!(
+        "octal game {c}: G(0..={n}) = {}",
+        values_text(&values[..=n])
+    );
+    match find_period(&values, c.max_removal()) {
+        Some(p) => println!(
+            "periodic with period {} from n = {} (last exceptional value at n = {}); \
+             proved by the Guy–Smith theorem: values agree for {} ≤ n ≤ {} (t = {})",
+            p.period,
+            p.preperiod,
+            p.preperiod as i64 - 1,
+            p.preperiod.max(1),
+            p.checked_through,
+            c.max_removal()
+        ),
+        None => println!("no period proved within n ≤ {}", values.len() - 1),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -3,3 +3,4 @@
 
 pub mod chomp;
 pub mod dodgem;
+pub mod impartial;

@@ -14,5 +14,7 @@ pub fn sha256(bytes: &[u8]) -> [u8; 32] {
 
 /// Whether `s` looks like a job id: 64 lowercase hex digits.
 pub fn is_digest(s: &str) -> bool {
-    s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    s.len() == 64
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }

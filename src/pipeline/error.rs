@@ -8,13 +8,12 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// Reading or writing a file failed.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {err}", path.display())]
     Io {
         /// The file or directory.
         path: PathBuf,
-        /// The underlying error.
-        #[source]
-        source: std::io::Error,
+        /// The underlying error (shown in the message, so not chained again).
+        err: std::io::Error,
     },
     /// A job file is malformed (line and column are 1-based; 0 when unknown).
     #[error("{}:{line}:{col}: {message}", path.display())]
@@ -62,6 +61,13 @@ pub enum Error {
         /// What is wrong and what to do.
         message: String,
     },
+    /// Slurm is missing, unreachable or refused a submission; the message
+    /// says what to do.
+    #[error("slurm: {message}")]
+    Slurm {
+        /// What is wrong and what to do, on one line.
+        message: String,
+    },
     /// Verification found mismatches; each line names one.
     #[error("verification failed:\n  {}", problems.join("\n  "))]
     Verify {
@@ -77,7 +83,7 @@ impl Error {
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl AsRef<Path>) -> impl FnOnce(std::io::Error) -> Error {
         let path = path.as_ref().to_path_buf();
-        move |source| Error::Io { path, source }
+        move |err| Error::Io { path, err }
     }
 
     /// A job-level error.

@@ -95,7 +95,10 @@ pub async fn run_local(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Re
         );
     }
     for (name, why) in &summary.damaged {
-        say(&pb, &format!("job {name}: shard damaged ({why}); recomputing"));
+        say(
+            &pb,
+            &format!("job {name}: shard damaged ({why}); recomputing"),
+        );
     }
 
     let mut running: BTreeMap<u64, (usize, Instant)> = BTreeMap::new();
@@ -107,12 +110,10 @@ pub async fn run_local(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Re
     loop {
         // Start ready jobs while there is room and nothing has failed.
         while failures.is_empty() && running.len() < workers {
-            let Some(pos) = pending.iter().position(|&i| {
-                plan.jobs[i]
-                    .inputs
-                    .iter()
-                    .all(|inp| done.contains(&inp.id))
-            }) else {
+            let Some(pos) = pending
+                .iter()
+                .position(|&i| plan.jobs[i].inputs.iter().all(|inp| done.contains(&inp.id)))
+            else {
                 break;
             };
             let i = pending.remove(pos);

@@ -135,6 +135,16 @@ pub trait JobKind: Sync {
     /// [`super::Error::JobFile`] with the line and field.
     fn plan(&self, path: &std::path::Path, text: &str) -> Result<(toml::Table, Vec<JobSpec>)>;
 
+    /// Checks that a shard whose checksum verified really holds this job's
+    /// result (e.g. its header describes the job's own box). Used by
+    /// `status`, resume and verify; a failure marks the shard damaged.
+    ///
+    /// # Errors
+    /// A message saying what does not match.
+    fn check_shard(&self, _job: &JobSpec, _shard: &Shard) -> Result<()> {
+        Ok(())
+    }
+
     /// Solves one job. `inputs` loads the shards of `job.inputs`.
     ///
     /// # Errors
@@ -163,7 +173,11 @@ pub trait JobKind: Sync {
 
 /// Every job kind this build knows.
 pub fn all_kinds() -> Vec<&'static dyn JobKind> {
-    vec![&kinds::chomp_boxes::ChompBoxes, &kinds::dodgem::Dodgem]
+    vec![
+        &kinds::chomp_boxes::ChompBoxes,
+        &kinds::octal::Octal,
+        &kinds::dodgem::Dodgem,
+    ]
 }
 
 /// The job kind called `name`, if any.

@@ -16,7 +16,7 @@ use super::error::{Error, Result};
 use super::kind::{
     Claim, ClaimStatus, JobKind, JobSpec, RunAccess, ShardSource, TableFile, kind_by_name,
 };
-use super::plan::{JobState, PlanFile, job_state, read_shard};
+use super::plan::{JobState, PlanFile, job_state, read_checked_shard, read_shard};
 use super::rundir::RunDir;
 use super::shard::{Shard, write_atomic};
 
@@ -100,7 +100,10 @@ impl ResultFile {
     pub fn diff(&self, reference: &ResultFile) -> Vec<String> {
         let mut out = Vec::new();
         if self.kind != reference.kind {
-            out.push(format!("kind {} vs reference {}", self.kind, reference.kind));
+            out.push(format!(
+                "kind {} vs reference {}",
+                self.kind, reference.kind
+            ));
         }
         for r in &reference.shards {
             match self.shards.iter().find(|s| s.name == r.name) {
@@ -140,7 +143,10 @@ impl ResultFile {
             }
         }
         if out.is_empty() && self.root != reference.root {
-            out.push(format!("root {} vs reference {}", self.root, reference.root));
+            out.push(format!(
+                "root {} vs reference {}",
+                self.root, reference.root
+            ));
         }
         out
     }
@@ -271,7 +277,7 @@ pub fn verify(view: &RunView, reference: Option<&Path>) -> Result<ResultFile> {
     })?;
     let mut shards = Vec::new();
     for j in &view.plan.jobs {
-        match read_shard(&view.dir, &view.plan.kind, &j.name, &j.id) {
+        match read_checked_shard(&view.dir, &view.plan.kind, j) {
             Err(e) => problems.push(e.to_string()),
             Ok(_) => {
                 let p = view.dir.shard_path(&j.id);

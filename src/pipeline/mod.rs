@@ -15,6 +15,7 @@ pub mod merge;
 pub mod plan;
 pub mod rundir;
 pub mod shard;
+pub mod slurm;
 pub mod worker;
 
 pub use error::{Error, Result};

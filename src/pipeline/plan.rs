@@ -124,7 +124,10 @@ impl PlanFile {
                             id: j.id.clone(),
                         })
                         .ok_or_else(|| {
-                            bad_plan(jf, format!("job `{}` reads `{n}`, not an earlier job", spec.name))
+                            bad_plan(
+                                jf,
+                                format!("job `{}` reads `{n}`, not an earlier job", spec.name),
+                            )
                         })
                 })
                 .collect::<Result<Vec<_>>>()?;
@@ -254,6 +257,14 @@ pub fn write_plan(dir: &RunDir, plan: &PlanFile, force: bool) -> Result<()> {
             ),
         });
     }
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+        // A new or replaced plan: merge outputs of an older plan are stale.
+        for stale in [dir.result_path(), dir.report_path()] {
+            let _ = std::fs::remove_file(stale);
+        }
+        let _ = std::fs::remove_dir_all(dir.tables_dir());
+        dir.create()?;
+    }
     shard::write_atomic(&path, text.as_bytes())?;
     for j in &plan.jobs {
         let m = toml::to_string(&plan.manifest(j)).expect("manifest serializes");
@@ -280,7 +291,10 @@ impl Manifest {
         };
         let m: Manifest = toml::from_str(&text).map_err(|e| bad(e.message().replace('\n', " ")))?;
         if m.schema != SCHEMA {
-            return Err(bad(format!("schema {} (this build reads {SCHEMA})", m.schema)));
+            return Err(bad(format!(
+                "schema {} (this build reads {SCHEMA})",
+                m.schema
+            )));
         }
         if kind_by_name(&m.kind).is_none() {
             return Err(bad(format!("unknown kind `{}`", m.kind)));
@@ -295,10 +309,15 @@ impl Manifest {
             )));
         }
         if let Some(i) = m.inputs.iter().find(|i| !is_digest(&i.id)) {
-            return Err(bad(format!("input `{}` has a malformed id `{}`", i.name, i.id)));
+            return Err(bad(format!(
+                "input `{}` has a malformed id `{}`",
+                i.name, i.id
+            )));
         }
         if m.job_id != job_id(&m.kind, &m.name, &m.inputs, &m.params) {
-            return Err(bad("job_id does not match the manifest content (edited?)".into()));
+            return Err(bad(
+                "job_id does not match the manifest content (edited?)".into()
+            ));
         }
         Ok(m)
     }
@@ -351,12 +370,34 @@ pub fn read_shard(dir: &RunDir, kind: &str, name: &str, id: &str) -> Result<Shar
     Ok(s)
 }
 
+/// [`read_shard`] plus the kind's own content check ([`JobKind::check_shard`](super::kind::JobKind::check_shard)).
+///
+/// # Errors
+/// As [`read_shard`]; a failed content check is an [`Error::Shard`] too.
+pub fn read_checked_shard(dir: &RunDir, kind: &str, job: &PlannedJob) -> Result<Shard> {
+    let s = read_shard(dir, kind, &job.name, &job.id)?;
+    if let Some(k) = kind_by_name(kind) {
+        let spec = JobSpec {
+            name: job.name.clone(),
+            params: job.params.clone(),
+            inputs: job.inputs.iter().map(|i| i.name.clone()).collect(),
+            cost: job.cost,
+        };
+        k.check_shard(&spec, &s).map_err(|e| Error::Shard {
+            job: format!("{} ({})", job.name, &job.id[..12.min(job.id.len())]),
+            path: dir.shard_path(&job.id),
+            message: e.to_string(),
+        })?;
+    }
+    Ok(s)
+}
+
 /// The state of one job's shard.
 pub fn job_state(dir: &RunDir, kind: &str, j: &PlannedJob) -> JobState {
     if !dir.shard_path(&j.id).exists() {
         return JobState::Pending;
     }
-    match read_shard(dir, kind, &j.name, &j.id) {
+    match read_checked_shard(dir, kind, j) {
         Ok(_) => JobState::Done,
         Err(Error::Shard { message, .. }) => JobState::Damaged(message),
         Err(e) => JobState::Damaged(e.to_string()),
@@ -384,9 +425,11 @@ impl ShardSource for DirShards<'_> {
     }
 }
 
-/// The run directory a manifest belongs to: the parent of its `manifests/`.
+/// The run directory a manifest belongs to: the parent of its `manifests/`
+/// (also for a bare file name given inside `manifests/`).
 pub fn run_dir_of_manifest(path: &Path) -> PathBuf {
-    path.parent()
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    abs.parent()
         .and_then(Path::parent)
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }

@@ -167,6 +167,9 @@ mod tests {
         let d = RunDir::new(t.path());
         let _l = d.lock().unwrap();
         let e = d.lock().unwrap_err().to_string();
-        assert!(e.contains("in use by another gametables coordinator"), "{e}");
+        assert!(
+            e.contains("in use by another gametables coordinator"),
+            "{e}"
+        );
     }
 }

@@ -216,14 +216,15 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Shard, String> {
 /// [`Error::Io`] naming the path.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
+    // 0644 before the umask, like any other output file (tempfile's default is 0600).
     let mut tmp = tempfile::Builder::new()
         .prefix(".tmp-")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
         .tempfile_in(dir)
         .map_err(Error::io(dir))?;
     tmp.write_all(bytes).map_err(Error::io(tmp.path()))?;
     tmp.as_file().sync_all().map_err(Error::io(tmp.path()))?;
-    tmp.persist(path)
-        .map_err(|e| Error::io(path)(e.error))?;
+    tmp.persist(path).map_err(|e| Error::io(path)(e.error))?;
     std::fs::File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(Error::io(dir))?;

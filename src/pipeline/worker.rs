@@ -24,7 +24,8 @@ pub const DELAY_ENV: &str = "GAMETABLES_TEST_WORKER_DELAY_MS";
 /// [`Error::Io`] if the shard cannot be written.
 pub fn run_worker(manifest_path: &Path, run_dir: Option<&Path>) -> Result<()> {
     let m = Manifest::load(manifest_path)?;
-    let dir = RunDir::new(run_dir.map_or_else(|| run_dir_of_manifest(manifest_path), Path::to_path_buf));
+    let dir =
+        RunDir::new(run_dir.map_or_else(|| run_dir_of_manifest(manifest_path), Path::to_path_buf));
     if !dir.root().join("shards").is_dir() {
         return Err(Error::RunDir {
             path: dir.root().to_path_buf(),
@@ -44,7 +45,10 @@ pub fn run_worker(manifest_path: &Path, run_dir: Option<&Path>) -> Result<()> {
     };
     let sections = kind.run(&m.spec(), &inputs)?;
     let solved = t0.elapsed();
-    if let Some(ms) = std::env::var(DELAY_ENV).ok().and_then(|v| v.parse::<u64>().ok()) {
+    if let Some(ms) = std::env::var(DELAY_ENV)
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
         std::thread::sleep(std::time::Duration::from_millis(ms));
     }
     let header = ShardHeader {

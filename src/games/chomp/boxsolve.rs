@@ -22,6 +22,8 @@ use super::{Bite, ChompError, Staircase};
 
 /// Largest box accepted, in ranks: 2³³ (a 1 GiB bitset).
 pub const MAX_BOX_POSITIONS: u64 = 1 << 33;
+/// Largest ranking table accepted, `rows × (cols + 1)` entries (32 MiB).
+pub const MAX_TABLE_ENTRIES: u64 = 1 << 22;
 
 /// An m×n box: ranking tables for its staircases.
 #[derive(Debug, Clone)]
@@ -71,14 +73,20 @@ fn binomial(a: u64, b: u64) -> Option<u64> {
 
 impl ChompBox {
     /// The box of `rows` × `cols` (rows ≥ 1, cols ≥ 1, at most
-    /// [`MAX_BOX_POSITIONS`] staircases).
+    /// [`MAX_BOX_POSITIONS`] staircases and [`MAX_TABLE_ENTRIES`] table entries).
     ///
     /// # Errors
-    /// [`ChompError::BadBox`] if a side is zero or the box is too large.
+    /// [`ChompError::BadBox`] if a side is zero or the box is too large; no
+    /// memory is allocated before the size checks.
     pub fn new(rows: usize, cols: usize) -> Result<Self, ChompError> {
         let bad = |why: String| ChompError::BadBox { rows, cols, why };
         if rows == 0 || cols == 0 {
             return Err(bad("a box needs at least one row and one column".into()));
+        }
+        if (rows as u64).saturating_mul(cols as u64 + 1) > MAX_TABLE_ENTRIES {
+            return Err(bad(format!(
+                "rows × (cols + 1) exceeds the ranking-table limit of {MAX_TABLE_ENTRIES}"
+            )));
         }
         let len = binomial((rows + cols) as u64, rows as u64)
             .filter(|&l| l <= MAX_BOX_POSITIONS)
@@ -226,7 +234,10 @@ impl ChompBox {
             self.mark_predecessors(x, &q, &mut known_n);
             x += 1;
         }
-        PPositions { len: self.len, bits: p }
+        PPositions {
+            len: self.len,
+            bits: p,
+        }
     }
 
     /// Marks every staircase R with a bite (i, j) that leads to `q` (rank `x`).
@@ -292,7 +303,10 @@ impl ChompBox {
             x += 1;
         }
         debug_assert_eq!(x + 1, self.len);
-        PPositions { len: self.len, bits: p }
+        PPositions {
+            len: self.len,
+            bits: p,
+        }
     }
 
     /// Calls `hit` on the rank of each child of `rows` (bites in (row, col)
@@ -426,10 +440,25 @@ impl PPositions {
             .iter()
             .map(|w| u64::from(w.count_ones()))
             .sum();
-        if end % 64 != 0 {
+        if !end.is_multiple_of(64) {
             c += u64::from((self.bits[full] & ((1u64 << (end % 64)) - 1)).count_ones());
         }
         c
+    }
+
+    /// The P-positions among ranks `0..len` (a box with the same rows and
+    /// fewer columns has exactly these ranks).
+    ///
+    /// # Panics
+    /// If `len` exceeds [`PPositions::len`].
+    pub fn prefix(&self, len: u64) -> PPositions {
+        assert!(len <= self.len, "prefix longer than the bitset");
+        let words = len.div_ceil(64) as usize;
+        let mut bits = self.bits[..words].to_vec();
+        if !len.is_multiple_of(64) {
+            bits[words - 1] &= (1u64 << (len % 64)) - 1;
+        }
+        PPositions { len, bits }
     }
 
     /// The bitset as little-endian 64-bit words (`ceil(len/64) × 8` bytes).
@@ -448,7 +477,7 @@ impl PPositions {
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
             .collect();
-        if len % 64 != 0 && bits[words - 1] >> (len % 64) != 0 {
+        if !len.is_multiple_of(64) && bits[words - 1] >> (len % 64) != 0 {
             return None;
         }
         Some(PPositions { len, bits })
@@ -498,7 +527,13 @@ mod tests {
 
     #[test]
     fn box_too_large_is_refused() {
-        assert!(matches!(ChompBox::new(40, 40), Err(ChompError::BadBox { .. })));
-        assert!(matches!(ChompBox::new(0, 4), Err(ChompError::BadBox { .. })));
+        assert!(matches!(
+            ChompBox::new(40, 40),
+            Err(ChompError::BadBox { .. })
+        ));
+        assert!(matches!(
+            ChompBox::new(0, 4),
+            Err(ChompError::BadBox { .. })
+        ));
     }
 }

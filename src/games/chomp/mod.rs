@@ -21,7 +21,9 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ChompError {
     /// Row lengths must not increase from row 0 upwards.
-    #[error("row lengths must be non-increasing, but row {row} has {len} squares after a row of {prev}")]
+    #[error(
+        "row lengths must be non-increasing, but row {row} has {len} squares after a row of {prev}"
+    )]
     NotStaircase {
         /// 0-based row index.
         row: usize,

@@ -348,6 +348,32 @@ impl JobKind for Dodgem {
         Ok((table, jobs))
     }
 
+    fn check_shard(&self, job: &JobSpec, shard: &Shard) -> Result<()> {
+        let (task, board, a, b) = params(job)?;
+        let len = Layer::new(board, a, b).len();
+        let bad = |m: String| Error::job(&job.name, m);
+        let want = (board.n() as u32, a as u32, b as u32, len);
+        let (got, body) = match task.as_str() {
+            "solve" => {
+                let m: LayerMeta = codec::decode(shard.section("meta")?).map_err(bad)?;
+                let ok = shard.section("values")?.len() as u64 == len;
+                ((m.n, m.a, m.b, m.positions), ok)
+            }
+            _ => {
+                let m: ReachMeta = codec::decode(shard.section("meta")?).map_err(bad)?;
+                let ok = shard.section("reachable")?.len() as u64 == len.div_ceil(64) * 8;
+                ((m.n, m.a, m.b, m.positions), ok)
+            }
+        };
+        if got != want || !body {
+            return Err(bad(format!(
+                "shard holds n, a, b, positions = {got:?} (body length {}), job wants {want:?}",
+                if body { "ok" } else { "wrong" }
+            )));
+        }
+        Ok(())
+    }
+
     fn run(&self, job: &JobSpec, inputs: &dyn ShardSource) -> Result<Vec<Section>> {
         let (task, board, a, b) = params(job)?;
         let layer = Layer::new(board, a, b);

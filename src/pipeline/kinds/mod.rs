@@ -3,3 +3,4 @@
 
 pub mod chomp_boxes;
 pub mod dodgem;
+pub mod octal;

@@ -1,0 +1,118 @@
+//! Subtraction games Sub(S) (seed 001 §5.1): one heap; a move removes s
+//! tokens for some s in the finite set S. `G(n) = mex{G(n − s) : s ∈ S, s ≤ n}`.
+//!
+//! Sub(S) is the octal game whose digit k is 3 for k ∈ S (see
+//! [`super::octal`]); here it has its own, tighter periodicity proof: `G(n)`
+//! for n ≥ 0 depends only on the previous `max S` values, so if the window
+//! `G(n₀ .. n₀ + max S)` reappears at `n₀ + p`, the sequence has period p
+//! from n₀ on (pigeonhole argument of seed 001 §5.1).
+
+use super::mex;
+
+/// A subtraction game with a finite subtraction set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subtraction {
+    set: Vec<u32>,
+}
+
+/// A proved eventual period of a Grundy sequence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Period {
+    /// The least n₀ with `G(n + p) = G(n)` for all n ≥ n₀.
+    pub preperiod: usize,
+    /// The least period p.
+    pub period: usize,
+}
+
+impl Subtraction {
+    /// The game Sub(S). `set` is sorted and deduplicated.
+    ///
+    /// # Errors
+    /// If `set` is empty or contains 0.
+    pub fn new(set: &[u32]) -> Result<Self, String> {
+        let mut set = set.to_vec();
+        set.sort_unstable();
+        set.dedup();
+        if set.is_empty() {
+            return Err("the subtraction set is empty".into());
+        }
+        if set[0] == 0 {
+            return Err("the subtraction set contains 0 (a move must remove tokens)".into());
+        }
+        Ok(Subtraction { set })
+    }
+
+    /// The subtraction set, ascending.
+    pub fn set(&self) -> &[u32] {
+        &self.set
+    }
+
+    /// `G(0), …, G(n_max)`: O(n_max · |S|).
+    pub fn grundy_sequence(&self, n_max: usize) -> Vec<u32> {
+        let mut g: Vec<u32> = Vec::with_capacity(n_max + 1);
+        for n in 0..=n_max {
+            let v = mex(self
+                .set
+                .iter()
+                .filter(|&&s| s as usize <= n)
+                .map(|&s| g[n - s as usize]));
+            g.push(v);
+        }
+        g
+    }
+
+    /// The least period and preperiod of `values` (a prefix of this game's
+    /// Grundy sequence), if the prefix proves them: the window of `max S`
+    /// values at n₀ must reappear at n₀ + p inside the prefix. `None` if the
+    /// prefix is too short.
+    pub fn period(&self, values: &[u32]) -> Option<Period> {
+        let m = *self.set.last().expect("non-empty") as usize;
+        let len = values.len();
+        for p in 1..len {
+            let n0 = preperiod_for(values, p);
+            if n0 + p + m <= len {
+                return Some(Period {
+                    preperiod: n0,
+                    period: p,
+                });
+            }
+        }
+        None
+    }
+
+    /// Every winning move in the sum of heaps `heaps`: `(heap index, tokens
+    /// taken)`, by heap then by tokens. Empty iff the sum is a P-position
+    /// (Sprague–Grundy: P iff the XOR of the heaps' values is 0).
+    pub fn winning_moves(&self, heaps: &[u64]) -> Vec<(usize, u32)> {
+        let max = heaps.iter().copied().max().unwrap_or(0) as usize;
+        let g = self.grundy_sequence(max);
+        let total = heaps.iter().fold(0, |x, &h| x ^ g[h as usize]);
+        let mut out = Vec::new();
+        if total == 0 {
+            return out;
+        }
+        for (i, &h) in heaps.iter().enumerate() {
+            let want = g[h as usize] ^ total;
+            for &s in &self.set {
+                if u64::from(s) <= h && g[(h - u64::from(s)) as usize] == want {
+                    out.push((i, s));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The least n₀ such that `values[n + p] == values[n]` for every n ≥ n₀
+/// inside `values` (scanning back from the end).
+pub(crate) fn preperiod_for(values: &[u32], p: usize) -> usize {
+    let len = values.len();
+    if p >= len {
+        return 0;
+    }
+    let mut n0 = len - p;
+    while n0 > 0 && values[n0 - 1] == values[n0 - 1 + p] {
+        n0 -= 1;
+    }
+    n0
+}

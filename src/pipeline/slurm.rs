@@ -1,0 +1,1426 @@
+//! The Slurm executor: submits a plan's jobs to a Slurm cluster as job arrays
+//! and waits for their shards, or leaves them running (`--detach`).
+//!
+//! Generic over plans: it knows job ids, inputs and costs, never a game.
+//!
+//! # How a plan becomes Slurm jobs
+//! - Only jobs without a verified shard are submitted (resume = skip finished
+//!   jobs, as in the local executor).
+//! - Jobs are grouped by **dependency level** among the submitted jobs (a job
+//!   whose inputs are all finished is level 0). Each level becomes one job
+//!   array (`--array=0-N`, `%K` when a throttle is asked), split into parts of
+//!   at most `MaxArraySize` tasks (read with `scontrol show config`). Task `i`
+//!   of a part runs `gametables worker RUN_DIR/manifests/ID.toml` for the
+//!   `i`-th job of that part (costliest first).
+//! - A part depends (`--dependency=afterok:…`) on the parts that hold the
+//!   inputs of its jobs; the merge job (`gametables merge RUN_DIR`) depends on
+//!   every part. Every script sets `--kill-on-invalid-dep=yes`, so jobs whose
+//!   inputs failed are cancelled by Slurm instead of waiting forever.
+//! - Everything goes under the run directory, which every node must see at
+//!   the same path (a shared filesystem): scripts in
+//!   `slurm/submit-N/*.sbatch`, the record of submission `N` in
+//!   `slurm/submit-N/submission.toml`, logs in `logs/slurm-%A_%a.out` (array
+//!   tasks) and `logs/slurm-%j-merge.out`.
+//!
+//! # Waiting without `sacct`
+//! Accounting (`sacct`) needs slurmdbd, which many clusters and our test
+//! cluster lack. The coordinator therefore watches two things: shards that
+//! appear (a shard at its final path is complete, see `shard`), and
+//! `squeue --states=all` (machine format, `--noheader --format=…`), which
+//! lists finished jobs for `MinJobAge` seconds with their final state. A task
+//! that left the queue in a failed state, or that left it without a shard
+//! appearing within [`SHARD_GRACE`], has failed; the error names the job, its
+//! Slurm job id and its log.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::{Deserialize, Serialize};
+
+use super::digest::sha256_hex;
+use super::error::{Error, Result};
+use super::executor::RunSummary;
+use super::plan::{JobState, PlanFile, job_state};
+use super::rundir::{RunDir, RunLock};
+use super::shard::write_atomic;
+
+/// Version of `submission.toml`.
+pub const SUBMISSION_SCHEMA: u32 = 1;
+
+/// `MaxArraySize` assumed when `scontrol` cannot tell (Slurm's default).
+pub const DEFAULT_MAX_ARRAY_SIZE: usize = 1001;
+
+/// How long a task may be out of the queue without its shard appearing
+/// before it counts as failed (covers attribute caching on shared
+/// filesystems).
+pub const SHARD_GRACE: Duration = Duration::from_secs(30);
+
+/// Slurm job states after which a job no longer runs (squeue `%T`).
+const TERMINAL_STATES: [&str; 10] = [
+    "BOOT_FAIL",
+    "CANCELLED",
+    "COMPLETED",
+    "DEADLINE",
+    "FAILED",
+    "NODE_FAIL",
+    "OUT_OF_MEMORY",
+    "PREEMPTED",
+    "REVOKED",
+    "TIMEOUT",
+];
+
+/// Options of a Slurm run.
+#[derive(Debug, Clone, Default)]
+pub struct SlurmOptions {
+    /// The `gametables` binary the jobs run; must exist at this path on every node.
+    pub exe: PathBuf,
+    /// `--partition` for every job (the cluster's default partition if `None`).
+    pub partition: Option<String>,
+    /// Extra `sbatch` arguments, passed verbatim before the script (e.g. `--time=1:00:00`).
+    pub sbatch_args: Vec<String>,
+    /// At most this many tasks of one array at once (`--array=…%K`).
+    pub array_limit: Option<usize>,
+    /// Submit and return without waiting.
+    pub detach: bool,
+    /// Resubmit every job, deleting existing shards first.
+    pub force: bool,
+    /// Show the progress bar (only drawn on a terminal anyway).
+    pub progress: bool,
+}
+
+/// What [`run_slurm`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SlurmOutcome {
+    /// Every job has a shard. `merged` says whether the Slurm merge job wrote
+    /// `result.toml` (false when nothing had to be submitted).
+    Finished {
+        /// Skipped, recomputed and computed jobs.
+        summary: RunSummary,
+        /// Whether `result.toml` was written by the merge job.
+        merged: bool,
+    },
+    /// Submitted with `--detach`; `gametables status RUN_DIR` follows it.
+    Detached {
+        /// The submission number (`slurm/submit-N/`).
+        submission: u32,
+        /// Slurm job ids: array parts, then the merge job.
+        slurm_ids: Vec<String>,
+    },
+}
+
+/// One submitted job array in `submission.toml`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArrayRecord {
+    /// The script, relative to the run directory.
+    pub script: String,
+    /// Dependency level of its jobs.
+    pub level: usize,
+    /// Slurm job id of the array (empty until submitted).
+    pub slurm_job_id: String,
+    /// Job ids; array task `i` runs `jobs[i]`.
+    pub jobs: Vec<String>,
+}
+
+/// The merge job in `submission.toml`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MergeRecord {
+    /// The script, relative to the run directory.
+    pub script: String,
+    /// Slurm job id (empty until submitted).
+    pub slurm_job_id: String,
+}
+
+/// `RUN_DIR/slurm/submit-N/submission.toml`: what one `run --executor slurm`
+/// submitted. Informational (resume looks at shards only), but it lets
+/// `status` and a second `run` find the Slurm jobs of the run directory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubmissionRecord {
+    /// Format version ([`SUBMISSION_SCHEMA`]).
+    pub schema: u32,
+    /// N in `submit-N`.
+    pub submission: u32,
+    /// The Slurm job name of every job of this run directory.
+    pub job_name: String,
+    /// Array parts in submission order.
+    pub arrays: Vec<ArrayRecord>,
+    /// The merge job.
+    pub merge: MergeRecord,
+}
+
+impl SubmissionRecord {
+    fn path(dir: &RunDir, n: u32) -> PathBuf {
+        dir.root().join(format!("slurm/submit-{n}/submission.toml"))
+    }
+
+    /// Reads the latest submission of a run directory, if any.
+    ///
+    /// # Errors
+    /// [`Error::Manifest`] if the newest `submission.toml` is malformed.
+    pub fn latest(dir: &RunDir) -> Result<Option<SubmissionRecord>> {
+        let Some(n) = last_submission_number(dir) else {
+            return Ok(None);
+        };
+        let path = Self::path(dir, n);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io(&path)(e)),
+        };
+        toml::from_str(&text)
+            .map(Some)
+            .map_err(|e| Error::Manifest {
+                path,
+                message: e.message().replace('\n', " "),
+            })
+    }
+
+    fn save(&self, dir: &RunDir) -> Result<()> {
+        let text = toml::to_string(self).expect("submission serializes");
+        write_atomic(&Self::path(dir, self.submission), text.as_bytes())
+    }
+
+    /// Every Slurm job id recorded (submitted parts, then the merge job).
+    pub fn slurm_ids(&self) -> Vec<String> {
+        self.arrays
+            .iter()
+            .map(|a| a.slurm_job_id.clone())
+            .chain([self.merge.slurm_job_id.clone()])
+            .filter(|s| !s.is_empty())
+            .collect()
+    }
+}
+
+fn last_submission_number(dir: &RunDir) -> Option<u32> {
+    std::fs::read_dir(dir.root().join("slurm"))
+        .ok()?
+        .filter_map(|e| {
+            e.ok()?
+                .file_name()
+                .to_str()?
+                .strip_prefix("submit-")?
+                .parse()
+                .ok()
+        })
+        .max()
+}
+
+// ---------------------------------------------------------------- the plan of a submission
+
+/// One array part: jobs of one dependency level, at most `MaxArraySize`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Part {
+    /// `level{L}-part{P}`.
+    name: String,
+    level: usize,
+    /// Plan indices; array task `i` runs `jobs[i]`.
+    jobs: Vec<usize>,
+    /// Indices of earlier parts this one waits for.
+    after: Vec<usize>,
+}
+
+/// Groups the pending jobs (plan indices, in plan order) into array parts.
+///
+/// Levels count only pending inputs: a job whose inputs all have shards is
+/// level 0. Within a level the costliest jobs come first.
+fn parts_of(plan: &PlanFile, pending: &[usize], max_array_size: usize) -> Vec<Part> {
+    let is_pending: BTreeSet<usize> = pending.iter().copied().collect();
+    let index: BTreeMap<&str, usize> = plan
+        .jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (j.id.as_str(), i))
+        .collect();
+    let pending_inputs = |i: usize| -> Vec<usize> {
+        plan.jobs[i]
+            .inputs
+            .iter()
+            .filter_map(|inp| index.get(inp.id.as_str()).copied())
+            .filter(|k| is_pending.contains(k))
+            .collect()
+    };
+    // Plans list inputs before the jobs that read them, so one pass suffices.
+    let mut level: BTreeMap<usize, usize> = BTreeMap::new();
+    for &i in pending {
+        let l = pending_inputs(i)
+            .iter()
+            .map(|k| level.get(k).map_or(0, |l| l + 1))
+            .max()
+            .unwrap_or(0);
+        level.insert(i, l);
+    }
+    let max_level = level.values().copied().max().unwrap_or(0);
+    let mut parts: Vec<Part> = Vec::new();
+    let mut part_of: BTreeMap<usize, usize> = BTreeMap::new();
+    for l in 0..=max_level {
+        let mut jobs: Vec<usize> = pending.iter().copied().filter(|i| level[i] == l).collect();
+        jobs.sort_by_key(|&i| (std::cmp::Reverse(plan.jobs[i].cost), i));
+        for (p, chunk) in jobs.chunks(max_array_size.max(1)).enumerate() {
+            let me = parts.len();
+            let mut after: BTreeSet<usize> = BTreeSet::new();
+            for &i in chunk {
+                part_of.insert(i, me);
+                after.extend(pending_inputs(i).iter().map(|k| part_of[k]));
+            }
+            parts.push(Part {
+                name: format!("level{l}-part{p}"),
+                level: l,
+                jobs: chunk.to_vec(),
+                after: after.into_iter().collect(),
+            });
+        }
+    }
+    parts
+}
+
+/// Everything needed to write the scripts of one submission.
+struct Submission<'a> {
+    plan: &'a PlanFile,
+    /// Absolute run directory.
+    root: PathBuf,
+    /// Absolute `gametables` binary.
+    exe: PathBuf,
+    number: u32,
+    job_name: String,
+    parts: Vec<Part>,
+    opts: &'a SlurmOptions,
+}
+
+/// Quotes `s` for a POSIX shell when needed.
+fn sh(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-./=:,+@%^".contains(&b));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+fn path_str(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+/// The Slurm job name of a run directory: `gt-JOBFILE-` and 8 hex digits of
+/// the directory's absolute path (to tell runs of the same job file apart).
+fn job_name_for(job_file: &str, root: &Path) -> String {
+    format!(
+        "gt-{job_file}-{}",
+        &sha256_hex(path_str(root).as_bytes())[..8]
+    )
+}
+
+impl Submission<'_> {
+    fn sub_rel(&self) -> String {
+        format!("slurm/submit-{}", self.number)
+    }
+
+    fn script_rel(&self, name: &str) -> String {
+        format!("{}/{name}.sbatch", self.sub_rel())
+    }
+
+    fn header(&self, out: &mut String, what: &str) {
+        let _ = writeln!(out, "#!/bin/bash");
+        let _ = writeln!(
+            out,
+            "# gametables: {} (kind {}), submission {}: {what}",
+            self.plan.job_file, self.plan.kind, self.number
+        );
+        let _ = writeln!(out, "#SBATCH --job-name={}", self.job_name);
+        if let Some(p) = &self.opts.partition {
+            let _ = writeln!(out, "#SBATCH --partition={p}");
+        }
+        let _ = writeln!(out, "#SBATCH --kill-on-invalid-dep=yes");
+    }
+
+    fn preamble(&self, out: &mut String) {
+        let root = sh(&path_str(&self.root));
+        let exe = sh(&path_str(&self.exe));
+        let _ = writeln!(out, "set -u");
+        let _ = writeln!(out, "RUN_DIR={root}");
+        let _ = writeln!(out, "GAMETABLES={exe}");
+        let _ = writeln!(out, "if [ ! -d \"$RUN_DIR/shards\" ]; then");
+        let _ = writeln!(
+            out,
+            "  echo \"error: run directory $RUN_DIR is not visible on $(hostname): \
+             it must be on a filesystem every node mounts at the same path\" >&2"
+        );
+        let _ = writeln!(out, "  exit 1");
+        let _ = writeln!(out, "fi");
+        let _ = writeln!(out, "if [ ! -x \"$GAMETABLES\" ]; then");
+        let _ = writeln!(
+            out,
+            "  echo \"error: $GAMETABLES is not on $(hostname): \
+             install gametables at a path every node sees\" >&2"
+        );
+        let _ = writeln!(out, "  exit 1");
+        let _ = writeln!(out, "fi");
+    }
+
+    fn array_script(&self, part: &Part) -> String {
+        let n = part.jobs.len();
+        let mut s = String::new();
+        self.header(
+            &mut s,
+            &format!(
+                "{}, {n} job(s) of dependency level {}",
+                part.name, part.level
+            ),
+        );
+        let limit = self
+            .opts
+            .array_limit
+            .map_or(String::new(), |k| format!("%{k}"));
+        let _ = writeln!(s, "#SBATCH --array=0-{}{limit}", n - 1);
+        let _ = writeln!(
+            s,
+            "#SBATCH --output={}/logs/slurm-%A_%a.out",
+            path_str(&self.root)
+        );
+        self.preamble(&mut s);
+        let _ = writeln!(s, "case \"${{SLURM_ARRAY_TASK_ID:-}}\" in");
+        for (t, &i) in part.jobs.iter().enumerate() {
+            let j = &self.plan.jobs[i];
+            let _ = writeln!(s, "  {t}) JOB_ID={} ;; # {}", j.id, j.name);
+        }
+        let _ = writeln!(
+            s,
+            "  *) echo \"error: no job for array task ${{SLURM_ARRAY_TASK_ID:-}}\" >&2; exit 1 ;;"
+        );
+        let _ = writeln!(s, "esac");
+        let _ = writeln!(
+            s,
+            "exec \"$GAMETABLES\" worker \"$RUN_DIR/manifests/$JOB_ID.toml\" --run-dir \"$RUN_DIR\""
+        );
+        s
+    }
+
+    fn merge_script(&self) -> String {
+        let mut s = String::new();
+        self.header(&mut s, "merge, after every job");
+        let _ = writeln!(
+            s,
+            "#SBATCH --output={}/logs/slurm-%j-merge.out",
+            path_str(&self.root)
+        );
+        self.preamble(&mut s);
+        let _ = writeln!(s, "exec \"$GAMETABLES\" merge \"$RUN_DIR\"");
+        s
+    }
+
+    /// `sbatch` arguments for a script waiting for `deps` (Slurm job ids).
+    fn sbatch_args(&self, script_rel: &str, deps: &[String]) -> Vec<String> {
+        let mut a = vec!["--parsable".to_string()];
+        if !deps.is_empty() {
+            a.push(format!("--dependency=afterok:{}", deps.join(":")));
+        }
+        a.extend(self.opts.sbatch_args.iter().cloned());
+        a.push(path_str(&self.root.join(script_rel)));
+        a
+    }
+
+    fn record(&self) -> SubmissionRecord {
+        SubmissionRecord {
+            schema: SUBMISSION_SCHEMA,
+            submission: self.number,
+            job_name: self.job_name.clone(),
+            arrays: self
+                .parts
+                .iter()
+                .map(|p| ArrayRecord {
+                    script: self.script_rel(&p.name),
+                    level: p.level,
+                    slurm_job_id: String::new(),
+                    jobs: p
+                        .jobs
+                        .iter()
+                        .map(|&i| self.plan.jobs[i].id.clone())
+                        .collect(),
+                })
+                .collect(),
+            merge: MergeRecord {
+                script: self.script_rel("merge"),
+                slurm_job_id: String::new(),
+            },
+        }
+    }
+}
+
+// ---------------------------------------------------------------- talking to Slurm
+
+/// The Slurm commands, found on `PATH`.
+struct Tools {
+    sbatch: PathBuf,
+    squeue: PathBuf,
+    scontrol: PathBuf,
+    scancel: PathBuf,
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+impl Tools {
+    fn find() -> Result<Tools> {
+        let get = |name: &str| {
+            which(name).ok_or_else(|| Error::Slurm {
+                message: format!(
+                    "`{name}` not found on PATH: run this on a Slurm submit (login) node or add \
+                     Slurm's bin directory to PATH, or use --executor local"
+                ),
+            })
+        };
+        Ok(Tools {
+            sbatch: get("sbatch")?,
+            squeue: get("squeue")?,
+            scontrol: get("scontrol")?,
+            scancel: get("scancel")?,
+        })
+    }
+}
+
+/// Runs a Slurm command; `Err` holds a one-line reason.
+fn call(exe: &Path, args: &[String]) -> std::result::Result<String, String> {
+    let name = exe
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let out = Command::new(exe)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("`{name}` could not start: {e}"))?;
+    if out.status.success() {
+        return Ok(String::from_utf8_lossy(&out.stdout).into_owned());
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    let last = err
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .unwrap_or("no message")
+        .to_string();
+    Err(format!("`{name}` failed ({}): {last}", out.status))
+}
+
+fn unreachable(why: &str) -> Error {
+    Error::Slurm {
+        message: format!(
+            "cannot reach the Slurm controller ({why}); check that slurmctld is up (`scontrol ping`, \
+             `sinfo`) and that SLURM_CONF names this cluster's slurm.conf, or use --executor local"
+        ),
+    }
+}
+
+/// `MaxArraySize` from `scontrol show config` (its `KEY = VALUE` lines), or
+/// the default when the key is absent.
+fn parse_max_array_size(config: &str) -> usize {
+    config
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .find(|(k, _)| k.trim() == "MaxArraySize")
+        .and_then(|(_, v)| v.trim().parse().ok())
+        .filter(|&n: &usize| n > 0)
+        .unwrap_or(DEFAULT_MAX_ARRAY_SIZE)
+}
+
+fn max_array_size(scontrol: &Path) -> Result<usize> {
+    let config = call(scontrol, &["show".into(), "config".into()]).map_err(|e| unreachable(&e))?;
+    Ok(parse_max_array_size(&config))
+}
+
+/// One row of `squeue --noheader --array --states=all --format=%F|%K|%T|%r`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct QueueRow {
+    /// Array job id (job id for a plain job).
+    job: String,
+    /// Array task id (`None` for a plain job).
+    task: Option<u32>,
+    /// State, e.g. `RUNNING`, `CANCELLED`.
+    state: String,
+    /// Reason, e.g. `Dependency`, `NonZeroExitCode`.
+    reason: String,
+}
+
+/// `STATE` or `STATE (Reason)`.
+fn state_text(r: &QueueRow) -> String {
+    if r.reason.is_empty() || r.reason == "None" {
+        r.state.clone()
+    } else {
+        format!("{} ({})", r.state, r.reason)
+    }
+}
+
+impl QueueRow {
+    fn active(&self) -> bool {
+        !TERMINAL_STATES.contains(&self.state.as_str())
+    }
+}
+
+const SQUEUE_FORMAT: &str = "--format=%F|%K|%T|%r";
+
+/// Expands a task field: `7`, or a range list like `[3-5,9%2]` (squeue
+/// prints one for tasks not yet split off, even with `--array` on some
+/// versions).
+fn task_ids(field: &str) -> Option<Vec<Option<u32>>> {
+    if field == "N/A" {
+        return Some(vec![None]);
+    }
+    let body = field.trim_start_matches('[').trim_end_matches(']');
+    let body = body.split('%').next().unwrap_or("");
+    let mut out = Vec::new();
+    for r in body.split(',') {
+        match r.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (u32, u32) = (a.parse().ok()?, b.parse().ok()?);
+                out.extend((a..=b).map(Some));
+            }
+            None => out.push(Some(r.parse().ok()?)),
+        }
+    }
+    Some(out)
+}
+
+fn parse_squeue(text: &str) -> Vec<QueueRow> {
+    let mut rows = Vec::new();
+    for line in text.lines() {
+        let f: Vec<&str> = line.trim().splitn(4, '|').collect();
+        let [job, task, state, reason] = f[..] else {
+            continue;
+        };
+        // States may carry a suffix (e.g. `CANCELLED by 0`) in some versions.
+        let state = state.split_whitespace().next().unwrap_or("").to_string();
+        for t in task_ids(task).unwrap_or_default() {
+            rows.push(QueueRow {
+                job: job.to_string(),
+                task: t,
+                state: state.clone(),
+                reason: reason.to_string(),
+            });
+        }
+    }
+    rows
+}
+
+/// The queue rows of one run directory's jobs (by job name), keyed by
+/// (Slurm job id, task id).
+fn queue(
+    tools: &Tools,
+    job_name: &str,
+) -> std::result::Result<BTreeMap<(String, Option<u32>), QueueRow>, String> {
+    let out = call(
+        &tools.squeue,
+        &[
+            "--noheader".into(),
+            "--array".into(),
+            "--states=all".into(),
+            format!("--name={job_name}"),
+            SQUEUE_FORMAT.into(),
+        ],
+    )?;
+    Ok(parse_squeue(&out)
+        .into_iter()
+        .map(|r| ((r.job.clone(), r.task), r))
+        .collect())
+}
+
+fn submit(tools: &Tools, args: &[String]) -> std::result::Result<String, String> {
+    let out = call(&tools.sbatch, args)?;
+    // `--parsable` prints `JOBID` or `JOBID;CLUSTER`.
+    let id = out.trim().split(';').next().unwrap_or("").to_string();
+    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "sbatch --parsable printed `{}`, not a job id",
+            out.trim()
+        ));
+    }
+    Ok(id)
+}
+
+// ---------------------------------------------------------------- entry points
+
+/// Plan indices of the jobs to submit, with the run summary so far.
+fn pending_jobs(dir: &RunDir, plan: &PlanFile, force: bool) -> (Vec<usize>, RunSummary) {
+    let mut summary = RunSummary::default();
+    let mut pending = Vec::new();
+    for (i, j) in plan.jobs.iter().enumerate() {
+        match if force {
+            JobState::Pending
+        } else {
+            job_state(dir, &plan.kind, j)
+        } {
+            JobState::Done => summary.skipped.push(j.name.clone()),
+            JobState::Pending => pending.push(i),
+            JobState::Damaged(why) => {
+                summary.damaged.push((j.name.clone(), why));
+                pending.push(i);
+            }
+        }
+    }
+    (pending, summary)
+}
+
+fn absolute(p: &Path) -> Result<PathBuf> {
+    let a = std::path::absolute(p).map_err(Error::io(p))?;
+    if path_str(&a).chars().any(char::is_whitespace) {
+        return Err(Error::RunDir {
+            path: a,
+            message: "Slurm scripts cannot name a path with white space: choose another --run-dir"
+                .into(),
+        });
+    }
+    Ok(a)
+}
+
+fn build<'a>(
+    dir: &RunDir,
+    plan: &'a PlanFile,
+    opts: &'a SlurmOptions,
+    pending: &[usize],
+    max_array_size: usize,
+) -> Result<Submission<'a>> {
+    let root = absolute(dir.root())?;
+    Ok(Submission {
+        plan,
+        exe: absolute(&opts.exe)?,
+        number: last_submission_number(dir).unwrap_or(0) + 1,
+        job_name: job_name_for(&plan.job_file, &root),
+        parts: parts_of(plan, pending, max_array_size),
+        root,
+        opts,
+    })
+}
+
+/// The text `--dry-run` prints: every script, then the `sbatch` commands as
+/// a shell script. Submits and writes nothing, and needs no Slurm:
+/// `MaxArraySize` comes from `scontrol show config` when that works, else
+/// the default 1001 is assumed (and said).
+///
+/// # Errors
+/// Only if the run directory's path cannot be made absolute or has white space.
+pub fn dry_run(dir: &RunDir, plan: &PlanFile, opts: &SlurmOptions) -> Result<String> {
+    let (max, source) = match which("scontrol").map(|s| max_array_size(&s)) {
+        Some(Ok(n)) => (n, "from `scontrol show config`"),
+        Some(Err(_)) => (
+            DEFAULT_MAX_ARRAY_SIZE,
+            "assumed: `scontrol show config` failed",
+        ),
+        None => (DEFAULT_MAX_ARRAY_SIZE, "assumed: no `scontrol` on PATH"),
+    };
+    let (pending, summary) = pending_jobs(dir, plan, opts.force);
+    let sub = build(dir, plan, opts, &pending, max)?;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# gametables --dry-run: {} (kind {}), {} job(s): {} to submit, {} already done",
+        plan.job_file,
+        plan.kind,
+        plan.jobs.len(),
+        pending.len(),
+        summary.skipped.len()
+    );
+    if pending.is_empty() {
+        let _ = writeln!(out, "# nothing to submit; `run` would only merge");
+        return Ok(out);
+    }
+    let _ = writeln!(
+        out,
+        "# MaxArraySize {max} ({source}): {} array job(s) and a merge job",
+        sub.parts.len()
+    );
+    let _ = writeln!(
+        out,
+        "# nothing is written or submitted; `run` would write these scripts to {}/{}/",
+        path_str(&sub.root),
+        sub.sub_rel()
+    );
+    for p in &sub.parts {
+        let _ = writeln!(
+            out,
+            "\n# ---- {}/{}",
+            path_str(&sub.root),
+            sub.script_rel(&p.name)
+        );
+        out.push_str(&sub.array_script(p));
+    }
+    let _ = writeln!(
+        out,
+        "\n# ---- {}/{}",
+        path_str(&sub.root),
+        sub.script_rel("merge")
+    );
+    out.push_str(&sub.merge_script());
+    let _ = writeln!(out, "\n# ---- sbatch commands");
+    let var = |k: usize| format!("$A{k}");
+    for (k, p) in sub.parts.iter().enumerate() {
+        let deps: Vec<String> = p.after.iter().map(|&a| var(a)).collect();
+        let args: Vec<String> = sub.sbatch_args(&sub.script_rel(&p.name), &deps);
+        let _ = writeln!(out, "A{k}=$(sbatch {} | cut -d';' -f1)", shell_args(&args));
+    }
+    let all: Vec<String> = (0..sub.parts.len()).map(var).collect();
+    let args = sub.sbatch_args(&sub.script_rel("merge"), &all);
+    let _ = writeln!(out, "sbatch {}", shell_args(&args));
+    Ok(out)
+}
+
+/// Arguments joined for a shell, leaving the `$A0` variables of the
+/// dependency argument unquoted.
+fn shell_args(args: &[String]) -> String {
+    args.iter()
+        .map(|a| {
+            if a.starts_with("--dependency=afterok:$A") {
+                a.clone()
+            } else {
+                sh(a)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Checks that the Slurm commands are on `PATH` and that the controller
+/// answers (`scontrol show config`).
+///
+/// # Errors
+/// [`Error::Slurm`], one line saying what is missing and what to do.
+pub fn check_cluster() -> Result<()> {
+    let tools = Tools::find()?;
+    max_array_size(&tools.scontrol).map(|_| ())
+}
+
+/// Checks that no earlier submission for this run directory is still queued
+/// or running. Call under the run directory's lock, before planning into it.
+///
+/// # Errors
+/// [`Error::RunDir`] naming the Slurm jobs still in the queue;
+/// [`Error::Slurm`] if `squeue` fails.
+pub fn check_no_active_submission(dir: &RunDir) -> Result<()> {
+    let tools = Tools::find()?;
+    let Some(prev) = SubmissionRecord::latest(dir)? else {
+        return Ok(());
+    };
+    let ids: BTreeSet<String> = prev.slurm_ids().into_iter().collect();
+    let rows = queue(&tools, &prev.job_name).map_err(|e| unreachable(&e))?;
+    let mut active: Vec<String> = rows
+        .values()
+        .filter(|r| r.active() && ids.contains(&r.job))
+        .map(|r| r.job.clone())
+        .collect();
+    active.dedup();
+    if active.is_empty() {
+        return Ok(());
+    }
+    Err(Error::RunDir {
+        path: dir.root().to_path_buf(),
+        message: format!(
+            "Slurm jobs {} of submission {} are still queued or running; follow them with \
+             `gametables status {}` and run again when they are done, or cancel them with `scancel {}`",
+            active.join(", "),
+            prev.submission,
+            dir.root().display(),
+            active.join(" ")
+        ),
+    })
+}
+
+/// Submits every job of `plan` without a verified shard, then (unless
+/// detached) waits for the shards and the merge job.
+///
+/// Call [`check_cluster`] and [`check_no_active_submission`] first. The run directory's lock is held while
+/// submitting and released before waiting, so that the merge job (which takes
+/// it) can run; a second coordinator is kept out by [`check_no_active_submission`], which sees
+/// the submitted jobs in the queue.
+///
+/// # Errors
+/// [`Error::Slurm`] if Slurm is missing, unreachable or refuses a script (the
+/// parts already submitted are cancelled); [`Error::Job`] listing each failed
+/// job with its Slurm job id and log (finished shards are kept, and running
+/// again resubmits only the rest).
+pub fn run_slurm(
+    dir: &RunDir,
+    plan: &PlanFile,
+    opts: &SlurmOptions,
+    lock: RunLock,
+) -> Result<SlurmOutcome> {
+    let tools = Tools::find()?;
+    let max = max_array_size(&tools.scontrol)?;
+    let (pending, summary) = pending_jobs(dir, plan, opts.force);
+    for (name, why) in &summary.damaged {
+        eprintln!("job {name}: shard damaged ({why}); resubmitting");
+    }
+    if pending.is_empty() {
+        return Ok(SlurmOutcome::Finished {
+            summary,
+            merged: false,
+        });
+    }
+    // Damaged shards (and all of them with --force) are worthless, and the
+    // coordinator takes a shard's appearance as its job's success.
+    for &i in &pending {
+        let _ = std::fs::remove_file(dir.shard_path(&plan.jobs[i].id));
+    }
+    // Stale from now on: its appearance tells that the merge job finished.
+    let _ = std::fs::remove_file(dir.result_path());
+    let sub = build(dir, plan, opts, &pending, max)?;
+    let sub_dir = sub.root.join(sub.sub_rel());
+    std::fs::create_dir_all(&sub_dir).map_err(Error::io(&sub_dir))?;
+    for p in &sub.parts {
+        write_atomic(
+            &sub.root.join(sub.script_rel(&p.name)),
+            sub.array_script(p).as_bytes(),
+        )?;
+    }
+    write_atomic(
+        &sub.root.join(sub.script_rel("merge")),
+        sub.merge_script().as_bytes(),
+    )?;
+    let mut record = sub.record();
+    record.save(dir)?;
+
+    let cancel_all = |record: &SubmissionRecord| {
+        let ids = record.slurm_ids();
+        if !ids.is_empty() {
+            let _ = call(&tools.scancel, &ids);
+        }
+    };
+    for (k, p) in sub.parts.iter().enumerate() {
+        let deps: Vec<String> = p
+            .after
+            .iter()
+            .map(|&a| record.arrays[a].slurm_job_id.clone())
+            .collect();
+        let script = sub.script_rel(&p.name);
+        match submit(&tools, &sub.sbatch_args(&script, &deps)) {
+            Ok(id) => {
+                eprintln!(
+                    "submitted {}: {} job(s) as Slurm array job {id} ({script})",
+                    p.name,
+                    p.jobs.len()
+                );
+                record.arrays[k].slurm_job_id = id;
+                record.save(dir)?;
+            }
+            Err(e) => {
+                cancel_all(&record);
+                return Err(Error::Slurm {
+                    message: format!(
+                        "sbatch refused {}/{script}: {e} (parts submitted before it were cancelled; \
+                         fix the options, e.g. --partition or --sbatch-arg, and run again)",
+                        dir.root().display()
+                    ),
+                });
+            }
+        }
+    }
+    let all: Vec<String> = record
+        .arrays
+        .iter()
+        .map(|a| a.slurm_job_id.clone())
+        .collect();
+    match submit(&tools, &sub.sbatch_args(&record.merge.script, &all)) {
+        Ok(id) => {
+            eprintln!("submitted the merge as Slurm job {id}, after all of them");
+            record.merge.slurm_job_id = id;
+            record.save(dir)?;
+        }
+        Err(e) => {
+            cancel_all(&record);
+            return Err(Error::Slurm {
+                message: format!(
+                    "sbatch refused the merge job: {e} (the array jobs were cancelled)"
+                ),
+            });
+        }
+    }
+    drop(lock);
+    if opts.detach {
+        return Ok(SlurmOutcome::Detached {
+            submission: record.submission,
+            slurm_ids: record.slurm_ids(),
+        });
+    }
+    wait(dir, plan, &tools, &record, summary, opts.progress)
+}
+
+/// Where one submitted task stands, as far as the coordinator knows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Seen {
+    Queued,
+    Done,
+    /// Left the queue (or was never listed) at this time, no shard yet.
+    Gone(Instant),
+    Failed(String),
+}
+
+struct Task {
+    job: usize,
+    array: String,
+    index: u32,
+    seen: Seen,
+}
+
+impl Task {
+    fn slurm_id(&self) -> String {
+        format!("{}_{}", self.array, self.index)
+    }
+}
+
+fn log_of_task(dir: &RunDir, slurm_id: &str) -> PathBuf {
+    dir.root().join(format!("logs/slurm-{slurm_id}.out"))
+}
+
+/// Updates a task or the merge job from a queue row; returns a failure reason.
+fn judge(row: Option<&QueueRow>, seen: &mut Seen, now: Instant) -> Option<String> {
+    match row {
+        Some(r) if r.active() => {
+            *seen = Seen::Queued;
+            None
+        }
+        Some(r) if r.state != "COMPLETED" => Some(state_text(r)),
+        _ => {
+            let since = match seen {
+                Seen::Gone(t) => *t,
+                _ => {
+                    *seen = Seen::Gone(now);
+                    now
+                }
+            };
+            (now.duration_since(since) >= SHARD_GRACE).then(|| {
+                format!(
+                    "left the queue ({}) but wrote nothing within {} s",
+                    row.map_or("no longer listed", |r| r.state.as_str()),
+                    SHARD_GRACE.as_secs()
+                )
+            })
+        }
+    }
+}
+
+fn wait(
+    dir: &RunDir,
+    plan: &PlanFile,
+    tools: &Tools,
+    record: &SubmissionRecord,
+    mut summary: RunSummary,
+    progress: bool,
+) -> Result<SlurmOutcome> {
+    let index: BTreeMap<&str, usize> = plan
+        .jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (j.id.as_str(), i))
+        .collect();
+    let mut tasks: Vec<Task> = Vec::new();
+    for a in &record.arrays {
+        for (t, id) in a.jobs.iter().enumerate() {
+            tasks.push(Task {
+                job: index[id.as_str()],
+                array: a.slurm_job_id.clone(),
+                index: t as u32,
+                seen: Seen::Queued,
+            });
+        }
+    }
+    let pb = ProgressBar::with_draw_target(
+        Some(plan.jobs.len() as u64),
+        if progress {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        },
+    );
+    pb.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} jobs  {msg}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    pb.enable_steady_tick(Duration::from_millis(200));
+    pb.set_position(summary.skipped.len() as u64);
+    let say = |line: &str| pb.suspend(|| eprintln!("{line}"));
+
+    let t0 = Instant::now();
+    let merge_id = record.merge.slurm_job_id.clone();
+    let mut merge_seen = Seen::Queued;
+    let mut merge_note: Option<String> = None;
+    let mut failures: Vec<String> = Vec::new();
+    let mut last_poll: Option<Instant> = None;
+    let mut queue_warned = false;
+    loop {
+        let now = Instant::now();
+        for t in tasks
+            .iter_mut()
+            .filter(|t| matches!(t.seen, Seen::Queued | Seen::Gone(_)))
+        {
+            if dir.shard_path(&plan.jobs[t.job].id).exists() {
+                t.seen = Seen::Done;
+                summary.computed.push(plan.jobs[t.job].name.clone());
+                pb.inc(1);
+                say(&format!(
+                    "done {} (Slurm {})",
+                    plan.jobs[t.job].name,
+                    t.slurm_id()
+                ));
+            }
+        }
+        if merge_seen != Seen::Done && dir.result_path().exists() {
+            merge_seen = Seen::Done;
+        }
+        // squeue at most every 2 s early on, less often in long runs.
+        let interval = (t0.elapsed() / 30).clamp(Duration::from_secs(2), Duration::from_secs(30));
+        if last_poll.is_none_or(|p| now.duration_since(p) >= interval) {
+            last_poll = Some(now);
+            match queue(tools, &record.job_name) {
+                Err(e) => {
+                    if !queue_warned {
+                        say(&format!(
+                            "warning: squeue failed ({e}); still watching for shards"
+                        ));
+                        queue_warned = true;
+                    }
+                }
+                Ok(rows) => {
+                    let (mut running, mut waiting) = (0, 0);
+                    for t in tasks
+                        .iter_mut()
+                        .filter(|t| matches!(t.seen, Seen::Queued | Seen::Gone(_)))
+                    {
+                        let row = rows.get(&(t.array.clone(), Some(t.index)));
+                        match row.map(|r| r.state.as_str()) {
+                            Some("RUNNING" | "COMPLETING") => running += 1,
+                            Some(_) if row.is_some_and(QueueRow::active) => waiting += 1,
+                            _ => {}
+                        }
+                        if let Some(why) = judge(row, &mut t.seen, now) {
+                            let j = &plan.jobs[t.job];
+                            let sid = t.slurm_id();
+                            let log = log_of_task(dir, &sid);
+                            let line = format!(
+                                "job {} ({}): Slurm job {sid} {why}; log: {}{}",
+                                j.name,
+                                &j.id[..12],
+                                log.display(),
+                                if log.exists() {
+                                    ""
+                                } else {
+                                    " (missing: is the run directory on a filesystem the nodes share?)"
+                                }
+                            );
+                            say(&format!("FAILED {line}"));
+                            failures.push(line);
+                            t.seen = Seen::Failed(why);
+                        }
+                    }
+                    if merge_seen != Seen::Done {
+                        let row = rows.get(&(merge_id.clone(), None));
+                        if !failures.is_empty() {
+                            // The merge can never run; Slurm cancels it
+                            // (--kill-on-invalid-dep), or we do.
+                            if row.is_some_and(|r| r.active()) {
+                                let _ = call(&tools.scancel, std::slice::from_ref(&merge_id));
+                            } else {
+                                merge_note = Some(format!(
+                                    "merge job {merge_id} not run: some of its inputs failed"
+                                ));
+                                merge_seen = Seen::Failed(String::new());
+                            }
+                        } else if let Some(why) = judge(row, &mut merge_seen, now) {
+                            let log = dir.root().join(format!("logs/slurm-{merge_id}-merge.out"));
+                            failures.push(format!(
+                                "merge: Slurm job {merge_id} {why}; log: {}",
+                                log.display()
+                            ));
+                            merge_seen = Seen::Failed(why);
+                        }
+                    }
+                    let merging = matches!(rows.get(&(merge_id.clone(), None)), Some(r) if r.state == "RUNNING");
+                    pb.set_message(format!(
+                        "slurm: {running} running, {waiting} waiting{}",
+                        if merging { ", merging" } else { "" }
+                    ));
+                }
+            }
+        }
+        let tasks_over = tasks
+            .iter()
+            .all(|t| matches!(t.seen, Seen::Done | Seen::Failed(_)));
+        let merge_over = matches!(merge_seen, Seen::Done | Seen::Failed(_));
+        if tasks_over && merge_over {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    // A task whose shard appeared, or the merge job after writing
+    // result.toml, may still be finishing: return only once the queue holds
+    // none of them, so that `run` again is not refused for them.
+    pb.set_message("slurm: waiting for the jobs to leave the queue");
+    let ids: BTreeSet<String> = record.slurm_ids().into_iter().collect();
+    let t_drain = Instant::now();
+    while t_drain.elapsed() < Duration::from_secs(120) {
+        match queue(tools, &record.job_name) {
+            Ok(rows) if rows.values().any(|r| r.active() && ids.contains(&r.job)) => {}
+            _ => break,
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    pb.finish_and_clear();
+    if !failures.is_empty() {
+        let mut msg = format!(
+            "{} Slurm job(s) failed (finished shards are kept; `run` again resubmits only the \
+             missing ones):\n  {}",
+            failures.len(),
+            failures.join("\n  ")
+        );
+        if let Some(n) = merge_note {
+            let _ = write!(msg, "\n  {n}");
+        }
+        return Err(Error::job(plan.job_file.clone(), msg));
+    }
+    Ok(SlurmOutcome::Finished {
+        summary,
+        merged: true,
+    })
+}
+
+/// Lines for `gametables status`: the latest Slurm submission of the run
+/// directory and where its tasks stand (empty if it never used Slurm).
+pub fn status_lines(dir: &RunDir, plan: &PlanFile) -> Vec<String> {
+    let record = match SubmissionRecord::latest(dir) {
+        Ok(Some(r)) => r,
+        Ok(None) => return Vec::new(),
+        Err(e) => return vec![format!("slurm: {e}")],
+    };
+    let head = format!(
+        "slurm submission {} (array jobs {}; merge job {})",
+        record.submission,
+        record
+            .arrays
+            .iter()
+            .map(|a| a.slurm_job_id.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        record.merge.slurm_job_id
+    );
+    let rows = match Tools::find()
+        .and_then(|t| queue(&t, &record.job_name).map_err(|e| unreachable(&e)))
+    {
+        Ok(r) => r,
+        Err(e) => return vec![format!("{head}: queue unknown ({e})")],
+    };
+    let (mut done, mut running, mut waiting) = (0, 0, 0);
+    let mut failed = Vec::new();
+    for a in &record.arrays {
+        for (t, id) in a.jobs.iter().enumerate() {
+            let row = rows.get(&(a.slurm_job_id.clone(), Some(t as u32)));
+            let name = plan
+                .jobs
+                .iter()
+                .find(|j| &j.id == id)
+                .map_or("?", |j| j.name.as_str());
+            if dir.shard_path(id).exists() {
+                done += 1;
+            } else if let Some(r) = row.filter(|r| r.active()) {
+                if r.state == "RUNNING" {
+                    running += 1;
+                } else {
+                    waiting += 1;
+                }
+            } else {
+                let sid = format!("{}_{t}", a.slurm_job_id);
+                let state = row.map_or("left the queue".to_string(), state_text);
+                failed.push(format!(
+                    "  FAILED {name} ({}): Slurm job {sid} {state}, no shard; log: {}",
+                    &id[..12.min(id.len())],
+                    log_of_task(dir, &sid).display()
+                ));
+            }
+        }
+    }
+    let merge = if dir.result_path().exists() {
+        "merged".to_string()
+    } else {
+        match rows.get(&(record.merge.slurm_job_id.clone(), None)) {
+            Some(r) => format!("merge {}", r.state.to_lowercase()),
+            None => "merge not in the queue".to_string(),
+        }
+    };
+    let mut out = vec![format!(
+        "{head}: {done} done, {running} running, {waiting} waiting, {} failed; {merge}",
+        failed.len()
+    )];
+    out.extend(failed);
+    if out.len() > 1 {
+        out.push(format!(
+            "  run `gametables run` again with the same job file and --run-dir {} to resubmit the failed jobs",
+            dir.root().display()
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::plan::{InputRef, PlannedJob, SCHEMA};
+
+    fn job(name: &str, cost: u64, inputs: &[&PlannedJob]) -> PlannedJob {
+        PlannedJob {
+            name: name.into(),
+            id: sha256_hex(name.as_bytes()),
+            cost,
+            inputs: inputs
+                .iter()
+                .map(|j| InputRef {
+                    name: j.name.clone(),
+                    id: j.id.clone(),
+                })
+                .collect(),
+            params: toml::Table::new(),
+        }
+    }
+
+    /// a, b → c → e; d independent; f reads a.
+    fn dag() -> PlanFile {
+        let a = job("a", 1, &[]);
+        let b = job("b", 5, &[]);
+        let c = job("c", 1, &[&a, &b]);
+        let d = job("d", 3, &[]);
+        let e = job("e", 1, &[&c]);
+        let f = job("f", 1, &[&a]);
+        PlanFile {
+            schema: SCHEMA,
+            job_file: "dag".into(),
+            kind: "test".into(),
+            params: toml::Table::new(),
+            jobs: vec![a, b, c, d, e, f],
+        }
+    }
+
+    fn names<'p>(plan: &'p PlanFile, parts: &[Part]) -> Vec<(String, Vec<&'p str>, Vec<usize>)> {
+        parts
+            .iter()
+            .map(|p| {
+                let jobs = p.jobs.iter().map(|&i| plan.jobs[i].name.as_str()).collect();
+                (p.name.clone(), jobs, p.after.clone())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn levels_and_dependencies_follow_the_dag() {
+        let plan = dag();
+        let parts = parts_of(&plan, &[0, 1, 2, 3, 4, 5], 1001);
+        assert_eq!(
+            names(&plan, &parts),
+            vec![
+                ("level0-part0".into(), vec!["b", "d", "a"], vec![]),
+                ("level1-part0".into(), vec!["c", "f"], vec![0]),
+                ("level2-part0".into(), vec!["e"], vec![1]),
+            ]
+        );
+    }
+
+    #[test]
+    fn finished_inputs_lower_the_level() {
+        let plan = dag();
+        // a, b, d done: c and f have no pending input.
+        let parts = parts_of(&plan, &[2, 4, 5], 1001);
+        assert_eq!(
+            names(&plan, &parts),
+            vec![
+                ("level0-part0".into(), vec!["c", "f"], vec![]),
+                ("level1-part0".into(), vec!["e"], vec![0]),
+            ]
+        );
+    }
+
+    #[test]
+    fn arrays_split_at_max_array_size_and_depend_only_on_their_inputs() {
+        let plan = dag();
+        let parts = parts_of(&plan, &[0, 1, 2, 3, 4, 5], 2);
+        assert_eq!(
+            names(&plan, &parts),
+            vec![
+                ("level0-part0".into(), vec!["b", "d"], vec![]),
+                ("level0-part1".into(), vec!["a"], vec![]),
+                // c reads a and b (parts 0 and 1); f reads a (part 1).
+                ("level1-part0".into(), vec!["c", "f"], vec![0, 1]),
+                ("level2-part0".into(), vec!["e"], vec![2]),
+            ]
+        );
+    }
+
+    #[test]
+    fn max_array_size_is_read_from_scontrol_output() {
+        let text = "Configuration data as of 2026-11-29T19:00:00\nMaxArraySize            = 5\nMaxJobCount             = 10000\n";
+        assert_eq!(parse_max_array_size(text), 5);
+        assert_eq!(
+            parse_max_array_size("MaxJobCount = 3\n"),
+            DEFAULT_MAX_ARRAY_SIZE
+        );
+    }
+
+    #[test]
+    fn squeue_rows_are_parsed_and_ranges_expanded() {
+        let rows = parse_squeue(
+            "12|0|RUNNING|None\n12|[3-4,7%2]|PENDING|JobArrayTaskLimit\n13|N/A|PENDING|Dependency\n",
+        );
+        let got: Vec<(String, Option<u32>, String)> = rows
+            .iter()
+            .map(|r| (r.job.clone(), r.task, r.state.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("12".into(), Some(0), "RUNNING".into()),
+                ("12".into(), Some(3), "PENDING".into()),
+                ("12".into(), Some(4), "PENDING".into()),
+                ("12".into(), Some(7), "PENDING".into()),
+                ("13".into(), None, "PENDING".into()),
+            ]
+        );
+        assert!(rows[0].active());
+        assert!(!parse_squeue("12|1|CANCELLED|None")[0].active());
+    }
+
+    #[test]
+    fn shell_quoting() {
+        assert_eq!(sh("/a/b-c_d.e"), "/a/b-c_d.e");
+        assert_eq!(sh("--time=1:00:00"), "--time=1:00:00");
+        assert_eq!(sh("a b"), "'a b'");
+        assert_eq!(sh("it's"), r"'it'\''s'");
+        assert_eq!(sh(""), "''");
+    }
+
+    #[test]
+    fn a_task_gone_without_shard_fails_only_after_the_grace() {
+        let t = Instant::now();
+        let mut seen = Seen::Queued;
+        let completed = QueueRow {
+            job: "1".into(),
+            task: Some(0),
+            state: "COMPLETED".into(),
+            reason: "None".into(),
+        };
+        assert_eq!(judge(Some(&completed), &mut seen, t), None);
+        assert_eq!(seen, Seen::Gone(t));
+        assert!(judge(Some(&completed), &mut seen, t + SHARD_GRACE).is_some());
+        let cancelled = QueueRow {
+            state: "CANCELLED".into(),
+            ..completed
+        };
+        let mut seen = Seen::Queued;
+        assert_eq!(
+            judge(Some(&cancelled), &mut seen, t).as_deref(),
+            Some("CANCELLED")
+        );
+    }
+}

@@ -1,0 +1,634 @@
+//! The pipeline end to end through the `gametables` binary: reproducibility,
+//! resume after faults (killed worker, killed coordinator, damaged shards),
+//! malformed inputs, locking and queries.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+use gametables::pipeline::merge::ResultFile;
+use gametables::pipeline::rundir::RunDir;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn boxes_job() -> PathBuf {
+    repo().join("jobs/chomp-boxes.toml")
+}
+
+fn reference_root() -> String {
+    ResultFile::load(&repo().join("manifests/chomp-boxes.toml"))
+        .unwrap()
+        .root
+}
+
+fn gt() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gametables"));
+    c.env_remove("RUST_LOG")
+        .env_remove(gametables::pipeline::worker::DELAY_ENV);
+    c
+}
+
+fn run_ok(args: &[&str]) -> Output {
+    let out = gt().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "gametables {args:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn run_boxes(dir: &Path, extra: &[&str]) -> Output {
+    let d = dir.to_str().unwrap();
+    let j = boxes_job();
+    let mut args = vec!["run", j.to_str().unwrap(), "--run-dir", d, "--no-progress"];
+    args.extend_from_slice(extra);
+    run_ok(&args)
+}
+
+fn root_of(dir: &Path) -> String {
+    ResultFile::load(&dir.join("result.toml")).unwrap().root
+}
+
+/// Shard files and their modification times.
+fn shard_times(dir: &Path) -> Vec<(PathBuf, SystemTime)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir.join("shards"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "shard"))
+        .map(|p| {
+            let t = std::fs::metadata(&p).unwrap().modified().unwrap();
+            (p, t)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn children_of(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(p) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) {
+            // Field 4 (after the parenthesised command) is the parent pid.
+            if let Some(rest) = stat.rsplit_once(')').map(|x| x.1) {
+                let f: Vec<&str> = rest.split_whitespace().collect();
+                if f.get(1).and_then(|s| s.parse::<u32>().ok()) == Some(pid) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn sigkill(pid: u32) {
+    let ok = Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
+fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
+    let t0 = Instant::now();
+    while !f() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn spawn_slow_run(dir: &Path, delay_ms: u32) -> Child {
+    gt().args([
+        "run",
+        boxes_job().to_str().unwrap(),
+        "--run-dir",
+        dir.to_str().unwrap(),
+        "--no-progress",
+        "--workers",
+        "2",
+    ])
+    .env(
+        gametables::pipeline::worker::DELAY_ENV,
+        delay_ms.to_string(),
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap()
+}
+
+/// Acceptance 5 and 6 (foundation issue): two runs, `--workers 1` and
+/// `--workers 2`, give the root digest of `manifests/chomp-boxes.toml`; every
+/// report claim matches; a second run on the same directory recomputes nothing.
+#[test]
+fn chomp_boxes_reproduce_reference_digests_with_1_and_2_workers() {
+    let t = tempfile::tempdir().unwrap();
+    let (a, b) = (t.path().join("a"), t.path().join("b"));
+    let out_a = run_boxes(&a, &["--workers", "1"]);
+    let out_b = run_boxes(&b, &["--workers", "2"]);
+    assert_eq!(root_of(&a), reference_root());
+    assert_eq!(root_of(&b), reference_root());
+    for out in [&out_a, &out_b] {
+        let s = text(out);
+        assert!(s.contains("digests match the reference"), "{s}");
+        assert!(s.contains("18 claims, 18 match, 0 mismatch"), "{s}");
+    }
+    let report = std::fs::read_to_string(a.join("report.md")).unwrap();
+    assert!(report.contains("| 823 | 823 | match |"), "{report}");
+    assert!(!report.contains("MISMATCH"));
+    // Tables as the issue specifies.
+    let rect = std::fs::read_to_string(a.join("tables/rectangles.csv")).unwrap();
+    assert!(rect.starts_with("rows,cols,n_winning,moves\n"));
+    assert!(rect.contains("\n8,10,2,3:8 4:5\n"));
+    let multi = std::fs::read_to_string(a.join("tables/multi-winning.csv")).unwrap();
+    assert_eq!(
+        multi.lines().count(),
+        1 + 7 + 5,
+        "7 upright + 5 transposed within boxes"
+    );
+    // Resume: nothing to do.
+    let before = shard_times(&a);
+    let again = run_boxes(&a, &[]);
+    assert!(
+        text(&again).contains("0 computed, 14 skipped"),
+        "{}",
+        text(&again)
+    );
+    assert_eq!(shard_times(&a), before);
+    assert_eq!(root_of(&a), reference_root());
+    // verify --against passes.
+    let v = run_ok(&[
+        "verify",
+        a.to_str().unwrap(),
+        "--against",
+        repo().join("manifests/chomp-boxes.toml").to_str().unwrap(),
+    ]);
+    assert!(text(&v).contains("matches"), "{}", text(&v));
+}
+
+/// Acceptance 7: a flipped byte, a truncated shard and a deleted shard are
+/// each detected by `verify` (naming job and file) and recomputed by `run`.
+#[test]
+fn damaged_truncated_and_deleted_shards_are_detected_and_recomputed() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("run");
+    run_boxes(&dir, &[]);
+    let plan = gametables::pipeline::plan::PlanFile::load(&RunDir::new(&dir)).unwrap();
+    let job = |name: &str| plan.job(name).unwrap().id.clone();
+    let shard = |name: &str| dir.join(format!("shards/{}.shard", job(name)));
+    let verify = |expect: &str, file: &Path| {
+        let out = gt()
+            .args(["verify", dir.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+        let s = text(&out);
+        assert!(s.contains(expect), "{s}");
+        assert!(
+            s.contains(file.file_name().unwrap().to_str().unwrap()),
+            "{s}"
+        );
+    };
+
+    // Flipped byte.
+    let p = shard("box-8x24");
+    let mut bytes = std::fs::read(&p).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 1;
+    std::fs::write(&p, &bytes).unwrap();
+    verify("box-8x24", &p);
+    // Truncated.
+    let q = shard("box-12x15");
+    let bytes = std::fs::read(&q).unwrap();
+    std::fs::write(&q, &bytes[..bytes.len() - 100]).unwrap();
+    verify("box-12x15", &q);
+    // Deleted.
+    let r = shard("box-3x200");
+    std::fs::remove_file(&r).unwrap();
+    verify("box-3x200", &r);
+
+    let st = run_ok(&["status", dir.to_str().unwrap()]);
+    let s = text(&st);
+    assert!(s.contains("11 done, 1 pending, 2 damaged"), "{s}");
+
+    let before = shard_times(&dir);
+    let out = run_boxes(&dir, &[]);
+    let s = text(&out);
+    assert!(
+        s.contains("3 computed, 11 skipped, 2 recomputed (damaged)"),
+        "{s}"
+    );
+    assert!(s.contains("box-8x24: shard damaged"), "{s}");
+    assert_eq!(root_of(&dir), reference_root());
+    // Only the three damaged shards were rewritten.
+    let after = shard_times(&dir);
+    let changed = after.iter().filter(|x| !before.contains(x)).count();
+    assert_eq!(changed, 3);
+}
+
+/// Acceptance 7: SIGKILL one worker mid-run; the run fails naming the job and
+/// its log; the rerun completes without recomputing finished jobs.
+#[test]
+fn killed_worker_then_rerun_completes_without_recomputing() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("run");
+    let child = spawn_slow_run(&dir, 1500);
+    let pid = child.id();
+    // Wait for the first shard, then kill a running worker.
+    wait_until("a first shard", || {
+        dir.join("shards").is_dir() && !shard_times(&dir).is_empty()
+    });
+    let mut victim = None;
+    wait_until("a running worker", || {
+        victim = children_of(pid).first().copied();
+        victim.is_some()
+    });
+    sigkill(victim.unwrap());
+    let out = child.wait_with_output().unwrap();
+    assert!(!out.status.success());
+    let s = text(&out);
+    assert!(s.contains("failed with signal: 9"), "{s}");
+    assert!(s.contains("log: "), "{s}");
+    let before = shard_times(&dir);
+    assert!(!before.is_empty() && before.len() < 14, "{}", before.len());
+
+    let again = run_boxes(&dir, &[]);
+    let s = text(&again);
+    assert!(s.contains(&format!("{} skipped", before.len())), "{s}");
+    assert_eq!(root_of(&dir), reference_root());
+    let after = shard_times(&dir);
+    assert!(
+        before.iter().all(|x| after.contains(x)),
+        "finished shards untouched"
+    );
+}
+
+/// Acceptance 7: SIGKILL the coordinator mid-run; the rerun completes, does
+/// not recompute finished jobs, and gives the reference digests.
+#[test]
+fn killed_coordinator_then_rerun_completes_without_recomputing() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("run");
+    let mut child = spawn_slow_run(&dir, 1000);
+    wait_until("two shards", || {
+        dir.join("shards").is_dir() && shard_times(&dir).len() >= 2
+    });
+    let orphans = children_of(child.id());
+    sigkill(child.id());
+    child.wait().unwrap();
+    // Let orphaned workers finish (they write complete shards or none).
+    wait_until("orphaned workers to exit", || {
+        orphans
+            .iter()
+            .all(|p| !Path::new(&format!("/proc/{p}")).exists())
+    });
+    let before = shard_times(&dir);
+    assert!(before.len() < 14);
+    let again = run_boxes(&dir, &[]);
+    let s = text(&again);
+    assert!(s.contains(&format!("{} skipped", before.len())), "{s}");
+    assert_eq!(root_of(&dir), reference_root());
+    let after = shard_times(&dir);
+    assert!(
+        before.iter().all(|x| after.contains(x)),
+        "finished shards untouched"
+    );
+}
+
+/// Acceptance 7: a malformed job file gets a one-line error with file, line
+/// and field, and a non-zero exit.
+#[test]
+fn malformed_job_files_get_one_line_errors_with_line_and_field() {
+    let t = tempfile::tempdir().unwrap();
+    let cases = [
+        ("kind = \"chomp-boxes\"\nboxs = [[1, 2]]\n", ":2:1:", "boxs"),
+        (
+            "kind = \"chomp-boxes\"\nboxes = [[1, \"x\"]]\n",
+            ":2:",
+            "invalid type",
+        ),
+        (
+            "kind = \"chomp-boxes\"\n\nboxes = [[0, 5]]\n",
+            ":3:1:",
+            "boxes",
+        ),
+        (
+            "kind = \"chomp-boxes\"\nboxes = [[40, 40]]\n",
+            ":2:1:",
+            "exceed",
+        ),
+        ("kind = \"dominoes\"\n", ":1:1:", "unknown kind `dominoes`"),
+        ("boxes = [[2, 2]]\n", ":1:1:", "missing field `kind`"),
+        (
+            "kind = \"chomp-boxes\"\nboxes = [[2, 2]\n",
+            ":2:",
+            "unclosed array",
+        ),
+    ];
+    for (i, (body, loc, field)) in cases.iter().enumerate() {
+        let p = t.path().join(format!("bad{i}.toml"));
+        std::fs::write(&p, body).unwrap();
+        let out = gt()
+            .args(["plan", p.to_str().unwrap(), "--run-dir"])
+            .arg(t.path().join(format!("r{i}")))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "case {i}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+        assert!(
+            err.contains(&format!("bad{i}.toml{loc}")),
+            "case {i}: {err}"
+        );
+        assert!(err.contains(field), "case {i}: {err}");
+    }
+}
+
+/// Acceptance 7: a manifest whose output leaves the run directory is refused.
+#[test]
+fn manifest_paths_leaving_the_run_dir_are_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("run");
+    let job = t.path().join("small.toml");
+    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[2, 3]]\n").unwrap();
+    run_ok(&[
+        "plan",
+        job.to_str().unwrap(),
+        "--run-dir",
+        dir.to_str().unwrap(),
+    ]);
+    let m = std::fs::read_dir(dir.join("manifests"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let orig = std::fs::read_to_string(&m).unwrap();
+    for bad in [
+        "../evil.shard",
+        "/tmp/evil.shard",
+        "shards/../../evil.shard",
+    ] {
+        let edited: String = orig
+            .lines()
+            .map(|l| {
+                if l.starts_with("output = ") {
+                    format!("output = \"{bad}\"")
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        std::fs::write(&m, edited).unwrap();
+        let out = gt().args(["worker", m.to_str().unwrap()]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("leaves the run directory"), "{bad}: {err}");
+    }
+    assert!(!t.path().join("evil.shard").exists());
+    // An edited parameter no longer matches the job id.
+    std::fs::write(&m, orig.replace("cols = 3", "cols = 4")).unwrap();
+    let out = gt().args(["worker", m.to_str().unwrap()]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("job_id does not match"));
+}
+
+/// A second coordinator on the same run directory refuses with a clear message.
+#[test]
+fn second_coordinator_on_same_run_dir_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("run");
+    let _held = RunDir::new(&dir).lock().unwrap();
+    let out = gt()
+        .args([
+            "run",
+            boxes_job().to_str().unwrap(),
+            "--run-dir",
+            dir.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("in use by another gametables coordinator"),
+        "{err}"
+    );
+}
+
+/// `query chomp`: in memory, as JSON, and from a run directory's shards.
+#[test]
+fn query_chomp_in_memory_json_and_from_run_dir() {
+    let out = run_ok(&["query", "chomp", "8x10"]);
+    assert!(text(&out).contains("8x10: N-position, 2 winning moves: (3, 8), (4, 5)"));
+    let out = run_ok(&["query", "chomp", "--position", "2,1", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["p_position"], true);
+    assert_eq!(v["winning_moves"], serde_json::json!([]));
+
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("run");
+    let job = t.path().join("small.toml");
+    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[6, 13], [9, 10]]\n").unwrap();
+    run_ok(&[
+        "run",
+        job.to_str().unwrap(),
+        "--run-dir",
+        dir.to_str().unwrap(),
+        "--no-progress",
+    ]);
+    let out = run_ok(&[
+        "query",
+        "chomp",
+        "9x10",
+        "--run-dir",
+        dir.to_str().unwrap(),
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["winning_moves"], serde_json::json!([[6, 7], [8, 4]]));
+    assert!(v["source"].as_str().unwrap().contains("box-9x10"));
+    let out = gt()
+        .args([
+            "query",
+            "chomp",
+            "12x12",
+            "--run-dir",
+            dir.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no box"));
+    // A changed job file is refused on the same run directory without --force.
+    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[6, 13]]\n").unwrap();
+    let out = gt()
+        .args([
+            "run",
+            job.to_str().unwrap(),
+            "--run-dir",
+            dir.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("holds a different plan"));
+}
+
+/// Regressions from the first break-it pass.
+#[test]
+fn regressions_huge_inputs_wrong_lengths_pipes_and_usage() {
+    let t = tempfile::tempdir().unwrap();
+    // Huge boxes are refused at plan time with file:line, not an allocation abort.
+    for (i, body) in [
+        "boxes = [[1, 4294967295]]",
+        "boxes = [[1, 600000000]]",
+        "boxes = [[2, 2, 2]]",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let p = t.path().join(format!("huge{i}.toml"));
+        std::fs::write(&p, format!("kind = \"chomp-boxes\"\n{body}\n")).unwrap();
+        let out = gt()
+            .args(["plan", p.to_str().unwrap(), "--run-dir"])
+            .arg(t.path().join(format!("h{i}")))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{body}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("huge{i}.toml:2:1:")), "{err}");
+    }
+    // Huge queries are refused before allocating.
+    for q in ["4000000000x1", "1x4000000000", "1x100000000"] {
+        let out = gt().args(["query", "chomp", q]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{q}");
+    }
+    // Usage errors exit 2.
+    let out = gt()
+        .args(["run", "x.toml", "--workers", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = gt()
+        .args(["run", "a.toml", "b.toml", "--run-dir", "d"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // A closed pipe ends the process quietly (no panic message).
+    let mut child = gt()
+        .args(["query", "chomp", "8x10"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    // A worker started inside manifests/ with a bare file name finds its run directory.
+    let dir = t.path().join("run");
+    let job = t.path().join("small.toml");
+    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[2, 3]]\n").unwrap();
+    run_ok(&[
+        "plan",
+        job.to_str().unwrap(),
+        "--run-dir",
+        dir.to_str().unwrap(),
+    ]);
+    let m = std::fs::read_dir(dir.join("manifests"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let out = gt()
+        .current_dir(dir.join("manifests"))
+        .args(["worker", m.file_name().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    // Output files respect the umask (not tempfile's 0600).
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(dir.join("plan.toml"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_ne!(mode & 0o044, 0, "mode {mode:o}");
+}
+
+/// Regression: a shard whose meta describes another box (valid checksum) is
+/// reported, not a panic.
+#[test]
+fn shard_with_foreign_meta_is_reported_not_a_panic() {
+    use gametables::pipeline::codec;
+    use gametables::pipeline::kinds::chomp_boxes::BoxMeta;
+    use gametables::pipeline::shard;
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("run");
+    let job = t.path().join("small.toml");
+    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4]]\n").unwrap();
+    run_ok(&[
+        "run",
+        job.to_str().unwrap(),
+        "--run-dir",
+        dir.to_str().unwrap(),
+        "--no-progress",
+    ]);
+    let p = std::fs::read_dir(dir.join("shards"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let s = shard::decode(&std::fs::read(&p).unwrap()).unwrap();
+    let mut sections = s.sections.clone();
+    let meta: BoxMeta = codec::decode(&sections[0].bytes).unwrap();
+    sections[0].bytes = codec::encode(&BoxMeta {
+        rows: 2,
+        cols: 2,
+        ..meta
+    })
+    .unwrap();
+    std::fs::write(&p, shard::encode(&s.header, &sections).unwrap()).unwrap();
+    let out = gt()
+        .args(["verify", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("meta says 2x2"), "{err}");
+    assert_eq!(out.status.code(), Some(3));
+    // status calls it damaged, and run recomputes it.
+    let st = run_ok(&["status", dir.to_str().unwrap()]);
+    assert!(
+        text(&st).contains("0 done, 0 pending, 1 damaged"),
+        "{}",
+        text(&st)
+    );
+    let again = run_ok(&[
+        "run",
+        job.to_str().unwrap(),
+        "--run-dir",
+        dir.to_str().unwrap(),
+        "--no-progress",
+    ]);
+    assert!(
+        text(&again).contains("1 recomputed (damaged)"),
+        "{}",
+        text(&again)
+    );
+}

@@ -1,0 +1,557 @@
+//! The Slurm executor, end to end.
+//!
+//! Tests named `slurm_*` and marked `#[ignore]` need a real Slurm cluster
+//! whose nodes see this machine's /tmp (the one-node cluster of
+//! `scripts/slurm-local-up.sh`); `scripts/ci-slurm-tests.sh` brings it up,
+//! runs them and tears it down:
+//!
+//! ```text
+//! cargo test --release --test slurm -- --ignored
+//! ```
+//!
+//! The other tests (dry run, missing or unreachable Slurm) need no Slurm: they
+//! put fake or no Slurm commands on PATH.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use gametables::pipeline::merge::ResultFile;
+use gametables::pipeline::rundir::RunDir;
+use gametables::pipeline::slurm::SubmissionRecord;
+
+const EXE: &str = env!("CARGO_BIN_EXE_gametables");
+
+/// Job files that must give the same digests on Slurm as locally and as in
+/// `manifests/`. Adding a job file here is all a new kind needs.
+const JOB_FILES: &[&str] = &["chomp-boxes"];
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn job_file(name: &str) -> PathBuf {
+    repo().join("jobs").join(format!("{name}.toml"))
+}
+
+fn gt() -> Command {
+    let mut c = Command::new(EXE);
+    c.env_remove("GAMETABLES_TEST_WORKER_DELAY_MS")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null());
+    c
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn show(o: &Output) -> String {
+    format!(
+        "status {}\n--- stdout\n{}--- stderr\n{}",
+        o.status,
+        text(&o.stdout),
+        text(&o.stderr)
+    )
+}
+
+/// A directory holding fake Slurm commands, each a shell script.
+fn fake_bin(root: &Path, scripts: &[(&str, &str)]) -> PathBuf {
+    let bin = root.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for (name, body) in scripts {
+        let p = bin.join(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    bin
+}
+
+// ---------------------------------------------------------------- without Slurm
+
+/// `--dry-run` prints the scripts and sbatch commands (golden file
+/// tests/golden/slurm-dry-run.txt; regenerate with GAMETABLES_UPDATE_GOLDEN=1).
+/// A fake `scontrol` reports MaxArraySize = 5, so the 14 boxes are split into
+/// arrays of 5, 5 and 4; the merge waits for all three.
+#[test]
+fn dry_run_prints_scripts_and_sbatch_commands_golden() {
+    let t = tempfile::tempdir().unwrap();
+    let bin = fake_bin(
+        t.path(),
+        &[(
+            "scontrol",
+            "printf 'Configuration data as of now\\nMaxArraySize            = 5\\nMaxJobCount             = 10000\\n'",
+        )],
+    );
+    let run = t.path().join("run");
+    let o = gt()
+        .env("PATH", &bin)
+        .arg("run")
+        .arg(job_file("chomp-boxes"))
+        .args(["--executor", "slurm", "--dry-run", "--run-dir"])
+        .arg(&run)
+        .args(["--partition", "debug", "--sbatch-arg=--time=10:00"])
+        .args(["--sbatch-arg", "--mem=1G", "--workers", "2"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    assert!(!run.exists(), "--dry-run must not write the run directory");
+    let mut out = text(&o.stdout).replace(&run.to_string_lossy().into_owned(), "<RUN_DIR>");
+    out = out.replace(EXE, "<GAMETABLES>");
+    // The job name ends in 8 hex digits of the run directory's path.
+    let marker = "gt-chomp-boxes-";
+    let k = out.find(marker).expect("a job name") + marker.len();
+    let tag = out[k..k + 8].to_string();
+    out = out.replace(&format!("{marker}{tag}"), &format!("{marker}TAG"));
+    let golden = repo().join("tests/golden/slurm-dry-run.txt");
+    if std::env::var_os("GAMETABLES_UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
+        std::fs::write(&golden, &out).unwrap();
+    }
+    let want = std::fs::read_to_string(&golden)
+        .expect("golden file (GAMETABLES_UPDATE_GOLDEN=1 writes it)");
+    assert_eq!(
+        out,
+        want,
+        "dry-run output differs from {}",
+        golden.display()
+    );
+}
+
+/// Without `scontrol` the dry run still works and says which MaxArraySize it assumed.
+#[test]
+fn dry_run_without_slurm_assumes_the_default_max_array_size() {
+    let t = tempfile::tempdir().unwrap();
+    let o = gt()
+        .env("PATH", t.path())
+        .arg("run")
+        .arg(job_file("chomp-boxes"))
+        .args(["--executor", "slurm", "--dry-run", "--run-dir"])
+        .arg(t.path().join("run"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("# MaxArraySize 1001 (assumed: no `scontrol` on PATH): 1 array job(s)"),
+        "{out}"
+    );
+    assert!(out.contains("#SBATCH --array=0-13\n"), "{out}");
+}
+
+fn assert_one_line_error(o: &Output, needles: &[&str]) {
+    assert_eq!(o.status.code(), Some(1), "{}", show(o));
+    let err = text(&o.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "not one line:\n{err}");
+    for n in needles {
+        assert!(err.contains(n), "`{n}` missing in: {err}");
+    }
+}
+
+#[test]
+fn missing_sbatch_is_a_one_line_error_saying_what_to_do() {
+    let t = tempfile::tempdir().unwrap();
+    let run = t.path().join("run");
+    let o = gt()
+        .env("PATH", t.path())
+        .arg("run")
+        .arg(job_file("chomp-boxes"))
+        .args(["--executor", "slurm", "--run-dir"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert_one_line_error(
+        &o,
+        &[
+            "`sbatch` not found on PATH",
+            "Slurm submit (login) node",
+            "--executor local",
+        ],
+    );
+    assert!(!run.exists(), "nothing is written when Slurm is missing");
+}
+
+#[test]
+fn unreachable_controller_is_a_one_line_error_saying_what_to_do() {
+    let t = tempfile::tempdir().unwrap();
+    let fail = "echo \"$(basename \"$0\"): error: Unable to contact slurm controller (connect failure)\" >&2; exit 1";
+    let bin = fake_bin(
+        t.path(),
+        &[
+            ("sbatch", fail),
+            ("squeue", fail),
+            ("scontrol", fail),
+            ("scancel", fail),
+        ],
+    );
+    let o = gt()
+        .env("PATH", &bin)
+        .arg("run")
+        .arg(job_file("chomp-boxes"))
+        .args(["--executor", "slurm", "--run-dir"])
+        .arg(t.path().join("run"))
+        .output()
+        .unwrap();
+    assert_one_line_error(
+        &o,
+        &[
+            "cannot reach the Slurm controller",
+            "Unable to contact slurm controller",
+            "check that slurmctld is up",
+            "SLURM_CONF",
+        ],
+    );
+}
+
+#[test]
+fn slurm_flags_need_the_slurm_executor() {
+    let t = tempfile::tempdir().unwrap();
+    let o = gt()
+        .arg("run")
+        .arg(job_file("chomp-boxes"))
+        .args(["--detach", "--run-dir"])
+        .arg(t.path().join("run"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "usage error: {}", show(&o));
+    assert!(
+        text(&o.stderr).contains("need --executor slurm"),
+        "{}",
+        show(&o)
+    );
+}
+
+// ---------------------------------------------------------------- with Slurm (#[ignore])
+
+fn require_cluster() {
+    let ok = Command::new("sinfo")
+        .args(["--noheader", "--format=%T"])
+        .output()
+        .is_ok_and(|o| o.status.success() && !o.stdout.is_empty());
+    assert!(
+        ok,
+        "no Slurm cluster answers `sinfo`: run scripts/slurm-local-up.sh first"
+    );
+}
+
+/// `MaxArraySize` of the running cluster.
+fn max_array_size() -> usize {
+    let o = Command::new("scontrol")
+        .args(["show", "config"])
+        .output()
+        .unwrap();
+    text(&o.stdout)
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .find(|(k, _)| k.trim() == "MaxArraySize")
+        .and_then(|(_, v)| v.trim().parse().ok())
+        .expect("MaxArraySize in `scontrol show config`")
+}
+
+fn run_slurm(job: &str, run: &Path, extra: &[&str], delay_ms: Option<u64>) -> Output {
+    let mut c = gt();
+    c.arg("run")
+        .arg(job_file(job))
+        .args(["--executor", "slurm", "--no-progress", "--run-dir"])
+        .arg(run)
+        .args(extra);
+    if let Some(ms) = delay_ms {
+        c.env("GAMETABLES_TEST_WORKER_DELAY_MS", ms.to_string());
+    }
+    c.output().unwrap()
+}
+
+fn result(run: &Path) -> ResultFile {
+    ResultFile::load(&run.join("result.toml")).unwrap()
+}
+
+fn submission(run: &Path) -> SubmissionRecord {
+    SubmissionRecord::latest(&RunDir::new(run))
+        .unwrap()
+        .expect("a submission record")
+}
+
+fn wait_for<T>(what: &str, secs: u64, mut f: impl FnMut() -> Option<T>) -> T {
+    let t0 = Instant::now();
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(secs),
+            "timed out after {secs} s waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Acceptance 1: every standard job file gives, through Slurm, the digests of
+/// the local executor and of `manifests/NAME.toml`.
+#[test]
+#[ignore = "needs Slurm: scripts/ci-slurm-tests.sh"]
+fn slurm_job_files_match_local_executor_and_manifests() {
+    require_cluster();
+    for &job in JOB_FILES {
+        let t = tempfile::tempdir().unwrap();
+        let (local, slurm) = (t.path().join("local"), t.path().join("slurm"));
+        let o = gt()
+            .arg("run")
+            .arg(job_file(job))
+            .args(["--no-progress", "--workers", "2", "--run-dir"])
+            .arg(&local)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "local {job}: {}", show(&o));
+        let o = run_slurm(job, &slurm, &[], None);
+        assert!(o.status.success(), "slurm {job}: {}", show(&o));
+        assert!(
+            text(&o.stdout).contains("digests match the reference"),
+            "{}",
+            show(&o)
+        );
+        let (l, s) = (result(&local), result(&slurm));
+        let reference = ResultFile::load(&repo().join(format!("manifests/{job}.toml"))).unwrap();
+        assert_eq!(s, l, "{job}: Slurm and local result.toml differ");
+        assert_eq!(
+            s.root, reference.root,
+            "{job}: root differs from manifests/{job}.toml"
+        );
+        assert!(
+            s.diff(&reference).is_empty(),
+            "{job}: {:?}",
+            s.diff(&reference)
+        );
+        // Scripts and %A_%a logs are kept next to the results.
+        let rec = submission(&slurm);
+        let array = &rec.arrays[0].slurm_job_id;
+        assert!(slurm.join(&rec.arrays[0].script).is_file());
+        assert!(slurm.join(format!("logs/slurm-{array}_0.out")).is_file());
+        assert!(
+            slurm
+                .join(format!("logs/slurm-{}-merge.out", rec.merge.slurm_job_id))
+                .is_file()
+        );
+        let jobs: usize = rec.arrays.iter().map(|a| a.jobs.len()).sum();
+        assert_eq!(jobs, s.shards.len(), "{job}: every job submitted once");
+        // Arrays respect the cluster's MaxArraySize (scripts/ci-slurm-tests.sh
+        // sets 8): each dependency level uses as few arrays as that allows.
+        let max = max_array_size();
+        let levels: std::collections::BTreeSet<usize> =
+            rec.arrays.iter().map(|a| a.level).collect();
+        for l in levels {
+            let arrays: Vec<_> = rec.arrays.iter().filter(|a| a.level == l).collect();
+            let n: usize = arrays.iter().map(|a| a.jobs.len()).sum();
+            assert!(arrays.iter().all(|a| a.jobs.len() <= max), "{job}: {rec:?}");
+            assert_eq!(arrays.len(), n.div_ceil(max), "{job} level {l}: {rec:?}");
+        }
+    }
+}
+
+/// Acceptance 2: `scancel` of one running array task makes the run fail
+/// naming that job, its Slurm job id and its log; `run` again resubmits only
+/// that job and completes the run with the reference digests.
+#[test]
+#[ignore = "needs Slurm: scripts/ci-slurm-tests.sh"]
+fn slurm_scancel_of_one_task_fails_the_run_and_rerun_resubmits_only_it() {
+    require_cluster();
+    let t = tempfile::tempdir().unwrap();
+    let run = t.path().join("run");
+    let child = gt()
+        .env("GAMETABLES_TEST_WORKER_DELAY_MS", "3000")
+        .arg("run")
+        .arg(job_file("chomp-boxes"))
+        .args(["--executor", "slurm", "--no-progress", "--run-dir"])
+        .arg(&run)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let rec = wait_for("the merge job to be submitted", 60, || {
+        SubmissionRecord::latest(&RunDir::new(&run))
+            .ok()
+            .flatten()
+            .filter(|r| !r.merge.slurm_job_id.is_empty())
+    });
+    let array = rec.arrays[0].slurm_job_id.clone();
+    // A task that runs (the worker sleeps 3 s before writing its shard).
+    let task: usize = wait_for("a running array task", 120, || {
+        let o = Command::new("squeue")
+            .args([
+                "--noheader",
+                "--array",
+                "--states=RUNNING",
+                "--format=%K",
+                "--jobs",
+            ])
+            .arg(&array)
+            .output()
+            .ok()?;
+        text(&o.stdout).lines().find_map(|l| l.trim().parse().ok())
+    });
+    let slurm_id = format!("{array}_{task}");
+    let job_id = rec.arrays[0].jobs[task].clone();
+    let o = Command::new("scancel").arg(&slurm_id).output().unwrap();
+    assert!(o.status.success(), "scancel: {}", show(&o));
+
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", show(&o));
+    let err = text(&o.stderr);
+    let plan = std::fs::read_to_string(run.join("plan.toml")).unwrap();
+    let name = plan
+        .split("[[jobs]]")
+        .find(|j| j.contains(&job_id))
+        .and_then(|j| j.lines().find_map(|l| l.strip_prefix("name = ")))
+        .unwrap()
+        .trim_matches('"')
+        .to_string();
+    let log = run.join(format!("logs/slurm-{slurm_id}.out"));
+    for needle in [
+        format!("job {name} ({})", &job_id[..12]),
+        format!("Slurm job {slurm_id} CANCELLED"),
+        format!("log: {}", log.display()),
+        "1 Slurm job(s) failed".to_string(),
+    ] {
+        assert!(err.contains(&needle), "`{needle}` missing:\n{err}");
+    }
+    assert!(!run.join(format!("shards/{job_id}.shard")).exists());
+    // Every other job finished: 13 shards.
+    let shards = std::fs::read_dir(run.join("shards")).unwrap().count();
+    assert_eq!(shards, 13);
+
+    let o = run_slurm("chomp-boxes", &run, &[], None);
+    assert!(o.status.success(), "rerun: {}", show(&o));
+    let out = text(&o.stdout);
+    assert!(out.contains("1 computed, 13 skipped"), "{out}");
+    assert!(out.contains("digests match the reference"), "{out}");
+    let rec2 = submission(&run);
+    assert_eq!(rec2.submission, 2);
+    assert_eq!(rec2.arrays.len(), 1);
+    assert_eq!(
+        rec2.arrays[0].jobs,
+        vec![job_id],
+        "only the cancelled job is resubmitted"
+    );
+}
+
+/// `--detach` submits and returns; a second `run` is refused while the jobs
+/// are queued; `status` shows the Slurm progress; the merge job finishes the
+/// run, and `verify --against` the manifest passes.
+#[test]
+#[ignore = "needs Slurm: scripts/ci-slurm-tests.sh"]
+fn slurm_detach_then_status_and_verify() {
+    require_cluster();
+    let t = tempfile::tempdir().unwrap();
+    let run = t.path().join("run");
+    let o = run_slurm(
+        "chomp-boxes",
+        &run,
+        &["--detach", "--workers", "1"],
+        Some(1000),
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("submitted as Slurm jobs") && out.contains("gametables status"),
+        "{out}"
+    );
+    let rec = submission(&run);
+    let script = std::fs::read_to_string(run.join(&rec.arrays[0].script)).unwrap();
+    let last = rec.arrays[0].jobs.len() - 1;
+    assert!(
+        script.contains(&format!("#SBATCH --array=0-{last}%1\n")),
+        "{script}"
+    );
+
+    let again = run_slurm("chomp-boxes", &run, &[], None);
+    assert_eq!(again.status.code(), Some(1), "{}", show(&again));
+    assert!(
+        text(&again.stderr).contains("still queued or running"),
+        "{}",
+        show(&again)
+    );
+
+    let st = gt().arg("status").arg(&run).output().unwrap();
+    let st = text(&st.stdout);
+    assert!(
+        st.contains(&format!(
+            "slurm submission 1 (array jobs {}",
+            rec.arrays[0].slurm_job_id
+        )),
+        "{st}"
+    );
+    assert!(st.contains(" waiting, 0 failed; merge "), "{st}");
+
+    wait_for("result.toml from the merge job", 300, || {
+        run.join("result.toml").exists().then_some(())
+    });
+    let o = gt()
+        .arg("verify")
+        .arg(&run)
+        .arg("--against")
+        .arg(repo().join("manifests/chomp-boxes.toml"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let st = gt().arg("status").arg(&run).output().unwrap();
+    assert!(
+        text(&st.stdout).contains("14 done, 0 running, 0 waiting, 0 failed; merged"),
+        "{}",
+        show(&st)
+    );
+}
+
+/// A damaged shard is resubmitted, and nothing else.
+#[test]
+#[ignore = "needs Slurm: scripts/ci-slurm-tests.sh"]
+fn slurm_rerun_resubmits_only_a_damaged_shard() {
+    require_cluster();
+    let t = tempfile::tempdir().unwrap();
+    let run = t.path().join("run");
+    let o = run_slurm("chomp-boxes", &run, &[], None);
+    assert!(o.status.success(), "{}", show(&o));
+    let victim = result(&run).shards[3].clone();
+    let p = run.join(format!("shards/{}.shard", victim.id));
+    let mut bytes = std::fs::read(&p).unwrap();
+    let k = bytes.len() / 2;
+    bytes[k] ^= 0x40;
+    std::fs::write(&p, bytes).unwrap();
+    let o = run_slurm("chomp-boxes", &run, &[], None);
+    assert!(o.status.success(), "{}", show(&o));
+    assert!(
+        text(&o.stdout).contains("1 computed, 13 skipped, 1 recomputed (damaged)"),
+        "{}",
+        show(&o)
+    );
+    assert_eq!(submission(&run).arrays[0].jobs, vec![victim.id.clone()]);
+    assert_eq!(result(&run).shards[3], victim, "same bytes again");
+}
+
+/// Acceptance 3 against the real Slurm commands: a controller that does not
+/// answer (SLURM_CONF naming a port nobody listens on) is a one-line error.
+#[test]
+#[ignore = "needs Slurm: scripts/ci-slurm-tests.sh"]
+fn slurm_unreachable_real_controller_is_a_one_line_error() {
+    require_cluster();
+    let t = tempfile::tempdir().unwrap();
+    let conf = std::fs::read_to_string("/etc/slurm/slurm.conf").expect("/etc/slurm/slurm.conf");
+    let conf: String = conf
+        .lines()
+        .filter(|l| !l.starts_with("SlurmctldPort"))
+        .map(|l| format!("{l}\n"))
+        .chain(["SlurmctldPort=6999\n".to_string()])
+        .collect();
+    let bad = t.path().join("slurm.conf");
+    std::fs::write(&bad, conf).unwrap();
+    let run = t.path().join("run");
+    let o = gt()
+        .env("SLURM_CONF", &bad)
+        .arg("run")
+        .arg(job_file("chomp-boxes"))
+        .args(["--executor", "slurm", "--run-dir"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert_one_line_error(&o, &["cannot reach the Slurm controller", "SLURM_CONF"]);
+    assert!(!run.exists());
+}
