@@ -832,12 +832,15 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
         })
         .collect();
     let lost_n = s.lost_for_both.len();
-    let longest = format!(
-        "{} (longest win {}, longest loss {})",
-        s.longest_win.max(s.longest_loss),
-        s.longest_win,
-        s.longest_loss
-    );
+    let longest = {
+        let m = s.longest_win.max(s.longest_loss);
+        let kind = if s.longest_win >= s.longest_loss {
+            "win"
+        } else {
+            "loss"
+        };
+        format!("{m} (a {kind} in {m}; longest win {})", s.longest_win)
+    };
     let covered = |m: usize| m == n;
     let why = format!("this run solves {n}×{n}");
     let add = |c: &mut Vec<Claim>,
@@ -905,7 +908,7 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
         3,
         SEED,
         "longest decided position (a win)",
-        "21 (longest win 21, longest loss 20)".into(),
+        "21 (a win in 21; longest win 21)".into(),
         &|| longest.clone(),
     );
     if n == 3 {
@@ -983,7 +986,7 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
         4,
         SEED,
         "longest decided position (a loss)",
-        "42 (longest win 41, longest loss 42)".into(),
+        "42 (a loss in 42; longest win 41)".into(),
         &|| longest.clone(),
     );
     let game = if n == 4 {
