@@ -166,6 +166,34 @@ enum Query {
         #[arg(long)]
         grundy: bool,
     },
+    /// Value, depth and every legal move of a Dodgem position.
+    ///
+    /// Reads the layer shards of a dodgem run (default runs/dodgem-N); without
+    /// a run directory, 3×3 and 4×4 are solved in memory. Values are for the
+    /// side to move; a move's value is for the player making it.
+    #[command(
+        after_help = "Examples:\n  gametables query dodgem --n 4 --position \"blue:a2,a3,a4 red:b1,c1,d1 to-move:blue\"\n  gametables query dodgem --n 4 --moves \"a2-a1\"\n  gametables query dodgem --n 4 --desjardins --moves \"d1-d2 a4-b4\""
+    )]
+    Dodgem {
+        /// Board size (2 to 5).
+        #[arg(long)]
+        n: usize,
+        /// A position: `blue:a2,a3,a4 red:b1,c1,d1 to-move:blue` (default: the start).
+        #[arg(long)]
+        position: Option<String>,
+        /// Moves played from the position (or the start), e.g. "a2-a1 b1-b2 c4-off".
+        #[arg(long)]
+        moves: Option<String>,
+        /// The moves are in desJardins' notation (reflected in the diagonal through a1).
+        #[arg(long)]
+        desjardins: bool,
+        /// A dodgem run directory (default runs/dodgem-N if it exists).
+        #[arg(long)]
+        run_dir: Option<PathBuf>,
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
     /// Nim (Bouton): P-position or every winning move, normal or misère play.
     Nim {
         /// Heap sizes, e.g. 3,4,5.
@@ -336,6 +364,14 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             ..
         }) => cmd_query_chomp(rectangle, position, run_dir, json),
         Command::Query(Query::ThreeRow(a)) => cmd_query_three_row(&a),
+        Command::Query(Query::Dodgem {
+            n,
+            position,
+            moves,
+            desjardins,
+            run_dir,
+            json,
+        }) => cmd_query_dodgem(n, position, moves, desjardins, run_dir, json),
         Command::Query(Query::Nim { heaps, misere }) => cmd_query_nim(&heaps, misere),
         Command::Query(Query::Subtraction { set, n, heaps }) => {
             cmd_query_subtraction(&set, n, heaps.as_deref())
@@ -925,6 +961,121 @@ fn cmd_query_octal(code: &str, n: usize) -> anyhow::Result<ExitCode> {
             c.max_removal()
         ),
         None => println!("no period proved within n ≤ {}", values.len() - 1),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_query_dodgem(
+    n: usize,
+    position: Option<String>,
+    moves: Option<String>,
+    desjardins: bool,
+    run_dir: Option<PathBuf>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    use crate::games::dodgem::{Board, Tables, Value, from_desjardins};
+    use crate::pipeline::kinds::dodgem::{layers_for, move_rank, tables_from_run, value_of_move};
+    let board = Board::new(n)?;
+    let mut p = match &position {
+        Some(text) => board.parse_position(text)?,
+        None => board.start(),
+    };
+    for w in moves.as_deref().unwrap_or("").split_whitespace() {
+        if w.ends_with('.') || w == "..." || w == "…" {
+            continue; // move numbers
+        }
+        let ours = if desjardins {
+            from_desjardins(&board, w)?
+        } else {
+            w.to_string()
+        };
+        let m = board
+            .parse_move(&p, &ours)
+            .with_context(|| format!("after {}", board.position_text(&p)))?;
+        p = board.apply(&p, m);
+    }
+    let default_dir = PathBuf::from("runs").join(format!("dodgem-{n}"));
+    let dir = run_dir.or_else(|| {
+        default_dir
+            .join("plan.toml")
+            .is_file()
+            .then_some(default_dir)
+    });
+    let (tables, source) = match &dir {
+        Some(d) => {
+            let view = RunView::open(d)?;
+            if view.plan.kind != "dodgem" {
+                bail!("{} is a `{}` run, not dodgem", d.display(), view.plan.kind);
+            }
+            let run_n = view.plan.params.get("n").and_then(toml::Value::as_integer);
+            if run_n != Some(n as i64) {
+                bail!("{} solves n = {}, not {n}", d.display(), run_n.unwrap_or(0));
+            }
+            (
+                tables_from_run(&view, board, &layers_for(&p))?,
+                format!("run {}", d.display()),
+            )
+        }
+        None if n <= 4 => (Tables::solve(board, 1), "solved in memory".to_string()),
+        None => bail!(
+            "no run directory for {n}×{n}: run `gametables run jobs/dodgem-{n}.toml` first, or pass --run-dir"
+        ),
+    };
+    let value = tables.value(&p).expect("layers loaded");
+    let mut list: Vec<(String, String, Value)> = board
+        .moves(&p)
+        .into_iter()
+        .map(|m| {
+            let name = board.move_name(m);
+            let dj = from_desjardins(&board, &name).unwrap_or_default();
+            (
+                name,
+                dj,
+                value_of_move(&tables, &p, m).expect("layers loaded"),
+            )
+        })
+        .collect();
+    list.sort_by(|x, y| move_rank(x.2).cmp(&move_rank(y.2)).then(x.0.cmp(&y.0)));
+    let side = p.to_move.name();
+    let note = if p.cars(p.to_move.other()) == 0 {
+        Some(format!(
+            "game over: {} has no car left and has won",
+            p.to_move.other().name()
+        ))
+    } else if list.is_empty() {
+        Some(format!("{side} has no legal move and so wins"))
+    } else {
+        None
+    };
+    if json {
+        let v = serde_json::json!({
+            "n": n,
+            "position": board.position_text(&p),
+            "to_move": side,
+            "value": value.word(),
+            "depth": value.depth(),
+            "note": note,
+            "moves": list.iter().map(|(m, dj, v)| serde_json::json!({
+                "move": m, "desjardins": dj, "value": v.word(), "depth": v.depth(),
+            })).collect::<Vec<_>>(),
+            "source": source,
+        });
+        println!("{}", serde_json::to_string(&v)?);
+    } else {
+        println!("{}  ({n}×{n})", board.position_text(&p));
+        println!("value for {side} (to move): {value}");
+        if let Some(note) = note {
+            println!("  {note}");
+        }
+        if !list.is_empty() {
+            println!(
+                "moves of {side}, best first (value for {side}; desJardins' notation in brackets):"
+            );
+            for (m, dj, v) in &list {
+                println!("  {m:<8} [{dj:<8}] {v}");
+            }
+        }
+        println!("  ({source})");
     }
     Ok(ExitCode::SUCCESS)
 }

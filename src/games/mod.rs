@@ -2,5 +2,6 @@
 //! logging in inner loops. The pipeline (`crate::pipeline`) wraps them into jobs.
 
 pub mod chomp;
+pub mod dodgem;
 pub mod impartial;
 pub mod three_row;

@@ -179,6 +179,7 @@ pub fn all_kinds() -> Vec<&'static dyn JobKind> {
         &kinds::chomp_grundy::ChompGrundy,
         &kinds::octal::Octal,
         &kinds::three_row::ThreeRow,
+        &kinds::dodgem::Dodgem,
     ]
 }
 

@@ -189,13 +189,22 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Shard, String> {
             raw.len()
         ));
     }
+    // From the last section back; the first section keeps the decompressed
+    // buffer itself, so a shard with one big leading section is not copied.
     let mut sections = Vec::with_capacity(header.sections.len());
-    let mut at = 0usize;
-    for (name, len) in &header.sections {
-        let len = *len as usize;
-        sections.push(Section::new(name.clone(), raw[at..at + len].to_vec()));
-        at += len;
+    let mut end = raw.len();
+    for (name, len) in header.sections.iter().rev() {
+        let start = end - *len as usize;
+        let bytes = if start == 0 {
+            raw.truncate(end);
+            std::mem::take(&mut raw)
+        } else {
+            raw[start..end].to_vec()
+        };
+        sections.push(Section::new(name.clone(), bytes));
+        end = start;
     }
+    sections.reverse();
     Ok(Shard { header, sections })
 }
 

@@ -4,5 +4,6 @@
 pub mod chomp_boxes;
 pub mod chomp_census;
 pub mod chomp_grundy;
+pub mod dodgem;
 pub mod octal;
 pub mod three_row;

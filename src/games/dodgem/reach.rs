@@ -1,0 +1,243 @@
+//! Positions reachable from the start, layer by layer from the top.
+//!
+//! The start lies in layer `(n−1, n−1)`. A layer's reachable positions are
+//! the closure under in-layer moves of its seeds: the start, and the
+//! positions entered by a car leaving from the reachable positions of
+//! `(a+1, b)` (a Blue car) and `(a, b+1)` (a Red car). Play stops at
+//! terminal positions (the opponent has no car, or the mover has no move),
+//! so nothing is reached from them.
+
+use super::Layer;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+
+use super::block::{Block, Geometry, NONE, OFF, par_range, rank_mask, rank_with};
+
+/// One bit per index of a layer (bit `i % 64` of word `i / 64`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReachBits {
+    len: u64,
+    words: Vec<u64>,
+}
+
+impl ReachBits {
+    /// All clear, for a layer of `len` indices.
+    pub fn new(len: u64) -> ReachBits {
+        ReachBits {
+            len,
+            words: vec![0; len.div_ceil(64) as usize],
+        }
+    }
+    /// Number of indices.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+    /// Whether the layer has no index.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Whether index `i` is reachable.
+    #[inline]
+    pub fn get(&self, i: u64) -> bool {
+        self.words[(i / 64) as usize] >> (i % 64) & 1 == 1
+    }
+    /// Marks `i`; returns whether it was new.
+    #[inline]
+    pub fn set(&mut self, i: u64) -> bool {
+        let w = &mut self.words[(i / 64) as usize];
+        let new = *w >> (i % 64) & 1 == 0;
+        *w |= 1 << (i % 64);
+        new
+    }
+    /// Number of reachable indices.
+    pub fn count(&self) -> u64 {
+        self.words.iter().map(|w| u64::from(w.count_ones())).sum()
+    }
+    /// The reachable indices, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        self.words.iter().enumerate().flat_map(|(k, &w)| {
+            let mut m = w;
+            std::iter::from_fn(move || {
+                (m != 0).then(|| {
+                    let b = m.trailing_zeros() as u64;
+                    m &= m - 1;
+                    k as u64 * 64 + b
+                })
+            })
+        })
+    }
+    /// Little-endian bytes of the words.
+    pub fn to_le_bytes(&self) -> Vec<u8> {
+        self.words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+    /// From [`ReachBits::to_le_bytes`]; `None` if the length is wrong or bits
+    /// past `len` are set.
+    pub fn from_le_bytes(len: u64, bytes: &[u8]) -> Option<ReachBits> {
+        if bytes.len() as u64 != len.div_ceil(64) * 8 {
+            return None;
+        }
+        let words: Vec<u64> = bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect();
+        if !len.is_multiple_of(64) && words.last().is_some_and(|w| w >> (len % 64) != 0) {
+            return None;
+        }
+        Some(ReachBits { len, words })
+    }
+}
+
+/// The reachable positions of `layer` on one thread; see [`reach_layer_with_threads`].
+///
+/// # Panics
+/// As [`reach_layer_with_threads`].
+pub fn reach_layer(
+    layer: &Layer,
+    from_blue_exit: Option<&ReachBits>,
+    from_red_exit: Option<&ReachBits>,
+) -> ReachBits {
+    reach_layer_with_threads(layer, from_blue_exit, from_red_exit, 1)
+}
+
+/// The reachable positions of `layer`, given the reachable positions of the
+/// layers above it: `from_blue_exit` = layer `(a+1, b)` (when a+1 ≤ n−1),
+/// `from_red_exit` = layer `(a, b+1)` (when b+1 ≤ n−1). `threads` ≥ 1
+/// threads share the work; the result is the same for any number.
+///
+/// # Panics
+/// If a layer above that exists on the board is not given, or has the wrong length.
+pub fn reach_layer_with_threads(
+    layer: &Layer,
+    from_blue_exit: Option<&ReachBits>,
+    from_red_exit: Option<&ReachBits>,
+    threads: usize,
+) -> ReachBits {
+    let board = layer.board();
+    let geo = Geometry::new(board);
+    let (a, b) = (layer.a(), layer.b());
+    let top = board.cars();
+    let binom = layer.binom();
+    let nwords = layer.len().div_ceil(64) as usize;
+    let reached: Vec<AtomicU64> = (0..nwords).map(|_| AtomicU64::new(0)).collect();
+    let todo: Vec<AtomicU64> = (0..nwords).map(|_| AtomicU64::new(0)).collect();
+    let push = |j: u64| {
+        let (w, bit) = ((j / 64) as usize, 1u64 << (j % 64));
+        if reached[w].fetch_or(bit, Relaxed) & bit == 0 {
+            todo[w].fetch_or(bit, Relaxed);
+        }
+    };
+    if (a, b) == (top, top) {
+        push(layer.index(&board.start()));
+    }
+    if a < top {
+        // Blue cars leaving from reachable positions of (a+1, b), Blue to move.
+        let up = Layer::new(board, a + 1, b);
+        let bits = from_blue_exit.expect("layer (a+1, b) is needed");
+        assert_eq!(bits.len(), up.len(), "layer ({}, {b}) length", a + 1);
+        par_range(threads, up.blue_ranks(), |rb| {
+            let mut blk: Option<Block> = None;
+            let base = rb * up.red_ranks();
+            for rr in 0..up.red_ranks() {
+                if !bits.get((base + rr) << 1) {
+                    continue;
+                }
+                let blk = blk.get_or_insert_with(|| Block::new(&up, Some(layer), &geo, rb));
+                let (reds, k, red) = blk.reds(up.red_free_set(rr));
+                if red == 0 {
+                    continue;
+                }
+                for st in blk.fwd.iter().filter(|st| st.to == OFF) {
+                    push(
+                        ((st.rb * layer.red_ranks() + rank_with(binom, &st.comp, &reds[..k])) << 1)
+                            | 1,
+                    );
+                }
+            }
+        });
+    }
+    if b < top {
+        // Red cars leaving from reachable positions of (a, b+1), Red to move.
+        let up = Layer::new(board, a, b + 1);
+        let bits = from_red_exit.expect("layer (a, b+1) is needed");
+        assert_eq!(bits.len(), up.len(), "layer ({a}, {}) length", b + 1);
+        par_range(threads, up.blue_ranks(), |rb| {
+            let mut blk: Option<Block> = None;
+            let base = rb * up.red_ranks();
+            for rr in 0..up.red_ranks() {
+                if !bits.get(((base + rr) << 1) | 1) {
+                    continue;
+                }
+                let blk = blk.get_or_insert_with(|| Block::new(&up, None, &geo, rb));
+                if blk.blue == 0 {
+                    continue;
+                }
+                let m = up.red_free_set(rr);
+                let (reds, k, _) = blk.reds(m);
+                for &s in &reds[..k] {
+                    if geo.fwd[1][s as usize].contains(&OFF) {
+                        let m2 = m & !(1 << blk.comp[s as usize]);
+                        push((rb * layer.red_ranks() + rank_mask(binom, m2)) << 1);
+                    }
+                }
+            }
+        });
+    }
+    // Closure: sweep the todo bits until a sweep finds none.
+    const WORDS: u64 = 1024;
+    let nr = layer.red_ranks();
+    loop {
+        let any = AtomicBool::new(false);
+        par_range(threads, (nwords as u64).div_ceil(WORDS), |chunk| {
+            let mut cache: Option<Block> = None;
+            for w in chunk * WORDS..((chunk + 1) * WORDS).min(nwords as u64) {
+                let mut bits = todo[w as usize].swap(0, Relaxed);
+                if bits != 0 {
+                    any.store(true, Relaxed);
+                }
+                while bits != 0 {
+                    let i = w * 64 + u64::from(bits.trailing_zeros());
+                    bits &= bits - 1;
+                    let rb = (i >> 1) / nr;
+                    if cache.as_ref().is_none_or(|c| c.rb != rb) {
+                        cache = Some(Block::new(layer, None, &geo, rb));
+                    }
+                    let blk = cache.as_ref().expect("set");
+                    let m = layer.red_free_set((i >> 1) % nr);
+                    let (reds, k, red) = blk.reds(m);
+                    let reds = &reds[..k];
+                    let blue = blk.blue;
+                    if i & 1 == 0 {
+                        if red == 0 {
+                            continue; // Red has no car: play is over.
+                        }
+                        for st in &blk.fwd {
+                            if red >> st.to & 1 == 0 {
+                                push(((st.rb * nr + rank_with(binom, &st.comp, reds)) << 1) | 1);
+                            }
+                        }
+                    } else {
+                        if blue == 0 {
+                            continue;
+                        }
+                        let occ = blue | red;
+                        for &s in reds {
+                            for &t in &geo.fwd[1][s as usize] {
+                                if t != NONE && t != OFF && occ >> t & 1 == 0 {
+                                    let m2 = m & !(1 << blk.comp[s as usize])
+                                        | 1 << blk.comp[t as usize];
+                                    push((rb * nr + rank_mask(binom, m2)) << 1);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        });
+        if !any.load(Relaxed) {
+            break;
+        }
+    }
+    ReachBits {
+        len: layer.len(),
+        words: reached.into_iter().map(AtomicU64::into_inner).collect(),
+    }
+}

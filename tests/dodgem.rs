@@ -1,0 +1,779 @@
+//! Dodgem: an independent naive solver, the published numbers of
+//! `BRIEF.md` §Dodgem (seed 002 and the 1996 rec.games.abstract thread it
+//! checks), and properties of the solved tables.
+
+use std::collections::HashMap;
+
+use gametables::games::dodgem::{
+    Board, Layer, Move, Position, ReachBits, Side, Tables, Value, from_desjardins, reach_layer,
+    reach_layer_with_threads,
+};
+
+// ---------------------------------------------------------------------------
+// The naive solver: every position in a hash map, successors by coordinates,
+// simultaneous-update iteration to a fixpoint. No layers, no ranks, no
+// predecessor generation. A position decided in round t has depth exactly t.
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct NPos {
+    blue: u64,
+    red: u64,
+    blue_to_move: bool,
+}
+
+/// `None` if play is over (with the terminal value), else the successors.
+fn naive_successors(n: usize, p: NPos) -> Result<Vec<NPos>, Value> {
+    let (mine, theirs) = if p.blue_to_move {
+        (p.blue, p.red)
+    } else {
+        (p.red, p.blue)
+    };
+    if theirs == 0 {
+        return Err(Value::Loss(0));
+    }
+    let occupied = |x: usize, y: usize| (p.blue | p.red) >> (y * n + x) & 1 == 1;
+    let mut out = Vec::new();
+    for y in 0..n {
+        for x in 0..n {
+            if mine >> (y * n + x) & 1 == 0 {
+                continue;
+            }
+            // (dx, dy) and whether leaving the board that way takes the car off.
+            let dirs: [(i64, i64, bool); 3] = if p.blue_to_move {
+                [(1, 0, true), (0, 1, false), (0, -1, false)]
+            } else {
+                [(0, 1, true), (-1, 0, false), (1, 0, false)]
+            };
+            for (dx, dy, exits) in dirs {
+                let (nx, ny) = (x as i64 + dx, y as i64 + dy);
+                let inside = (0..n as i64).contains(&nx) && (0..n as i64).contains(&ny);
+                let rest = mine & !(1 << (y * n + x));
+                let moved = if inside {
+                    if occupied(nx as usize, ny as usize) {
+                        continue;
+                    }
+                    rest | 1 << (ny as usize * n + nx as usize)
+                } else if exits {
+                    rest
+                } else {
+                    continue;
+                };
+                out.push(if p.blue_to_move {
+                    NPos {
+                        blue: moved,
+                        red: p.red,
+                        blue_to_move: false,
+                    }
+                } else {
+                    NPos {
+                        blue: p.blue,
+                        red: moved,
+                        blue_to_move: true,
+                    }
+                });
+            }
+        }
+    }
+    if out.is_empty() {
+        Err(Value::Win(0))
+    } else {
+        Ok(out)
+    }
+}
+
+fn naive_solve(n: usize) -> HashMap<NPos, Value> {
+    let sq = n * n;
+    let mut all = Vec::new();
+    for blue in 0u64..1 << sq {
+        if blue.count_ones() as usize >= n {
+            continue;
+        }
+        for red in 0u64..1 << sq {
+            if red & blue == 0 && (red.count_ones() as usize) < n {
+                for blue_to_move in [true, false] {
+                    all.push(NPos {
+                        blue,
+                        red,
+                        blue_to_move,
+                    });
+                }
+            }
+        }
+    }
+    let id: HashMap<NPos, usize> = all.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+    let mut val: Vec<Option<Value>> = vec![None; all.len()];
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); all.len()];
+    for (i, p) in all.iter().enumerate() {
+        match naive_successors(n, *p) {
+            Err(v) => val[i] = Some(v),
+            Ok(s) => succ[i] = s.iter().map(|q| id[q]).collect(),
+        }
+    }
+    for t in 1u8.. {
+        let before = val.clone();
+        let mut changed = false;
+        for i in 0..all.len() {
+            if before[i].is_some() {
+                continue;
+            }
+            let s = &succ[i];
+            if s.iter().any(|&j| matches!(before[j], Some(Value::Loss(_)))) {
+                val[i] = Some(Value::Win(t));
+                changed = true;
+            } else if s.iter().all(|&j| matches!(before[j], Some(Value::Win(_)))) {
+                val[i] = Some(Value::Loss(t));
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    all.iter()
+        .zip(val)
+        .map(|(p, v)| (*p, v.unwrap_or(Value::Draw)))
+        .collect()
+}
+
+fn check_against_naive(n: usize) {
+    let board = Board::new(n).unwrap();
+    let tables = Tables::solve(board, 2);
+    let naive = naive_solve(n);
+    let mut total = 0u64;
+    for a in 0..n {
+        for b in 0..n {
+            let (l, v) = tables.layer(a, b).unwrap();
+            total += l.len();
+            for i in 0..l.len() {
+                let p = l.position(i);
+                let q = NPos {
+                    blue: p.blue,
+                    red: p.red,
+                    blue_to_move: p.to_move == Side::Blue,
+                };
+                let ours = Value::from_byte(v[i as usize]).unwrap();
+                assert_eq!(ours, naive[&q], "{n}×{n} {}", board.position_text(&p));
+            }
+        }
+    }
+    assert_eq!(total, naive.len() as u64);
+}
+
+#[test]
+fn layered_solver_agrees_with_naive_solver_on_every_3x3_position() {
+    check_against_naive(3);
+}
+
+#[test]
+fn layered_solver_agrees_with_naive_solver_on_every_4x4_position() {
+    check_against_naive(4);
+}
+
+// ---------------------------------------------------------------------------
+// Helpers.
+
+fn solved(n: usize) -> Tables {
+    Tables::solve(Board::new(n).unwrap(), 2)
+}
+
+fn value(t: &Tables, p: &Position) -> Value {
+    t.value(p).unwrap()
+}
+
+/// The value of a move for the player making it.
+fn move_value(t: &Tables, p: &Position, m: Move) -> Value {
+    match value(t, &t.board().apply(p, m)) {
+        Value::Win(d) => Value::Loss(d + 1),
+        Value::Loss(d) => Value::Win(d + 1),
+        Value::Draw => Value::Draw,
+    }
+}
+
+fn pos(t: &Tables, s: &str) -> Position {
+    t.board().parse_position(s).unwrap()
+}
+
+/// Reachable sets of every layer, top layer first, as `[a][b]`.
+fn reach_all(board: Board) -> Vec<Vec<Option<ReachBits>>> {
+    let n = board.n();
+    let top = n - 1;
+    let mut r: Vec<Vec<Option<ReachBits>>> = vec![vec![None; n]; n];
+    for sum in (0..=2 * top).rev() {
+        for a in sum.saturating_sub(top)..=sum.min(top) {
+            let b = sum - a;
+            let up_b = if a < top { r[a + 1][b].clone() } else { None };
+            let up_r = if b < top { r[a][b + 1].clone() } else { None };
+            r[a][b] = Some(reach_layer(
+                &Layer::new(board, a, b),
+                up_b.as_ref(),
+                up_r.as_ref(),
+            ));
+        }
+    }
+    r
+}
+
+/// (reachable, wins, losses, draws) from the start.
+fn reachable_counts(t: &Tables) -> (u64, u64, u64, u64) {
+    let board = t.board();
+    let r = reach_all(board);
+    let (mut all, mut w, mut l, mut d) = (0, 0, 0, 0);
+    for (a, row) in r.iter().enumerate() {
+        for (b, bits) in row.iter().enumerate() {
+            let (_, v) = t.layer(a, b).unwrap();
+            for i in bits.as_ref().unwrap().iter() {
+                all += 1;
+                match Value::from_byte(v[i as usize]).unwrap() {
+                    Value::Win(_) => w += 1,
+                    Value::Loss(_) => l += 1,
+                    Value::Draw => d += 1,
+                }
+            }
+        }
+    }
+    (all, w, l, d)
+}
+
+/// Car placements (side to move ignored) lost for whoever moves, empty board left out.
+fn lost_for_both(t: &Tables) -> Vec<Position> {
+    let n = t.board().n();
+    let mut out = Vec::new();
+    for a in 0..n {
+        for b in 0..n {
+            if (a, b) == (0, 0) {
+                continue;
+            }
+            let (l, v) = t.layer(a, b).unwrap();
+            for i in (0..l.len()).step_by(2) {
+                if matches!(Value::from_byte(v[i as usize]), Some(Value::Loss(_)))
+                    && matches!(Value::from_byte(v[i as usize + 1]), Some(Value::Loss(_)))
+                {
+                    out.push(l.position(i));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn max_depths(t: &Tables) -> (u8, u8) {
+    let n = t.board().n();
+    let (mut w, mut l) = (0, 0);
+    for a in 0..n {
+        for b in 0..n {
+            for &x in t.layer(a, b).unwrap().1 {
+                match Value::from_byte(x).unwrap() {
+                    Value::Win(d) => w = w.max(d),
+                    Value::Loss(d) => l = l.max(d),
+                    Value::Draw => {}
+                }
+            }
+        }
+    }
+    (w, l)
+}
+
+fn total_positions(n: usize) -> u64 {
+    let board = Board::new(n).unwrap();
+    (0..n)
+        .flat_map(|a| (0..n).map(move |b| Layer::new(board, a, b).len()))
+        .sum()
+}
+
+// ---------------------------------------------------------------------------
+// BRIEF.md §Dodgem, seed 002.
+
+#[test]
+fn positions_with_side_to_move_3x3_2846_4x4_555986() {
+    // Seed 002 table "局面数（手番込み）".
+    assert_eq!(total_positions(3), 2_846);
+    assert_eq!(total_positions(4), 555_986);
+}
+
+#[test]
+fn erickson_placement_counts_do_not_reproduce() {
+    // Erickson (1996-03-11) 21 / 1,495 / 303,433 / 197,841,801; placing ≤ n−1
+    // cars per side on distinct squares gives 21 / 1,423 / 277,993 / 120,030,201 (seed 002).
+    let ours: Vec<u64> = (2..=5).map(|n| total_positions(n) / 2).collect();
+    assert_eq!(ours, [21, 1_423, 277_993, 120_030_201]);
+    assert_ne!(ours[1..], [1_495, 303_433, 197_841_801]);
+}
+
+#[test]
+fn fleury_1332_placements_with_both_sides_on_board_3x3() {
+    // Marc Fleury (1996-03-04): 666 after halving by symmetry; 1,332 = 2 × 666 (seed 002).
+    let board = Board::new(3).unwrap();
+    let placements: u64 = (1..3)
+        .flat_map(|a| (1..3).map(move |b| Layer::new(board, a, b).len() / 2))
+        .sum();
+    assert_eq!(placements, 1_332);
+    assert_eq!(placements, 2 * 666);
+}
+
+#[test]
+fn first_player_wins_3x3_in_19_with_a_unique_winning_first_move() {
+    // Winning Ways; seed 002: win in 19, the only winning first move advances
+    // the car farthest from the corner (a3-b3); the others lose in 18 and 16.
+    let t = solved(3);
+    let b = t.board();
+    let start = b.start();
+    assert_eq!(value(&t, &start), Value::Win(19));
+    let mut vals: Vec<(String, Value)> = b
+        .moves(&start)
+        .into_iter()
+        .map(|m| (b.move_name(m), move_value(&t, &start, m)))
+        .collect();
+    vals.sort_by_key(|(m, _)| m.clone());
+    assert_eq!(
+        vals,
+        vec![
+            ("a2-a1".to_string(), Value::Loss(16)),
+            ("a2-b2".to_string(), Value::Loss(18)),
+            ("a3-b3".to_string(), Value::Win(19)),
+        ]
+    );
+}
+
+#[test]
+fn gamescrafters_reachable_3x3_1963_with_1123_wins_840_losses_no_draws() {
+    // GamesCrafters via Wikipedia "Dodgem"; seed 002: exact match.
+    assert_eq!(reachable_counts(&solved(3)), (1_963, 1_123, 840, 0));
+}
+
+#[test]
+fn erickson_six_3x3_positions_lost_for_whoever_moves_with_corrected_third_pair() {
+    // Erickson (1996-03-04): 3 positions (6 with mirrors) lost for whoever moves.
+    // Seed 002: 6 is right, but his third diagram (blue a3,b3 red c1,c2) is a
+    // win in 13 for either side; the true third pair is below.
+    let t = solved(3);
+    let b = t.board();
+    let mut found: Vec<String> = lost_for_both(&t)
+        .iter()
+        .map(|p| b.position_text(&p.with_to_move(Side::Blue)))
+        .collect();
+    found.sort();
+    let mut expected: Vec<String> = [
+        "blue:b3,c3 red:c2",
+        "blue:b3 red:c2,c3",
+        "blue:a3 red:a2",
+        "blue:b1 red:c1",
+        "blue:a3,b3 red:a2,b2",
+        "blue:b1,b2 red:c1,c2",
+    ]
+    .iter()
+    .map(|s| b.position_text(&pos(&t, s)))
+    .collect();
+    expected.sort();
+    assert_eq!(found, expected);
+    for p in lost_for_both(&t) {
+        assert!(found.contains(&b.position_text(&b.reflect(&p).with_to_move(Side::Blue))));
+    }
+    for side in ["blue", "red"] {
+        let printed = pos(&t, &format!("blue:a3,b3 red:c1,c2 to-move:{side}"));
+        assert_eq!(value(&t, &printed), Value::Win(13), "{side} to move");
+    }
+}
+
+#[test]
+fn longest_decided_3x3_is_a_win_in_21() {
+    // Seed 002: longest decided positions 21 / 42 / 81 plies.
+    let (w, l) = max_depths(&solved(3));
+    assert_eq!(w.max(l), 21);
+    assert_eq!(w, 21);
+}
+
+#[test]
+fn fourteen_4x4_positions_lost_for_whoever_moves() {
+    // Seed 002: 6 / 14 / 36 for 3×3 / 4×4 / 5×5 (empty board left out).
+    let t = solved(4);
+    let l = lost_for_both(&t);
+    assert_eq!(l.len(), 14);
+    let b = t.board();
+    for p in &l {
+        let r = b.reflect(p).with_to_move(Side::Blue);
+        assert!(l.contains(&r), "mirror of {}", b.position_text(p));
+    }
+}
+
+#[test]
+fn start_4x4_is_a_draw_and_desjardins_b1_a1_loses_in_38() {
+    // desJardins (1996-03-18/20), seed 002: 4×4 start drawn; 1. b1-a1 (his
+    // notation; a2-a1 in ours) loses in 38 plies.
+    let t = solved(4);
+    let b = t.board();
+    let start = b.start();
+    assert_eq!(value(&t, &start), Value::Draw);
+    let ours = from_desjardins(&b, "b1-a1").unwrap();
+    assert_eq!(ours, "a2-a1");
+    let m = b.parse_move(&start, &ours).unwrap();
+    assert_eq!(move_value(&t, &start, m), Value::Loss(38));
+}
+
+#[test]
+fn reachable_4x4_393900_with_35281_draws() {
+    // Seed 002: 393,900 reachable, 35,281 draws (9.0%).
+    let (all, _, _, d) = reachable_counts(&solved(4));
+    assert_eq!((all, d), (393_900, 35_281));
+    assert_eq!(format!("{:.1}", 100.0 * d as f64 / all as f64), "9.0");
+}
+
+#[test]
+fn longest_decided_4x4_is_a_loss_in_42_longest_win_41() {
+    // Seed 002: 4×4 longest decided position a loss in 42, longest win 41.
+    assert_eq!(max_depths(&solved(4)), (41, 42));
+}
+
+/// desJardins' 4×4 game (1996-03-19) in his notation, X (= our Blue) first.
+const DESJARDINS_GAME: &str = "1. d1-d2 a4-b4 2. d2-d3 b4-c4 3. d3-d4 a3-b3 4. c1-c2 c4-c3! \
+     5. b1-b2 a2-a3! 6. c2-d2 c3-c2 7. d2-d3 a3-a2 8. d3-c3 a2-a3! 9. b2-a2 b3-b2 \
+     10. c3-c4 c2-c1 11. d4-off c1-c2 12. d3-off b2-b3";
+
+fn desjardins_moves() -> Vec<String> {
+    DESJARDINS_GAME
+        .split_whitespace()
+        .filter(|w| !w.ends_with('.'))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn desjardins_game_bang_moves_are_the_only_drawing_moves() {
+    // Seed 002: each "!" move (4… c4-c3, 5… a2-a3, 8… a2-a3) is the only drawing move.
+    let t = solved(4);
+    let b = t.board();
+    let mut p = b.start();
+    let mut bangs = 0;
+    for (k, w) in desjardins_moves().iter().enumerate() {
+        let ours = from_desjardins(&b, w).unwrap();
+        let Ok(m) = b.parse_move(&p, &ours) else {
+            // 12. d3-off: checked in its own test.
+            assert_eq!((k, w.as_str()), (22, "d3-off"));
+            break;
+        };
+        if w.ends_with('!') {
+            bangs += 1;
+            let drawing: Vec<Move> = b
+                .moves(&p)
+                .into_iter()
+                .filter(|&x| move_value(&t, &p, x) == Value::Draw)
+                .collect();
+            assert_eq!(drawing, vec![m], "move {w}");
+        }
+        p = b.apply(&p, m);
+    }
+    assert_eq!(bangs, 3);
+}
+
+#[test]
+fn desjardins_game_12_d3_off_is_illegal_c4_off_was_meant() {
+    // Seed 002: there is no X car on d3 at move 12; c4-off matches his diagram.
+    let t = solved(4);
+    let b = t.board();
+    let mut p = b.start();
+    let moves = desjardins_moves();
+    for w in &moves[..22] {
+        p = b.apply(
+            &p,
+            b.parse_move(&p, &from_desjardins(&b, w).unwrap()).unwrap(),
+        );
+    }
+    assert!(
+        b.parse_move(&p, &from_desjardins(&b, "d3-off").unwrap())
+            .is_err()
+    );
+    assert!(
+        b.parse_move(&p, &from_desjardins(&b, "c4-off").unwrap())
+            .is_ok()
+    );
+}
+
+#[test]
+fn desjardins_game_first_reply_a4_b4_loses_in_38_and_c1_c2_wins() {
+    // Seed 002: after 1. d1-d2, O's replies a2-b2 and a3-b3 draw, a2-a1 loses
+    // in 32, a4-b4 (played) loses in 38; then 2. c1-c2 wins for X.
+    let t = solved(4);
+    let b = t.board();
+    let dj = |p: &Position, w: &str| b.parse_move(p, &from_desjardins(&b, w).unwrap()).unwrap();
+    let p = b.apply(&b.start(), dj(&b.start(), "d1-d2"));
+    let replies: Vec<(&str, Value)> = ["a2-b2", "a3-b3", "a2-a1", "a4-b4"]
+        .iter()
+        .map(|w| (*w, move_value(&t, &p, dj(&p, w))))
+        .collect();
+    assert_eq!(
+        replies,
+        vec![
+            ("a2-b2", Value::Draw),
+            ("a3-b3", Value::Draw),
+            ("a2-a1", Value::Loss(32)),
+            ("a4-b4", Value::Loss(38)),
+        ]
+    );
+    assert_eq!(b.moves(&p).len(), 4, "O has exactly these four moves");
+    let q = b.apply(&p, dj(&p, "a4-b4"));
+    assert_eq!(move_value(&t, &q, dj(&q, "c1-c2")), Value::Win(37));
+    assert_eq!(move_value(&t, &q, dj(&q, "d2-d3")), Value::Draw);
+}
+
+// ---------------------------------------------------------------------------
+// Properties.
+
+fn check_properties(n: usize) {
+    let t = solved(n);
+    let b = t.board();
+    for a in 0..n {
+        for c in 0..n {
+            let (l, v) = t.layer(a, c).unwrap();
+            for i in 0..l.len() {
+                let p = l.position(i);
+                let val = Value::from_byte(v[i as usize]).unwrap();
+                // Reflection with colours and side to move swapped.
+                assert_eq!(
+                    value(&t, &b.reflect(&p)),
+                    val,
+                    "reflection of {}",
+                    b.position_text(&p)
+                );
+                let moves = b.moves(&p);
+                let after: Vec<Value> = moves.iter().map(|&m| value(&t, &b.apply(&p, m))).collect();
+                match val {
+                    Value::Win(0) | Value::Loss(0) => {
+                        assert!(moves.is_empty());
+                        assert_eq!(b.terminal(&p), Some(val));
+                    }
+                    Value::Win(d) => {
+                        assert!(
+                            after.contains(&Value::Loss(d - 1)),
+                            "{}",
+                            b.position_text(&p)
+                        );
+                        assert!(
+                            after
+                                .iter()
+                                .all(|x| !matches!(x, Value::Loss(e) if *e < d - 1))
+                        );
+                    }
+                    Value::Loss(d) => {
+                        assert!(after.iter().all(|x| matches!(x, Value::Win(_))));
+                        assert!(after.contains(&Value::Win(d - 1)));
+                        assert!(after.iter().all(|x| x.depth().unwrap() < d));
+                    }
+                    Value::Draw => {
+                        assert!(after.contains(&Value::Draw));
+                        assert!(!after.iter().any(|x| matches!(x, Value::Loss(_))));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn properties_reflection_and_local_consistency_3x3_and_4x4() {
+    check_properties(3);
+    check_properties(4);
+}
+
+#[test]
+fn solution_does_not_depend_on_thread_count() {
+    let b = Board::new(4).unwrap();
+    let one = Tables::solve(b, 1);
+    let three = Tables::solve(b, 3);
+    for a in 0..4 {
+        for c in 0..4 {
+            assert_eq!(one.bytes(a, c), three.bytes(a, c), "layer ({a}, {c})");
+        }
+    }
+    let r1 = reach_all(b);
+    for a in (0..4).rev() {
+        for c in (0..4).rev() {
+            let up_b = (a < 3).then(|| r1[a + 1][c].clone().unwrap());
+            let up_r = (c < 3).then(|| r1[a][c + 1].clone().unwrap());
+            let r3 =
+                reach_layer_with_threads(&Layer::new(b, a, c), up_b.as_ref(), up_r.as_ref(), 3);
+            assert_eq!(Some(r3), r1[a][c], "reach ({a}, {c})");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Rules and notation.
+
+#[test]
+fn impossible_positions_are_refused_with_a_reason() {
+    let b = Board::new(4).unwrap();
+    for (text, why) in [
+        ("blue:a2,a3 red:a2 to-move:blue", "share a2"),
+        ("blue:a2,a3,a4,b2 red:b1", "4 cars"),
+        ("blue:a2,e9 red:b1", "not a square"),
+        ("blue:a2,a2 red:b1", "twice"),
+        ("blue:a2 red:b1 to-move:green", "to-move"),
+        ("blue:a2", "missing `red:`"),
+    ] {
+        let e = b.parse_position(text).unwrap_err().to_string();
+        assert!(e.contains(why), "{text}: {e}");
+    }
+    let p = b
+        .parse_position("blue:a2,a3,a4 red:b1,c1,d1 to-move:blue")
+        .unwrap();
+    assert_eq!(p, b.start());
+    for (m, why) in [
+        ("b1-b2", "no car on b1"),
+        ("a2-b1", "cannot go"),
+        ("a3-a2", "occupied"),
+        ("a2", "FROM-TO"),
+    ] {
+        let e = b.parse_move(&p, m).unwrap_err().to_string();
+        assert!(e.contains(why), "{m}: {e}");
+    }
+}
+
+#[test]
+fn desjardins_notation_is_the_diagonal_reflection() {
+    let b = Board::new(4).unwrap();
+    assert_eq!(from_desjardins(&b, "b1-a1").unwrap(), "a2-a1");
+    assert_eq!(from_desjardins(&b, "d3-off").unwrap(), "c4-off");
+    assert_eq!(from_desjardins(&b, "c4-c3!").unwrap(), "d3-c3");
+}
+
+// ---------------------------------------------------------------------------
+// Query command.
+
+fn query(args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gametables"))
+        .args(["query", "dodgem"])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn query_prints_value_depth_and_every_move() {
+    let (ok, out, err) = query(&[
+        "--n",
+        "3",
+        "--position",
+        "blue:a2,a3 red:b1,c1 to-move:blue",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("value for blue (to move): win in 19"), "{out}");
+    assert!(
+        out.contains("a3-b3") && out.contains("loss in 18") && out.contains("loss in 16"),
+        "{out}"
+    );
+    let (ok, out, err) = query(&["--n", "4", "--moves", "a2-a1", "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["to_move"], "red");
+    assert_eq!(
+        (v["value"].as_str(), v["depth"].as_u64()),
+        (Some("win"), Some(37))
+    );
+    let (ok, out, _) = query(&[
+        "--n",
+        "4",
+        "--desjardins",
+        "--moves",
+        "1. d1-d2 a4-b4",
+        "--json",
+    ]);
+    assert!(ok);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["moves"][0]["desjardins"], "c1-c2");
+    assert_eq!(
+        (
+            v["moves"][0]["value"].as_str(),
+            v["moves"][0]["depth"].as_u64()
+        ),
+        (Some("win"), Some(37))
+    );
+}
+
+#[test]
+fn query_refuses_impossible_positions_and_illegal_moves() {
+    let (ok, _, err) = query(&[
+        "--n",
+        "4",
+        "--position",
+        "blue:a2,a3 red:a2,b1 to-move:blue",
+    ]);
+    assert!(!ok && err.contains("share a2"), "{err}");
+    let (ok, _, err) = query(&[
+        "--n",
+        "4",
+        "--desjardins",
+        "--moves",
+        "d1-d2 a4-b4 d2-d3 b4-c4 d3-d4 a3-b3 c1-c2 c4-c3 b1-b2 a2-a3 c2-d2 c3-c2 d2-d3 a3-a2 d3-c3 a2-a3 b2-a2 b3-b2 c3-c4 c2-c1 d4-off c1-c2 d3-off",
+    ]);
+    assert!(
+        !ok && err.contains("c4-off") && err.contains("no car"),
+        "{err}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// 5×5 (heavy: about a minute on 2 cores, ~300 MB):
+//   cargo test --release --test dodgem -- --ignored five
+
+#[test]
+#[ignore]
+fn five_by_five_published_facts() {
+    // Seed 002 / BRIEF.md §Dodgem: 240,060,402 positions; 36 lost for whoever
+    // moves; 35.7% draws with both sides on the board; start and all five
+    // first moves drawn (so 1. b1-a1 too); reachable 164,308,067 with
+    // 52,703,322 draws; longest decided position 81 plies.
+    let t = solved(5);
+    let b = t.board();
+    assert_eq!(total_positions(5), 240_060_402);
+    assert_eq!(lost_for_both(&t).len(), 36);
+    let (mut both, mut both_draws) = (0u64, 0u64);
+    for a in 1..5 {
+        for c in 1..5 {
+            let v = t.bytes(a, c).unwrap();
+            both += v.len() as u64;
+            both_draws += v.iter().filter(|&&x| x == 0).count() as u64;
+        }
+    }
+    assert_eq!(
+        format!("{:.1}", 100.0 * both_draws as f64 / both as f64),
+        "35.7"
+    );
+    let start = b.start();
+    assert_eq!(value(&t, &start), Value::Draw);
+    let firsts: Vec<Value> = b
+        .moves(&start)
+        .into_iter()
+        .map(|m| move_value(&t, &start, m))
+        .collect();
+    assert_eq!(firsts, vec![Value::Draw; 5]);
+    let (all, _, _, d) = reachable_counts(&t);
+    assert_eq!((all, d), (164_308_067, 52_703_322));
+    let (w, l) = max_depths(&t);
+    assert_eq!(w.max(l), 81);
+}
+
+#[test]
+fn six_by_six_is_refused_at_plan_time_with_the_memory_needed() {
+    // BRIEF / issue #3: 6×6 has 188,710,690,706 positions, largest layer 1.28·10¹¹.
+    let tmp = tempfile::tempdir().unwrap();
+    let job = tmp.path().join("dodgem-6.toml");
+    std::fs::write(&job, "kind = \"dodgem\"\nn = 6\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gametables"))
+        .arg("plan")
+        .arg(&job)
+        .arg("--run-dir")
+        .arg(tmp.path().join("run"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("dodgem-6.toml:2:1"), "{err}");
+    assert!(
+        err.contains("188,710,690,706") && err.contains("128,"),
+        "{err}"
+    );
+}
