@@ -313,24 +313,7 @@ impl ChompBox {
     /// order) until it returns true; returns whether it did.
     #[inline]
     fn any_bite_into(&self, rows: &[u32], mut hit: impl FnMut(u64) -> bool) -> bool {
-        let mut prefix = 0u64;
-        for i in 0..self.m {
-            let ri = rows[i];
-            if ri == 0 {
-                break;
-            }
-            for j in u32::from(i == 0)..ri {
-                let mut y = prefix;
-                for (k, &rk) in rows.iter().enumerate().skip(i) {
-                    y += self.term(k, rk.min(j));
-                }
-                if hit(y) {
-                    return true;
-                }
-            }
-            prefix += self.term(i, ri);
-        }
-        false
+        self.children_until(rows, |_, y| hit(y))
     }
 
     /// The winning moves of staircase `s`: the bites that lead to a
@@ -355,6 +338,16 @@ impl ChompBox {
 
     /// Calls `f(bite, child rank)` for every legal bite of `rows`.
     fn any_bite_into_each(&self, rows: &[u32], mut f: impl FnMut(Bite, u64)) {
+        self.children_until(rows, |bite, y| {
+            f(bite, y);
+            false
+        });
+    }
+
+    /// Calls `f(bite, child rank)` for the legal bites of `rows` in
+    /// (row, col) order until it returns true; returns whether it did.
+    #[inline]
+    fn children_until(&self, rows: &[u32], mut f: impl FnMut(Bite, u64) -> bool) -> bool {
         let mut prefix = 0u64;
         for i in 0..self.m {
             let ri = rows[i];
@@ -366,16 +359,17 @@ impl ChompBox {
                 for (k, &rk) in rows.iter().enumerate().skip(i) {
                     y += self.term(k, rk.min(j));
                 }
-                f(
-                    Bite {
-                        row: i as u32,
-                        col: j,
-                    },
-                    y,
-                );
+                let bite = Bite {
+                    row: i as u32,
+                    col: j,
+                };
+                if f(bite, y) {
+                    return true;
+                }
             }
             prefix += self.term(i, ri);
         }
+        false
     }
 
     /// Counts positions, P-positions, legal bites and winning bites of the
