@@ -24,7 +24,7 @@ const EXE: &str = env!("CARGO_BIN_EXE_gametables");
 
 /// Job files that must give the same digests on Slurm as locally and as in
 /// `manifests/`. Adding a job file here is all a new kind needs.
-const JOB_FILES: &[&str] = &["chomp-boxes"];
+const JOB_FILES: &[&str] = &["chomp-boxes", "dodgem-4"];
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
