@@ -661,29 +661,50 @@ fn parse_position(s: &str) -> anyhow::Result<Staircase> {
     Staircase::new(&rows).with_context(|| format!("position `{s}`"))
 }
 
+/// The staircase a `query chomp` names: a rectangle or `--position`.
+fn chomp_query_position(
+    rectangle: Option<&str>,
+    position: Option<&str>,
+) -> anyhow::Result<Staircase> {
+    match (rectangle, position) {
+        (Some(r), _) => parse_rectangle(r),
+        (None, Some(p)) => parse_position(p),
+        (None, None) => bail!("give a rectangle (e.g. 8x10) or --position 10,10,9,4"),
+    }
+}
+
+/// Opens a run directory that must hold a run of job kind `kind`.
+fn open_run_of_kind(dir: &Path, kind: &str) -> anyhow::Result<RunView> {
+    let view = RunView::open(dir)?;
+    if view.plan.kind != kind {
+        bail!(
+            "{} is a `{}` run, not {kind}",
+            dir.display(),
+            view.plan.kind
+        );
+    }
+    Ok(view)
+}
+
 fn cmd_query_chomp(
     rectangle: Option<String>,
     position: Option<String>,
     run_dir: Option<PathBuf>,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let s = match (&rectangle, &position) {
-        (Some(r), _) => parse_rectangle(r)?,
-        (None, Some(p)) => parse_position(p)?,
-        (None, None) => bail!("give a rectangle (e.g. 8x10) or --position 10,10,9,4"),
-    };
+    let s = chomp_query_position(rectangle.as_deref(), position.as_deref())?;
     let (source, moves) = match &run_dir {
         Some(d) => {
-            let view = RunView::open(d)?;
-            if view.plan.kind != "chomp-boxes" {
-                bail!(
-                    "{} is a `{}` run, not chomp-boxes",
+            let view = open_run_of_kind(d, "chomp-boxes")?;
+            let (name, moves) = winning_moves_from_run(&view, &s)?.ok_or_else(|| {
+                anyhow!(
+                    "no box in {} covers {} (nor its transpose)",
                     d.display(),
-                    view.plan.kind
-                );
-            }
-            let (name, moves) = winning_moves_from_run(&view, &s)?
-                .ok_or_else(|| anyhow!("no box in {} covers the position {s}", d.display()))?;
+                    rectangle
+                        .clone()
+                        .unwrap_or_else(|| format!("the position {s}"))
+                )
+            })?;
             (format!("{} ({})", name, d.display()), moves)
         }
         None => {
@@ -819,21 +840,10 @@ fn cmd_query_chomp_grundy(
 ) -> anyhow::Result<ExitCode> {
     use crate::games::chomp::grundy::grundy_values;
     use crate::pipeline::kinds::chomp_grundy::grundy_from_run;
-    let s = match (&rectangle, &position) {
-        (Some(r), _) => parse_rectangle(r)?,
-        (None, Some(p)) => parse_position(p)?,
-        (None, None) => bail!("give a rectangle (e.g. 4x7) or --position 10,10,9,4"),
-    };
+    let s = chomp_query_position(rectangle.as_deref(), position.as_deref())?;
     let (source, value) = match &run_dir {
         Some(d) => {
-            let view = RunView::open(d)?;
-            if view.plan.kind != "chomp-grundy" {
-                bail!(
-                    "{} is a `{}` run, not chomp-grundy",
-                    d.display(),
-                    view.plan.kind
-                );
-            }
+            let view = open_run_of_kind(d, "chomp-grundy")?;
             let (name, v) = grundy_from_run(&view, &s)?
                 .ok_or_else(|| anyhow!("no box in {} covers the position {s}", d.display()))?;
             (format!("{} ({})", name, d.display()), v)

@@ -475,7 +475,20 @@ fn query_chomp_in_memory_json_and_from_run_dir() {
         ])
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no box"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no box") && err.contains("12x12"), "{err}");
+    // A rectangle covered only in its transpose is answered from the transposed box.
+    let out = run_ok(&[
+        "query",
+        "chomp",
+        "10x9",
+        "--run-dir",
+        dir.to_str().unwrap(),
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["winning_moves"], serde_json::json!([[4, 8], [7, 6]]));
+    assert!(v["source"].as_str().unwrap().contains("transposed"));
     // A changed job file is refused on the same run directory without --force.
     std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[6, 13]]\n").unwrap();
     let out = gt()
