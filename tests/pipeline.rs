@@ -527,6 +527,16 @@ fn regressions_huge_inputs_wrong_lengths_pipes_and_usage() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(&format!("huge{i}.toml:2:1:")), "{err}");
     }
+    // Regression: chomp-grundy shares the box-list check (a 3-number entry was truncated).
+    let p = t.path().join("grundy3.toml");
+    std::fs::write(&p, "kind = \"chomp-grundy\"\nboxes = [[2, 2, 2]]\n").unwrap();
+    let out = gt()
+        .args(["plan", p.to_str().unwrap(), "--run-dir"])
+        .arg(t.path().join("g3"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("grundy3.toml:2:1:"));
     // Huge queries are refused before allocating.
     for q in ["4000000000x1", "1x4000000000", "1x100000000"] {
         let out = gt().args(["query", "chomp", q]).output().unwrap();

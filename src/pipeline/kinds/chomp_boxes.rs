@@ -262,6 +262,62 @@ fn lookup_in_boxes(run: &dyn RunAccess, s: &Staircase) -> Result<Option<(String,
     Ok(None)
 }
 
+/// A box of a job file: rows, cols and its ranking tables.
+pub type PlannedBox = (u32, u32, ChompBox);
+
+/// Checks a job file's `boxes = [[rows, cols], …]` list, shared by the
+/// box-based kinds: non-empty, two numbers per entry, a valid box, no
+/// repeats, and `extra(rows, cols, box)` (a kind's own limit; `Some(why)`
+/// refuses). Returns the normalised `boxes` table and the boxes in order.
+///
+/// # Errors
+/// [`Error::JobFile`] at the `boxes` line, naming the entry.
+pub fn plan_box_list(
+    path: &Path,
+    text: &str,
+    boxes: &[Vec<u32>],
+    extra: impl Fn(u32, u32, &ChompBox) -> Option<String>,
+) -> Result<(toml::Table, Vec<PlannedBox>)> {
+    if boxes.is_empty() {
+        return Err(error_at_key(
+            path,
+            text,
+            "boxes",
+            "`boxes` is empty: give at least one [rows, cols]",
+        ));
+    }
+    let mut out = Vec::new();
+    for (i, entry) in boxes.iter().enumerate() {
+        let at =
+            |m: String| error_at_key(path, text, "boxes", format!("`boxes` entry {}: {m}", i + 1));
+        let &[rows, cols] = entry.as_slice() else {
+            return Err(at(format!(
+                "expected [rows, cols], found {} numbers",
+                entry.len()
+            )));
+        };
+        if boxes[..i].contains(entry) {
+            return Err(at(format!("{rows}x{cols} repeats")));
+        }
+        let b = ChompBox::new(rows as usize, cols as usize).map_err(|e| at(e.to_string()))?;
+        if let Some(why) = extra(rows, cols, &b) {
+            return Err(at(why));
+        }
+        out.push((rows, cols, b));
+    }
+    let mut table = toml::Table::new();
+    table.insert(
+        "boxes".into(),
+        toml::Value::Array(
+            boxes
+                .iter()
+                .map(|e| toml::Value::Array(e.iter().map(|&v| i64::from(v).into()).collect()))
+                .collect(),
+        ),
+    );
+    Ok((table, out))
+}
+
 impl JobKind for ChompBoxes {
     fn name(&self) -> &'static str {
         "chomp-boxes"
@@ -273,71 +329,28 @@ impl JobKind for ChompBoxes {
 
     fn plan(&self, path: &Path, text: &str) -> Result<(toml::Table, Vec<JobSpec>)> {
         let p: JobFileParams = parse_params(path, text)?;
-        if p.boxes.is_empty() {
-            return Err(error_at_key(
-                path,
-                text,
-                "boxes",
-                "`boxes` is empty: give at least one [rows, cols]",
-            ));
-        }
-        let mut jobs = Vec::new();
-        for (i, entry) in p.boxes.iter().enumerate() {
-            let &[rows, cols] = entry.as_slice() else {
-                return Err(error_at_key(
-                    path,
-                    text,
-                    "boxes",
-                    format!(
-                        "`boxes` entry {}: expected [rows, cols], found {} numbers",
-                        i + 1,
-                        entry.len()
-                    ),
-                ));
-            };
-            if u64::from(rows) * u64::from(cols) > MAX_BOX_AREA {
-                return Err(error_at_key(
-                    path,
-                    text,
-                    "boxes",
-                    format!(
-                        "`boxes` entry {}: {rows}x{cols} has more than {MAX_BOX_AREA} squares; \
-                         listing every rectangle's winning moves would take too long",
-                        i + 1
-                    ),
-                ));
-            }
-            let b = ChompBox::new(rows as usize, cols as usize).map_err(|e| {
-                error_at_key(path, text, "boxes", format!("`boxes` entry {}: {e}", i + 1))
-            })?;
-            if p.boxes[..i].contains(entry) {
-                return Err(error_at_key(
-                    path,
-                    text,
-                    "boxes",
-                    format!("`boxes` entry {}: {rows}x{cols} repeats", i + 1),
-                ));
-            }
-            let mut params = toml::Table::new();
-            params.insert("rows".into(), i64::from(rows).into());
-            params.insert("cols".into(), i64::from(cols).into());
-            jobs.push(JobSpec {
-                name: box_name(rows, cols),
-                params,
-                inputs: vec![],
-                cost: b.len(),
-            });
-        }
-        let mut table = toml::Table::new();
-        table.insert(
-            "boxes".into(),
-            toml::Value::Array(
-                p.boxes
-                    .iter()
-                    .map(|e| toml::Value::Array(e.iter().map(|&v| i64::from(v).into()).collect()))
-                    .collect(),
-            ),
-        );
+        let (table, boxes) = plan_box_list(path, text, &p.boxes, |rows, cols, _| {
+            (u64::from(rows) * u64::from(cols) > MAX_BOX_AREA).then(|| {
+                format!(
+                    "{rows}x{cols} has more than {MAX_BOX_AREA} squares; \
+                     listing every rectangle's winning moves would take too long"
+                )
+            })
+        })?;
+        let jobs = boxes
+            .into_iter()
+            .map(|(rows, cols, b)| {
+                let mut params = toml::Table::new();
+                params.insert("rows".into(), i64::from(rows).into());
+                params.insert("cols".into(), i64::from(cols).into());
+                JobSpec {
+                    name: box_name(rows, cols),
+                    params,
+                    inputs: vec![],
+                    cost: b.len(),
+                }
+            })
+            .collect();
         Ok((table, jobs))
     }
 

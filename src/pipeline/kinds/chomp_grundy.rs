@@ -30,8 +30,9 @@ use crate::games::chomp::grundy::{decode_values, encode_values, grundy_values, v
 use crate::games::chomp::{ChompBox, Staircase};
 use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
-use crate::pipeline::jobfile::{error_at_key, parse_params};
+use crate::pipeline::jobfile::parse_params;
 use crate::pipeline::kind::{Claim, JobKind, JobSpec, RunAccess, ShardSource, TableFile};
+use crate::pipeline::kinds::chomp_boxes::plan_box_list;
 use crate::pipeline::shard::{Section, Shard};
 
 /// The `chomp-grundy` job kind.
@@ -45,7 +46,7 @@ pub const MAX_GRUNDY_BOX: u64 = 1 << 30;
 struct JobFileParams {
     #[allow(dead_code)]
     kind: String,
-    boxes: Vec<[u32; 2]>,
+    boxes: Vec<Vec<u32>>,
 }
 
 #[derive(Deserialize)]
@@ -159,52 +160,29 @@ impl JobKind for ChompGrundy {
 
     fn plan(&self, path: &Path, text: &str) -> Result<(toml::Table, Vec<JobSpec>)> {
         let p: JobFileParams = parse_params(path, text)?;
-        if p.boxes.is_empty() {
-            return Err(error_at_key(
-                path,
-                text,
-                "boxes",
-                "`boxes` is empty: give at least one [rows, cols]",
-            ));
-        }
-        let mut jobs = Vec::new();
-        for (i, &[rows, cols]) in p.boxes.iter().enumerate() {
-            let at = |m: String| {
-                error_at_key(path, text, "boxes", format!("`boxes` entry {}: {m}", i + 1))
-            };
-            let b = ChompBox::new(rows as usize, cols as usize).map_err(|e| at(e.to_string()))?;
-            if b.len() > MAX_GRUNDY_BOX {
-                return Err(at(format!(
+        let (table, boxes) = plan_box_list(path, text, &p.boxes, |_, _, b| {
+            (b.len() > MAX_GRUNDY_BOX).then(|| {
+                format!(
                     "{} staircases exceed the limit of {MAX_GRUNDY_BOX}",
                     b.len()
-                )));
-            }
-            if p.boxes[..i].contains(&[rows, cols]) {
-                return Err(at(format!("{rows}x{cols} repeats")));
-            }
-            let mut params = toml::Table::new();
-            params.insert("rows".into(), i64::from(rows).into());
-            params.insert("cols".into(), i64::from(cols).into());
-            jobs.push(JobSpec {
-                name: format!("grundy-{rows}x{cols}"),
-                params,
-                inputs: vec![],
-                // Work ≈ positions × bites per position.
-                cost: b.len() * u64::from(rows * cols),
-            });
-        }
-        let mut table = toml::Table::new();
-        table.insert(
-            "boxes".into(),
-            toml::Value::Array(
-                p.boxes
-                    .iter()
-                    .map(|&[r, c]| {
-                        toml::Value::Array(vec![i64::from(r).into(), i64::from(c).into()])
-                    })
-                    .collect(),
-            ),
-        );
+                )
+            })
+        })?;
+        let jobs = boxes
+            .into_iter()
+            .map(|(rows, cols, b)| {
+                let mut params = toml::Table::new();
+                params.insert("rows".into(), i64::from(rows).into());
+                params.insert("cols".into(), i64::from(cols).into());
+                JobSpec {
+                    name: format!("grundy-{rows}x{cols}"),
+                    params,
+                    inputs: vec![],
+                    // Work ≈ positions × bites per position.
+                    cost: b.len() * u64::from(rows * cols),
+                }
+            })
+            .collect();
         Ok((table, jobs))
     }
 
