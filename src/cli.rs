@@ -15,6 +15,7 @@ use crate::pipeline::kinds::chomp_boxes::winning_moves_from_run;
 use crate::pipeline::merge::{self, ResultFile, RunView};
 use crate::pipeline::plan::{JobState, PlanFile, write_plan};
 use crate::pipeline::rundir::RunDir;
+use crate::pipeline::shard::Durability;
 use crate::pipeline::slurm::{self, SlurmOptions, SlurmOutcome};
 use crate::pipeline::worker::run_worker;
 use crate::pipeline::{ClaimStatus, Error};
@@ -65,6 +66,11 @@ enum Command {
         /// The run directory (default: the folder above manifests/).
         #[arg(long)]
         run_dir: Option<PathBuf>,
+        /// Write the shard without fsync; the caller syncs the filesystem
+        /// once when its run ends (the local executor does). A shard torn by
+        /// a power cut fails its checksum and is recomputed.
+        #[arg(long)]
+        defer_sync: bool,
     },
     /// Verify every shard and assemble tables/ and result.toml.
     Merge {
@@ -308,8 +314,17 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Worker { manifest, run_dir } => {
-            run_worker(&manifest, run_dir.as_deref())?;
+        Command::Worker {
+            manifest,
+            run_dir,
+            defer_sync,
+        } => {
+            let durability = if defer_sync {
+                Durability::Deferred
+            } else {
+                Durability::Now
+            };
+            run_worker(&manifest, run_dir.as_deref(), durability)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Merge { dir } => {

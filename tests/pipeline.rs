@@ -655,3 +655,48 @@ fn shard_with_foreign_meta_is_reported_not_a_panic() {
         text(&again)
     );
 }
+
+/// Shards written without fsync (`worker --defer-sync`, what the local
+/// executor asks for; it syncs the filesystem once at the end) are the same
+/// bytes, with the same 0644 mode, as shards written with fsync (what a
+/// Slurm task writes).
+#[test]
+fn deferred_and_synced_shards_are_identical() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("run");
+    let job = t.path().join("small.toml");
+    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[4, 5]]\n").unwrap();
+    run_ok(&[
+        "plan",
+        job.to_str().unwrap(),
+        "--run-dir",
+        dir.to_str().unwrap(),
+    ]);
+    let m = std::fs::read_dir(dir.join("manifests"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let shard = std::fs::read_dir(dir.join("shards")).unwrap().count();
+    assert_eq!(shard, 0);
+    let mut bytes = Vec::new();
+    for extra in [None, Some("--defer-sync")] {
+        let mut args = vec!["worker", m.to_str().unwrap()];
+        args.extend(extra);
+        let out = gt().args(&args).output().unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        let p = std::fs::read_dir(dir.join("shards"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let mode = std::fs::metadata(&p).unwrap().permissions().mode();
+        assert_ne!(mode & 0o044, 0, "{extra:?}: mode {mode:o}");
+        bytes.push((mode, std::fs::read(&p).unwrap()));
+        std::fs::remove_file(&p).unwrap();
+    }
+    assert_eq!(bytes[0], bytes[1]);
+}

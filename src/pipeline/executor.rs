@@ -1,6 +1,7 @@
 //! The local executor: runs a plan's jobs as worker child processes (the same
 //! binary, `gametables worker MANIFEST`), up to N at once, in dependency
-//! order, skipping jobs whose shards already verify.
+//! order, skipping jobs whose shards already verify. Workers write shards
+//! without fsync; the run ends with one `syncfs` of the run directory.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -133,6 +134,7 @@ pub async fn run_local(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Re
                 .arg(dir.manifest_path(&j.id))
                 .arg("--run-dir")
                 .arg(dir.root())
+                .arg("--defer-sync")
                 .stdin(Stdio::null())
                 .stdout(Stdio::from(log))
                 .stderr(Stdio::from(log2));
@@ -193,6 +195,9 @@ pub async fn run_local(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Re
         }
     }
     pb.finish_and_clear();
+    // The workers wrote their shards without fsync (`--defer-sync`): one
+    // syncfs here makes them all durable, finished or not.
+    dir.sync()?;
     if !failures.is_empty() {
         return Err(Error::job(
             plan.job_file.clone(),

@@ -114,6 +114,24 @@ impl RunDir {
         Ok(self.root.join(p))
     }
 
+    /// Flushes everything written on the filesystem of the run directory to
+    /// the disk (`syncfs(2)`): the one durability point of a run whose
+    /// workers wrote their shards with
+    /// [`Durability::Deferred`](super::shard::Durability::Deferred).
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the directory.
+    pub fn sync(&self) -> Result<()> {
+        use std::os::fd::AsRawFd;
+        let d = File::open(&self.root).map_err(Error::io(&self.root))?;
+        // SAFETY: `d` is an open descriptor for the whole call; syncfs reads
+        // nothing else.
+        if unsafe { libc::syncfs(d.as_raw_fd()) } != 0 {
+            return Err(Error::io(&self.root)(std::io::Error::last_os_error()));
+        }
+        Ok(())
+    }
+
     /// Takes the coordinator lock (`.lock`), non-blocking.
     ///
     /// # Errors

@@ -7,13 +7,14 @@ use super::error::{Error, Result};
 use super::kind::kind_by_name;
 use super::plan::{DirShards, Manifest, run_dir_of_manifest};
 use super::rundir::RunDir;
-use super::shard::{self, ShardHeader};
+use super::shard::{self, Durability, ShardHeader};
 
 /// Test hook: milliseconds the worker sleeps after solving and before writing
 /// its shard, so fault tests can kill it mid-run. Not for production use.
 pub const DELAY_ENV: &str = "GAMETABLES_TEST_WORKER_DELAY_MS";
 
-/// Runs the job of `manifest_path` and writes its shard atomically.
+/// Runs the job of `manifest_path` and writes its shard atomically, with
+/// fsync when `durability` is [`Durability::Now`].
 ///
 /// The run directory is `run_dir` if given, else the parent of the manifest's
 /// `manifests/` folder.
@@ -22,7 +23,11 @@ pub const DELAY_ENV: &str = "GAMETABLES_TEST_WORKER_DELAY_MS";
 /// [`Error::Manifest`] for a bad or unsafe manifest, [`Error::Shard`] for a
 /// missing or damaged input, [`Error::Job`] if the kind fails,
 /// [`Error::Io`] if the shard cannot be written.
-pub fn run_worker(manifest_path: &Path, run_dir: Option<&Path>) -> Result<()> {
+pub fn run_worker(
+    manifest_path: &Path,
+    run_dir: Option<&Path>,
+    durability: Durability,
+) -> Result<()> {
     let m = Manifest::load(manifest_path)?;
     let dir =
         RunDir::new(run_dir.map_or_else(|| run_dir_of_manifest(manifest_path), Path::to_path_buf));
@@ -58,7 +63,7 @@ pub fn run_worker(manifest_path: &Path, run_dir: Option<&Path>) -> Result<()> {
         sections: Vec::new(),
     };
     let bytes = shard::encode(&header, &sections)?;
-    shard::write_atomic(&out, &bytes)?;
+    shard::write_atomic_with(&out, &bytes, durability)?;
     tracing::info!(
         job = %m.name,
         solve_s = solved.as_secs_f64(),
