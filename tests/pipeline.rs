@@ -286,19 +286,28 @@ fn killed_worker_then_rerun_completes_without_recomputing() {
 fn killed_coordinator_then_rerun_completes_without_recomputing() {
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("run");
-    let mut child = spawn_slow_run(&dir, 1000);
+    // Each worker sleeps 5 s after solving, before writing its shard.
+    let mut child = spawn_slow_run(&dir, 5000);
     wait_until("two shards", || {
         dir.join("shards").is_dir() && shard_times(&dir).len() >= 2
     });
     let orphans = children_of(child.id());
+    assert!(!orphans.is_empty());
     sigkill(child.id());
+    let killed = Instant::now();
     child.wait().unwrap();
-    // Let orphaned workers finish (they write complete shards or none).
+    // Workers die with their coordinator (PR_SET_PDEATHSIG), well before
+    // their 5 s sleep ends; a kernel without it would let them finish.
     wait_until("orphaned workers to exit", || {
         orphans
             .iter()
             .all(|p| !Path::new(&format!("/proc/{p}")).exists())
     });
+    assert!(
+        killed.elapsed() < Duration::from_millis(3000),
+        "workers outlived their coordinator by {:?}",
+        killed.elapsed()
+    );
     let before = shard_times(&dir);
     assert!(before.len() < 14);
     let again = run_boxes(&dir, &[]);

@@ -1,6 +1,7 @@
 //! The local executor: runs a plan's jobs as worker child processes (the same
 //! binary, `gametables worker MANIFEST`), up to N at once, in dependency
-//! order, skipping jobs whose shards already verify. Workers write shards
+//! order, skipping jobs whose shards already verify. A worker is killed
+//! when its coordinator dies (`PR_SET_PDEATHSIG`), so no orphan keeps working. Workers write shards
 //! without fsync; the run ends with one `syncfs` of the run directory.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -138,6 +139,25 @@ pub async fn run_local(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Re
                 .stdin(Stdio::null())
                 .stdout(Stdio::from(log))
                 .stderr(Stdio::from(log2));
+            let coordinator = std::process::id();
+            // SAFETY: between fork and exec the closure calls only
+            // async-signal-safe functions (prctl, getppid) and allocates
+            // nothing.
+            unsafe {
+                cmd.pre_exec(move || {
+                    // A worker dies with its coordinator (also on kill -9),
+                    // instead of finishing an orphaned job whose shard the
+                    // next run would compute again anyway.
+                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    if libc::getppid() as u32 != coordinator {
+                        // The coordinator died before prctl took effect.
+                        libc::_exit(1);
+                    }
+                    Ok(())
+                });
+            }
             let mut child = cmd.spawn().map_err(Error::io(&opts.exe))?;
             let task = next_task;
             next_task += 1;
