@@ -35,7 +35,10 @@
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 
-use super::block::{Block, Geometry, NONE, OFF, par_range, rank_mask, rank_with};
+use super::block::{
+    Block, Geometry, NONE, OFF, as_atomic_words, par_range, rank_mask, rank_with, zeroed_bytes,
+    zeroed_words,
+};
 use super::{LOSS_BASE, Layer, MAX_DEPTH, Side, Value, WIN_BASE};
 
 /// Counts of one solved layer.
@@ -126,7 +129,8 @@ pub fn solve_layer_with_threads(
         (l, v)
     });
     let len = layer.len() as usize;
-    let mut bytes = vec![0u8; len];
+    let mut bytes = zeroed_bytes(len);
+    let mut pending = zeroed_words(layer.len().div_ceil(64) as usize);
     {
         // SAFETY: `AtomicU8` has the size and alignment of `u8`, and `bytes`
         // is borrowed mutably (exclusively) for the life of this view.
@@ -146,9 +150,7 @@ pub fn solve_layer_with_threads(
                         .collect()
                 })
                 .collect(),
-            pending: (0..layer.len().div_ceil(64))
-                .map(|_| AtomicU64::new(0))
-                .collect(),
+            pending: as_atomic_words(&mut pending),
             back: std::sync::OnceLock::new(),
             max_depth: AtomicU8::new(0),
         };
@@ -199,7 +201,7 @@ struct Solver<'a> {
     /// `dirty[d]`: one bit per block holding some value of depth d.
     dirty: Vec<Vec<AtomicU64>>,
     /// One bit per index: valued but not yet propagated.
-    pending: Vec<AtomicU64>,
+    pending: &'a [AtomicU64],
     /// Backward-step tables of every block, built once after seeding.
     back: std::sync::OnceLock<Vec<Block>>,
     max_depth: AtomicU8,
