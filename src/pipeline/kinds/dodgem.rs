@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::games::dodgem::{
     Board, Layer, LayerStats, MAX_N, Move, Position, ReachBits, Side, Tables, Value, binomial,
-    reach_layer_with_threads, solve_layer_with_threads,
+    reach_layer_with_threads, reflect_layer, solve_layer_with_threads,
 };
 use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
@@ -306,10 +306,10 @@ impl JobKind for Dodgem {
             params.insert("b".into(), (b as i64).into());
             let cost = Layer::new(board, a, b).len();
             JobSpec {
-                name: if task == "solve" {
-                    layer_job(a, b)
-                } else {
+                name: if task == "reach" {
                     reach_job(a, b)
+                } else {
+                    layer_job(a, b)
                 },
                 params,
                 inputs,
@@ -320,11 +320,17 @@ impl JobKind for Dodgem {
         for sum in 0..=2 * top {
             for a in sum.saturating_sub(top)..=sum.min(top) {
                 let b = sum - a;
+                if a > b {
+                    // The mirror image of layer (b, a).
+                    jobs.push(job("reflect", a, b, vec![layer_job(b, a)]));
+                    continue;
+                }
                 let mut inputs = Vec::new();
                 if a > 0 {
                     inputs.push(layer_job(a - 1, b));
                 }
-                if b > 0 {
+                // On the diagonal, layer (a, a−1) is the mirror of (a−1, a).
+                if b > a {
                     inputs.push(layer_job(a, b - 1));
                 }
                 jobs.push(job("solve", a, b, inputs));
@@ -354,7 +360,7 @@ impl JobKind for Dodgem {
         let bad = |m: String| Error::job(&job.name, m);
         let want = (board.n() as u32, a as u32, b as u32, len);
         let (got, body) = match task.as_str() {
-            "solve" => {
+            "solve" | "reflect" => {
                 let m: LayerMeta = codec::decode(shard.section("meta")?).map_err(bad)?;
                 let ok = shard.section("values")?.len() as u64 == len;
                 ((m.n, m.a, m.b, m.positions), ok)
@@ -378,7 +384,7 @@ impl JobKind for Dodgem {
         let (task, board, a, b) = params(job)?;
         let layer = Layer::new(board, a, b);
         match task.as_str() {
-            "solve" => {
+            "solve" | "reflect" => {
                 let below = |x: usize, y: usize| -> Result<Vec<u8>> {
                     let (m, v) = decode_layer(inputs.load(&layer_job(x, y))?)?;
                     if (m.n, m.a, m.b) != (board.n() as u32, x as u32, y as u32) {
@@ -389,12 +395,23 @@ impl JobKind for Dodgem {
                     }
                     Ok(v)
                 };
-                let vb = if a > 0 { Some(below(a - 1, b)?) } else { None };
-                let vr = if b > 0 { Some(below(a, b - 1)?) } else { None };
-                let threads = std::thread::available_parallelism().map_or(1, usize::from);
-                let values =
-                    solve_layer_with_threads(&layer, vb.as_deref(), vr.as_deref(), threads);
-                drop((vb, vr));
+                let values = if task == "reflect" {
+                    let src = Layer::new(board, b, a);
+                    reflect_layer(&src, &below(b, a)?)
+                } else {
+                    let vb = if a > 0 { Some(below(a - 1, b)?) } else { None };
+                    let vr = match (a, b) {
+                        (_, 0) => None,
+                        // Layer (a, a−1) is the mirror of (a−1, a), loaded above.
+                        (a, b) if a == b => {
+                            let src = Layer::new(board, a - 1, a);
+                            Some(reflect_layer(&src, vb.as_deref().expect("a ≥ 1")))
+                        }
+                        _ => Some(below(a, b - 1)?),
+                    };
+                    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+                    solve_layer_with_threads(&layer, vb.as_deref(), vr.as_deref(), threads)
+                };
                 let s = LayerStats::of(&layer, &values);
                 let meta = LayerMeta {
                     n: board.n() as u32,
@@ -448,7 +465,7 @@ impl JobKind for Dodgem {
             }
             other => Err(Error::job(
                 &job.name,
-                format!("unknown task `{other}` (solve or reach)"),
+                format!("unknown task `{other}` (solve, reflect or reach)"),
             )),
         }
     }
