@@ -121,7 +121,9 @@ pub fn reach_layer_with_threads(
     let todo: Vec<AtomicU64> = (0..nwords).map(|_| AtomicU64::new(0)).collect();
     let push = |j: u64| {
         let (w, bit) = ((j / 64) as usize, 1u64 << (j % 64));
-        if reached[w].fetch_or(bit, Relaxed) & bit == 0 {
+        // A plain load first: most pushes find the position already reached,
+        // and a locked read-modify-write costs far more than the load.
+        if reached[w].load(Relaxed) & bit == 0 && reached[w].fetch_or(bit, Relaxed) & bit == 0 {
             todo[w].fetch_or(bit, Relaxed);
         }
     };
@@ -189,10 +191,11 @@ pub fn reach_layer_with_threads(
         par_range(threads, (nwords as u64).div_ceil(WORDS), |chunk| {
             let mut cache: Option<Block> = None;
             for w in chunk * WORDS..((chunk + 1) * WORDS).min(nwords as u64) {
-                let mut bits = todo[w as usize].swap(0, Relaxed);
-                if bits != 0 {
-                    any.store(true, Relaxed);
+                if todo[w as usize].load(Relaxed) == 0 {
+                    continue;
                 }
+                let mut bits = todo[w as usize].swap(0, Relaxed);
+                any.store(true, Relaxed);
                 while bits != 0 {
                     let i = w * 64 + u64::from(bits.trailing_zeros());
                     bits &= bits - 1;
