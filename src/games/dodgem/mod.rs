@@ -35,7 +35,7 @@ mod solve;
 pub use index::{Layer, binomial};
 pub use reach::{ReachBits, reach_layer, reach_layer_with_threads};
 pub use reflect::{Reflector, reflect_layer};
-pub use solve::{LayerStats, solve_layer, solve_layer_with_threads};
+pub use solve::{LayerStats, histogram, solve_layer, solve_layer_with_threads};
 
 use std::fmt;
 
@@ -706,6 +706,14 @@ impl Tables {
         let layer = Layer::new(self.board, a, b);
         assert_eq!(values.len() as u64, layer.len(), "layer ({a}, {b}) length");
         self.layers[a * self.board.n() + b] = Some((layer, values));
+    }
+
+    /// Drops layer `(a, b)` (no effect if it is not loaded).
+    pub fn remove(&mut self, a: usize, b: usize) {
+        let n = self.board.n();
+        if a < n && b < n {
+            self.layers[a * n + b] = None;
+        }
     }
 
     /// The bytes of layer `(a, b)`, if loaded (`None` also for a or b out of range).

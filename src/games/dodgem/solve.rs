@@ -66,28 +66,60 @@ impl LayerStats {
     /// If `values` has the wrong length or holds a byte outside the encoding.
     pub fn of(layer: &Layer, values: &[u8]) -> LayerStats {
         assert_eq!(values.len() as u64, layer.len());
-        let mut s = LayerStats::default();
-        for (pair, two) in values.chunks_exact(2).enumerate() {
-            for &b in two {
-                match Value::from_byte(b).expect("solved layer byte") {
-                    Value::Win(d) => {
-                        s.wins += 1;
-                        s.max_win_depth = s.max_win_depth.max(d);
-                    }
-                    Value::Loss(d) => {
-                        s.losses += 1;
-                        s.max_loss_depth = s.max_loss_depth.max(d);
-                    }
-                    Value::Draw => s.draws += 1,
-                }
+        let hist = histogram(values);
+        assert!(
+            hist[1..WIN_BASE as usize].iter().all(|&c| c == 0),
+            "solved layer byte"
+        );
+        let mut s = LayerStats {
+            draws: hist[0],
+            ..LayerStats::default()
+        };
+        for d in 0..=MAX_DEPTH {
+            let (w, l) = (
+                hist[(WIN_BASE + d) as usize],
+                hist[(LOSS_BASE + d) as usize],
+            );
+            s.wins += w;
+            s.losses += l;
+            if w > 0 {
+                s.max_win_depth = d;
             }
-            if two[0] >= LOSS_BASE && two[1] >= LOSS_BASE && (layer.a(), layer.b()) != (0, 0) {
-                let p = layer.position(2 * pair as u64);
-                s.lost_for_both.push((p.blue, p.red));
+            if l > 0 {
+                s.max_loss_depth = d;
+            }
+        }
+        if (layer.a(), layer.b()) != (0, 0) {
+            for (pair, two) in values.chunks_exact(2).enumerate() {
+                if two[0] >= LOSS_BASE && two[1] >= LOSS_BASE {
+                    let p = layer.position(2 * pair as u64);
+                    s.lost_for_both.push((p.blue, p.red));
+                }
             }
         }
         s
     }
+}
+
+/// How often each byte value occurs (four interleaved counters per value,
+/// so consecutive equal bytes do not wait on one another).
+pub fn histogram(values: &[u8]) -> [u64; 256] {
+    let mut h = [[0u64; 256]; 4];
+    let mut chunks = values.chunks_exact(4);
+    for c in &mut chunks {
+        h[0][c[0] as usize] += 1;
+        h[1][c[1] as usize] += 1;
+        h[2][c[2] as usize] += 1;
+        h[3][c[3] as usize] += 1;
+    }
+    for &b in chunks.remainder() {
+        h[0][b as usize] += 1;
+    }
+    let mut out = [0u64; 256];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = h[0][i] + h[1][i] + h[2][i] + h[3][i];
+    }
+    out
 }
 
 /// Solves layer `layer` on one thread; see [`solve_layer_with_threads`].

@@ -187,7 +187,10 @@ pub fn decode_layer(shard: Shard) -> Result<(LayerMeta, Vec<u8>)> {
             meta.positions
         )));
     }
-    if let Some(i) = values.iter().position(|&v| Value::from_byte(v).is_none()) {
+    let hist = crate::games::dodgem::histogram(&values);
+    if (1..crate::games::dodgem::WIN_BASE as usize).any(|b| hist[b] != 0)
+        && let Some(i) = values.iter().position(|&v| Value::from_byte(v).is_none())
+    {
         return Err(bad(format!(
             "byte {} at index {i} is not a value",
             values[i]
@@ -313,8 +316,16 @@ impl JobKind for Dodgem {
                 },
                 params,
                 inputs,
-                // Solving costs about three times a reachability pass per position.
-                cost: if task == "solve" { 3 * cost } else { cost },
+                // Estimated nanoseconds on one core of the 2-core reference
+                // machine (5×5, BENCHMARKS.md): solving ≈ 160 per position,
+                // a reachability pass ≈ 60, mirroring (mostly shard
+                // decoding and encoding) ≈ 25.
+                cost: cost
+                    * match task {
+                        "solve" => 160,
+                        "reach" => 60,
+                        _ => 25,
+                    },
             }
         };
         for sum in 0..=2 * top {
@@ -448,7 +459,9 @@ impl JobKind for Dodgem {
                 };
                 let ub = above(a + 1, b)?;
                 let ur = above(a, b + 1)?;
-                let threads = std::thread::available_parallelism().map_or(1, usize::from);
+                // One thread: reachability runs beside the solving jobs (the
+                // critical path), which get the cores.
+                let threads = 1;
                 let bits = reach_layer_with_threads(&layer, ub.as_ref(), ur.as_ref(), threads);
                 let meta = ReachMeta {
                     n: board.n() as u32,
@@ -683,22 +696,47 @@ fn check_run(run: &dyn RunAccess) -> Result<Vec<String>> {
     let board = run_board(run)?;
     let n = board.n();
     let mut problems = Vec::new();
-    for a in 0..n {
-        for b in 0..n {
-            let mut need = vec![(a, b), (b, a)];
-            need.extend(layers_for(&Position {
-                blue: (1u64 << a) - 1,
-                red: ((1u64 << b) - 1) << a,
-                to_move: Side::Blue,
-            }));
-            let (meta, own) = decode_layer(run.load(&layer_job(a, b))?)?;
-            let mut t = Tables::empty(board);
-            t.insert(a, b, own);
-            for &(x, y) in &need {
-                if t.bytes(x, y).is_none() {
-                    t.insert(x, y, decode_layer(run.load(&layer_job(x, y))?)?.1);
-                }
+    // Layers by car count: checking (a, b) reads (b, a) (same count) and the
+    // exits' layers (one car fewer), so each layer is decoded once and at
+    // most two counts are held (5×5: (4, 4) with (3, 4) and (4, 3), 218 MB).
+    let top = n - 1;
+    let mut t = Tables::empty(board);
+    for sum in 0..=2 * top {
+        let here: Vec<(usize, usize)> = (sum.saturating_sub(top)..=sum.min(top))
+            .map(|a| (a, sum - a))
+            .collect();
+        if sum >= 2 {
+            for a in (sum - 2).saturating_sub(top)..=(sum - 2).min(top) {
+                t.remove(a, sum - 2 - a);
             }
+        }
+        let below: Vec<(usize, usize)> = match sum {
+            0 => Vec::new(),
+            s => ((s - 1).saturating_sub(top)..=(s - 1).min(top))
+                .map(|a| (a, s - 1 - a))
+                .collect(),
+        };
+        // The top layer is the largest: decode it before the layers below
+        // (again), so its compressed and decompressed bytes are never held
+        // beside them.
+        let last = sum == 2 * top && sum > 0;
+        if last {
+            for &(a, b) in &below {
+                t.remove(a, b);
+            }
+        }
+        let mut metas = Vec::new();
+        for &(a, b) in &here {
+            let (meta, values) = decode_layer(run.load(&layer_job(a, b))?)?;
+            t.insert(a, b, values);
+            metas.push(meta);
+        }
+        if last {
+            for &(a, b) in &below {
+                t.insert(a, b, decode_layer(run.load(&layer_job(a, b))?)?.1);
+            }
+        }
+        for (&(a, b), meta) in here.iter().zip(&metas) {
             let (layer, values) = t.layer(a, b).expect("loaded");
             let s = LayerStats::of(layer, values);
             if (
