@@ -625,9 +625,22 @@ fn summarize(run: &dyn RunAccess) -> Result<Summary> {
         ..Default::default()
     };
     let mut lost: Vec<Position> = Vec::new();
+    let start = board.start();
+    let mut start_tables = None;
+    let mut scratch: Vec<u8>;
     for a in 0..n {
         for b in 0..n {
             let (meta, values) = decode_layer(run.load(&layer_job(a, b))?)?;
+            let values = if (a, b) == start.layer() {
+                // Keep the start's layer (the last one) for the first moves.
+                let mut t = Tables::empty(board);
+                t.insert(a, b, values);
+                start_tables = Some(t);
+                start_tables.as_ref().and_then(|t| t.bytes(a, b)).expect("inserted")
+            } else {
+                scratch = values;
+                &scratch
+            };
             let (rmeta, bits) = decode_reach(&run.load(&reach_job(a, b))?)?;
             if rmeta.positions != meta.positions {
                 return Err(Error::job(
@@ -678,8 +691,15 @@ fn summarize(run: &dyn RunAccess) -> Result<Summary> {
         }
     }
     f.lost_for_both = lost.iter().map(|p| board.position_text(p)).collect();
-    let start = board.start();
-    let t = tables_from_run(run, board, &layers_for(&start))?;
+    let mut t = start_tables.expect("the start's layer is on the board");
+    // The layers a first move's exit reaches (none: no car starts on the
+    // exit edge), loaded only if needed.
+    for m in board.moves(&start) {
+        let (x, y) = board.apply(&start, m).layer();
+        if t.bytes(x, y).is_none() {
+            t.insert(x, y, decode_layer(run.load(&layer_job(x, y))?)?.1);
+        }
+    }
     f.start = t.value(&start).expect("top layer loaded").to_string();
     let mut first = Vec::new();
     for m in board.moves(&start) {
