@@ -26,10 +26,11 @@
 //! depth d (one bit per block and depth), so no queue is stored: the working
 //! memory is the layer's bytes (one per position; the counters live in the
 //! bytes 1 … 15 of the value encoding), one bit per position, and the two
-//! solved layers it reads. With several threads each owns a range of
-//! indices and alone writes there (plain loads and stores, no locked
-//! instructions); every thread looks at every position of depth d and
-//! updates the predecessors it owns. The result does not depend on the
+//! solved layers it reads. With several threads, thread t owns the blocks
+//! rb ≡ t (mod threads) and alone writes their bytes (plain loads and
+//! stores; only the pending bits, whose words can straddle two blocks, are
+//! set with an atomic or); every thread looks at every position of depth d
+//! and updates the predecessors it owns. The result does not depend on the
 //! order in which a depth's positions are taken (wins take the minimum
 //! depth, counters only count), hence not on the thread count.
 
@@ -194,12 +195,12 @@ pub fn solve_layer_with_threads(
         );
         // Small layers are not worth a thread per depth.
         let threads = if layer.len() < 1 << 20 { 1 } else { threads };
-        // Each thread owns a range of 64-index words and is the only one to
-        // write the cells and pending bits there; every thread looks at every
-        // position of the current depth and updates the predecessors it owns.
-        let words = layer.len().div_ceil(64);
-        let threads = threads.clamp(1, words as usize) as u64;
-        let own = |t: u64| (t * words / threads) * 64..((t + 1) * words / threads) * 64;
+        // Thread t owns the blocks rb ≡ t (mod threads) and is the only one
+        // to write their cells; every thread looks at every position of the
+        // current depth and updates the predecessors it owns. Interleaved
+        // blocks keep the threads' shares even at every depth.
+        let threads = threads.clamp(1, s.blocks as usize) as u64;
+        let own = |t: u64| Owner { t, threads };
         let mut d = 0u8;
         while d <= s.max_depth.load(Relaxed) {
             if threads == 1 {
@@ -221,6 +222,20 @@ pub fn solve_layer_with_threads(
         }
     }
     bytes
+}
+
+/// The blocks a thread owns: rb ≡ t (mod threads).
+#[derive(Clone, Copy)]
+struct Owner {
+    t: u64,
+    threads: u64,
+}
+
+impl Owner {
+    #[inline]
+    fn block(&self, rb: u64) -> bool {
+        self.threads == 1 || rb % self.threads == self.t
+    }
 }
 
 struct Solver<'a> {
@@ -419,10 +434,10 @@ impl Solver<'_> {
         }
     }
 
-    /// Takes every position of depth `d` and updates its predecessors whose
-    /// indices lie in `own`; clears the pending bits of owned positions
-    /// taken at earlier depths.
-    fn propagate(&self, d: u8, own: std::ops::Range<u64>) {
+    /// Takes every position of depth `d` and updates its predecessors in
+    /// the blocks of `own`; clears the pending bits of owned positions taken
+    /// at earlier depths.
+    fn propagate(&self, d: u8, own: Owner) {
         let l = self.layer;
         let nr = l.red_ranks();
         let win = WIN_BASE + d;
@@ -436,7 +451,7 @@ impl Solver<'_> {
             let end = base + 2 * nr;
             // Predecessors of Blue-to-move positions (Red moved last) lie in
             // this block; only its owners need to look at them.
-            let block_owned = base < own.end && own.start < end;
+            let block_owned = own.block(rb);
             let blk = &self.back.get().expect("built after seeding")[rb as usize];
             for w in base / 64..end.div_ceil(64) {
                 let word = &self.pending[w as usize];
@@ -447,7 +462,6 @@ impl Solver<'_> {
                 if w == end / 64 {
                     bits &= (1u64 << (end % 64)) - 1;
                 }
-                let owned = own.contains(&(w * 64));
                 while bits != 0 {
                     let idx = w * 64 + u64::from(bits.trailing_zeros());
                     bits &= bits - 1;
@@ -458,8 +472,8 @@ impl Solver<'_> {
                         } else {
                             v - WIN_BASE
                         };
-                        if owned && depth < d {
-                            word.store(word.load(Relaxed) & !(1 << (idx % 64)), Relaxed);
+                        if block_owned && depth < d {
+                            word.fetch_and(!(1 << (idx % 64)), Relaxed);
                         }
                         continue;
                     }
@@ -474,7 +488,7 @@ impl Solver<'_> {
 
     /// Updates the in-layer predecessors of the position at offset `off`
     /// of block `blk`, whose value has depth `d` and is a loss if `lost`.
-    fn take(&self, blk: &Block, off: usize, lost: bool, d: u8, own: &std::ops::Range<u64>) {
+    fn take(&self, blk: &Block, off: usize, lost: bool, d: u8, own: &Owner) {
         let l = self.layer;
         let binom = l.binom();
         let nr = l.red_ranks();
@@ -499,9 +513,6 @@ impl Solver<'_> {
                         }
                         let m2 = m & !(1 << blk.comp[s as usize]) | 1 << blk.comp[t as usize];
                         let pidx = ((rb * nr + rank_mask(binom, m2)) << 1) | 1;
-                        if !own.contains(&pidx) {
-                            continue;
-                        }
                         if lost {
                             self.make_win(pidx, d + 1);
                         } else {
@@ -516,14 +527,10 @@ impl Solver<'_> {
                     return;
                 }
                 for st in &blk.back {
-                    let target = (st.rb * nr) << 1;
-                    if red >> st.to & 1 == 1 || target + 2 * nr <= own.start || target >= own.end {
+                    if red >> st.to & 1 == 1 || !own.block(st.rb) {
                         continue;
                     }
                     let pidx = (st.rb * nr + rank_with(binom, &st.comp, reds)) << 1;
-                    if !own.contains(&pidx) {
-                        continue;
-                    }
                     if lost {
                         self.make_win(pidx, d + 1);
                     } else {
@@ -535,11 +542,11 @@ impl Solver<'_> {
         }
     }
 
-    /// Marks `idx` pending (its word is owned by the calling thread).
+    /// Marks `idx` pending (a word may hold two blocks of different
+    /// owners, hence the atomic or).
     #[inline]
     fn set_pending(&self, idx: u64) {
-        let word = &self.pending[(idx / 64) as usize];
-        word.store(word.load(Relaxed) | 1 << (idx % 64), Relaxed);
+        self.pending[(idx / 64) as usize].fetch_or(1 << (idx % 64), Relaxed);
     }
 
     /// A predecessor of a loss in d − 1: a win in d unless it wins sooner.
