@@ -172,6 +172,7 @@ pub fn solve_layer_with_threads(
         let s = Solver {
             layer,
             geo: Geometry::new(board),
+            edges: Edges::new(board.n()),
             cells,
             below_blue: lb.as_ref().map(|(l, v)| (l, *v)),
             below_red: lr.as_ref().map(|(l, v)| (l, *v)),
@@ -238,9 +239,37 @@ impl Owner {
     }
 }
 
+/// Square masks of the board's edges, for counting moves on bit boards.
+struct Edges {
+    n: u32,
+    /// Every square.
+    full: u64,
+    /// File a (x = 0).
+    first_file: u64,
+    /// The last file (x = n − 1), Blue's exit edge.
+    last_file: u64,
+    /// The last rank (y = n − 1), Red's exit edge.
+    last_rank: u64,
+}
+
+impl Edges {
+    fn new(n: usize) -> Edges {
+        let full = (1u64 << (n * n)) - 1;
+        let first_file = (0..n).fold(0u64, |m, y| m | 1 << (y * n));
+        Edges {
+            n: n as u32,
+            full,
+            first_file,
+            last_file: first_file << (n - 1),
+            last_rank: ((1u64 << n) - 1) << (n * (n - 1)),
+        }
+    }
+}
+
 struct Solver<'a> {
     layer: &'a Layer,
     geo: Geometry,
+    edges: Edges,
     cells: &'a [AtomicU8],
     below_blue: Option<(&'a Layer, &'a [u8])>,
     below_red: Option<(&'a Layer, &'a [u8])>,
@@ -356,54 +385,48 @@ impl Solver<'_> {
         let nr = l.red_ranks();
         let base = rb * nr;
         let blue = blk.blue;
+        let edges = &self.edges;
+        let blue_exits: Vec<&super::block::BlueStep> =
+            blk.fwd.iter().filter(|st| st.to == OFF).collect();
         let mut depths = 0u128;
         let (mut word_at, mut word) = (0u64, 0u64);
         for rr in 0..nr {
             let m = l.red_free_set(rr);
             let (reds, k, red) = blk.reds(m);
             let reds = &reds[..k];
-            // Blue to move.
+            let free = !(blue | red) & edges.full;
+            // Blue to move: in-layer moves right, up, down onto free squares
+            // (counted on bit boards), exits from the last file.
             let vb = if red == 0 {
                 LOSS_BASE
             } else {
-                let mut inside = 0u8;
+                let inside = (((blue & !edges.last_file) << 1) & free).count_ones()
+                    + ((blue << edges.n) & free).count_ones()
+                    + ((blue >> edges.n) & free).count_ones();
                 let mut e = Exits::default();
-                let mut any_exit = false;
-                for st in &blk.fwd {
-                    if st.to == OFF {
-                        any_exit = true;
-                        let (bl, v) = self.below_blue.expect("blue exits need layer (a−1, b)");
-                        let i =
-                            ((st.rb * bl.red_ranks() + rank_with(binom, &st.comp, reds)) << 1) | 1;
-                        e.add(v[i as usize]);
-                    } else if red >> st.to & 1 == 0 {
-                        inside += 1;
-                    }
+                for st in &blue_exits {
+                    let (bl, v) = self.below_blue.expect("blue exits need layer (a−1, b)");
+                    let i = ((st.rb * bl.red_ranks() + rank_with(binom, &st.comp, reds)) << 1) | 1;
+                    e.add(v[i as usize]);
                 }
-                Self::seed_from(inside, &e, any_exit)
+                Self::seed_from(inside as u8, &e, !blue_exits.is_empty())
             };
-            // Red to move.
+            // Red to move: up, left, right; exits from the last rank.
             let vr = if blue == 0 {
                 LOSS_BASE
             } else {
-                let occ = blue | red;
-                let mut inside = 0u8;
+                let inside = ((red << edges.n) & free).count_ones()
+                    + (((red & !edges.first_file) >> 1) & free).count_ones()
+                    + (((red & !edges.last_file) << 1) & free).count_ones();
+                let leaving = red & edges.last_rank;
                 let mut e = Exits::default();
-                let mut any_exit = false;
-                for &s in reds {
-                    for &t in &self.geo.fwd[1][s as usize] {
-                        if t == OFF {
-                            any_exit = true;
-                            let (bl, v) = self.below_red.expect("red exits need layer (a, b−1)");
-                            let m2 = m & !(1 << blk.comp[s as usize]);
-                            let i = (rb * bl.red_ranks() + rank_mask(binom, m2)) << 1;
-                            e.add(v[i as usize]);
-                        } else if t != NONE && occ >> t & 1 == 0 {
-                            inside += 1;
-                        }
-                    }
+                for s in bits(leaving) {
+                    let (bl, v) = self.below_red.expect("red exits need layer (a, b−1)");
+                    let m2 = m & !(1 << blk.comp[s]);
+                    let i = (rb * bl.red_ranks() + rank_mask(binom, m2)) << 1;
+                    e.add(v[i as usize]);
                 }
-                Self::seed_from(inside, &e, any_exit)
+                Self::seed_from(inside as u8, &e, leaving != 0)
             };
             for (side, v) in [(0u64, vb), (1, vr)] {
                 let idx = ((base + rr) << 1) | side;
