@@ -636,7 +636,10 @@ fn summarize(run: &dyn RunAccess) -> Result<Summary> {
                 let mut t = Tables::empty(board);
                 t.insert(a, b, values);
                 start_tables = Some(t);
-                start_tables.as_ref().and_then(|t| t.bytes(a, b)).expect("inserted")
+                start_tables
+                    .as_ref()
+                    .and_then(|t| t.bytes(a, b))
+                    .expect("inserted")
             } else {
                 scratch = values;
                 &scratch
