@@ -7,10 +7,16 @@
 //! ```
 //!
 //! Jobs (`BRIEF.md` §Dodgem):
-//! - `layer-A-B` for 0 ≤ A, B ≤ n−1 solves layer (A blue cars, B red cars)
+//! - `layer-A-B` for 0 ≤ A ≤ B ≤ n−1 solves layer (A blue cars, B red cars)
 //!   by retrograde analysis ([`crate::games::dodgem::solve_layer`]); inputs
-//!   `layer-(A−1)-B` and `layer-A-(B−1)`, the layers its exits reach. Only
-//!   those two shards are loaded.
+//!   `layer-(A−1)-B` and `layer-A-(B−1)`, the layers its exits reach. On the
+//!   diagonal (A = B) the second is the mirror image of the first
+//!   ([`reflect_layer`]), made in memory, so the only input is
+//!   `layer-(A−1)-A`.
+//! - `layer-A-B` for A > B (task `reflect`) is the mirror image of
+//!   `layer-B-A`, its only input: the reflection (x, y) ↦ (y, x) with
+//!   colours and side to move swapped preserves value and depth, so the
+//!   bytes are a permutation of those of (B, A). Same shard format.
 //! - `reach-A-B` finds the layer's positions reachable from the start;
 //!   inputs `reach-(A+1)-B` and `reach-A-(B+1)`. These need no values, so
 //!   they run beside the solving jobs.
