@@ -205,6 +205,27 @@ pub fn rank_with(layer_binom: &[[u64; 37]; 6], comp: &[u8; BSQ], reds: &[u8]) ->
     r
 }
 
+/// Colex rank of the red set after its `i`-th car (0-based, ascending) moved
+/// from free square `c` to free square `c2`, given the rank `r` before and
+/// the new mask `m2`. A sideways move passes no other square, so the car
+/// keeps its place in the order and the rank changes by one term; a move
+/// along a file may pass other red cars and is ranked afresh.
+#[inline]
+pub fn rank_after_red_step(
+    layer_binom: &[[u64; 37]; 6],
+    r: u64,
+    i: usize,
+    c: u8,
+    c2: u8,
+    m2: u64,
+) -> u64 {
+    if c.abs_diff(c2) == 1 {
+        r - layer_binom[i + 1][c as usize] + layer_binom[i + 1][c2 as usize]
+    } else {
+        rank_mask(layer_binom, m2)
+    }
+}
+
 /// Colex rank of a mask.
 #[inline]
 pub fn rank_mask(layer_binom: &[[u64; 37]; 6], m: u64) -> u64 {

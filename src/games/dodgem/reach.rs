@@ -11,7 +11,8 @@ use super::Layer;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use super::block::{
-    Block, Geometry, NONE, OFF, as_atomic_words, par_range, rank_mask, rank_with, zeroed_words,
+    Block, Geometry, NONE, OFF, as_atomic_words, par_range, rank_after_red_step, rank_mask,
+    rank_with, zeroed_words,
 };
 
 /// One bit per index of a layer (bit `i % 64` of word `i / 64`).
@@ -226,12 +227,15 @@ pub fn reach_layer_with_threads(
                             continue;
                         }
                         let occ = blue | red;
-                        for &s in reds {
+                        let r = (i >> 1) % nr;
+                        for (k, &s) in reds.iter().enumerate() {
+                            let c = blk.comp[s as usize];
                             for &t in &geo.fwd[1][s as usize] {
                                 if t != NONE && t != OFF && occ >> t & 1 == 0 {
-                                    let m2 = m & !(1 << blk.comp[s as usize])
-                                        | 1 << blk.comp[t as usize];
-                                    push((rb * nr + rank_mask(binom, m2)) << 1);
+                                    let c2 = blk.comp[t as usize];
+                                    let m2 = m & !(1 << c) | 1 << c2;
+                                    let r2 = rank_after_red_step(binom, r, k, c, c2, m2);
+                                    push((rb * nr + r2) << 1);
                                 }
                             }
                         }

@@ -37,8 +37,8 @@
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 
 use super::block::{
-    Block, Geometry, NONE, OFF, as_atomic_words, par_range, rank_mask, rank_with, zeroed_bytes,
-    zeroed_words,
+    Block, Geometry, NONE, OFF, as_atomic_words, par_range, rank_after_red_step, rank_mask,
+    rank_with, zeroed_bytes, zeroed_words,
 };
 use super::{LOSS_BASE, Layer, MAX_DEPTH, Side, Value, WIN_BASE};
 
@@ -529,13 +529,16 @@ impl Solver<'_> {
                 if blue == 0 {
                     return;
                 }
-                for &s in reds {
+                for (k, &s) in reds.iter().enumerate() {
+                    let c = blk.comp[s as usize];
                     for &t in &self.geo.back[1][s as usize] {
                         if t == NONE || occ >> t & 1 == 1 {
                             continue;
                         }
-                        let m2 = m & !(1 << blk.comp[s as usize]) | 1 << blk.comp[t as usize];
-                        let pidx = ((rb * nr + rank_mask(binom, m2)) << 1) | 1;
+                        let c2 = blk.comp[t as usize];
+                        let m2 = m & !(1 << c) | 1 << c2;
+                        let pidx =
+                            ((rb * nr + rank_after_red_step(binom, rr, k, c, c2, m2)) << 1) | 1;
                         if lost {
                             self.make_win(pidx, d + 1);
                         } else {
