@@ -339,12 +339,12 @@ impl Solver<'_> {
     /// The exits of (blue, red) with `side` to move.
     fn exits(&self, blue: u64, red: u64, side: Side) -> Exits {
         let mut e = Exits::default();
-        let si = side.bit() as usize;
-        let mine = if side == Side::Blue { blue } else { red };
-        for s in bits(mine) {
-            if !self.geo.fwd[si][s].contains(&OFF) {
-                continue;
-            }
+        // Only cars on the side's exit edge can leave.
+        let leaving = match side {
+            Side::Blue => blue & self.edges.last_file,
+            Side::Red => red & self.edges.last_rank,
+        };
+        for s in bits(leaving) {
             let byte = match side {
                 Side::Blue => {
                     let (l, v) = self.below_blue.expect("blue cars imply layer (a−1, b)");
