@@ -205,6 +205,27 @@ pub fn rank_with(layer_binom: &[[u64; 37]; 6], comp: &[u8; BSQ], reds: &[u8]) ->
     r
 }
 
+/// Colex rank of the red set after its `i`-th car (0-based, ascending) moved
+/// from free square `c` to free square `c2`, given the rank `r` before and
+/// the new mask `m2`. A sideways move passes no other square, so the car
+/// keeps its place in the order and the rank changes by one term; a move
+/// along a file may pass other red cars and is ranked afresh.
+#[inline]
+pub fn rank_after_red_step(
+    layer_binom: &[[u64; 37]; 6],
+    r: u64,
+    i: usize,
+    c: u8,
+    c2: u8,
+    m2: u64,
+) -> u64 {
+    if c.abs_diff(c2) == 1 {
+        r - layer_binom[i + 1][c as usize] + layer_binom[i + 1][c2 as usize]
+    } else {
+        rank_mask(layer_binom, m2)
+    }
+}
+
 /// Colex rank of a mask.
 #[inline]
 pub fn rank_mask(layer_binom: &[[u64; 37]; 6], m: u64) -> u64 {
@@ -241,4 +262,49 @@ pub fn par_range(threads: usize, count: u64, f: impl Fn(u64) + Sync) {
             });
         }
     });
+}
+
+/// Asks the kernel to back `[ptr, ptr + len)` with 2 MiB pages where it can
+/// (transparent huge pages; a hint that may be ignored). The solver's
+/// predecessor updates hit the layer's bytes at random, and with 4 KiB pages
+/// nearly every one misses the TLB.
+fn advise_huge(ptr: *const u8, len: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = (ptr as usize).next_multiple_of(HUGE);
+        let end = (ptr as usize + len) / HUGE * HUGE;
+        if end > start {
+            // SAFETY: the range lies inside one live allocation of the
+            // caller; MADV_HUGEPAGE only changes how it is backed, never
+            // its contents.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (ptr, len);
+}
+
+/// `len` zero bytes, backed by huge pages where the system allows.
+pub fn zeroed_bytes(len: usize) -> Vec<u8> {
+    let v = vec![0u8; len];
+    advise_huge(v.as_ptr(), len);
+    v
+}
+
+/// `len` zero words, backed by huge pages where the system allows.
+pub fn zeroed_words(len: usize) -> Vec<u64> {
+    let v = vec![0u64; len];
+    advise_huge(v.as_ptr().cast(), len * 8);
+    v
+}
+
+/// Views words as atomics (for the solver's shared bitsets).
+pub fn as_atomic_words(v: &mut [u64]) -> &[AtomicU64] {
+    // SAFETY: `AtomicU64` has the size and alignment of `u64` (checked by
+    // the standard library on every platform with 64-bit atomics), and the
+    // slice is borrowed exclusively for the life of the view.
+    unsafe { &*(v as *mut [u64] as *const [AtomicU64]) }
 }

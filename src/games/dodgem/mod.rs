@@ -29,11 +29,13 @@
 mod block;
 mod index;
 mod reach;
+mod reflect;
 mod solve;
 
 pub use index::{Layer, binomial};
 pub use reach::{ReachBits, reach_layer, reach_layer_with_threads};
-pub use solve::{LayerStats, solve_layer, solve_layer_with_threads};
+pub use reflect::{Reflector, reflect_layer};
+pub use solve::{LayerStats, histogram, solve_layer, solve_layer_with_threads};
 
 use std::fmt;
 
@@ -652,12 +654,25 @@ impl Tables {
     }
 
     /// Solves every layer of `board` in dependency order (fewest cars first)
-    /// with `threads` threads per layer.
+    /// with `threads` threads per layer, as the job kind does: layers
+    /// `(a, b)` with a ≤ b by retrograde analysis, layers with a > b as the
+    /// reflection of `(b, a)` ([`reflect_layer`]).
     pub fn solve(board: Board, threads: usize) -> Tables {
+        Tables::solve_with(board, threads, true)
+    }
+
+    /// Solves every layer by retrograde analysis, none by reflection (for
+    /// cross-checks).
+    pub fn solve_direct(board: Board, threads: usize) -> Tables {
+        Tables::solve_with(board, threads, false)
+    }
+
+    fn solve_with(board: Board, threads: usize, reflect: bool) -> Tables {
         let mut t = Tables::empty(board);
         let top = board.cars();
         for sum in 0..=2 * top {
-            for a in sum.saturating_sub(top)..=sum.min(top) {
+            let range = sum.saturating_sub(top)..=sum.min(top);
+            for a in range.clone().filter(|&a| !reflect || a <= sum - a) {
                 let b = sum - a;
                 let layer = Layer::new(board, a, b);
                 let v = solve_layer_with_threads(
@@ -666,6 +681,12 @@ impl Tables {
                     t.bytes(a, b.wrapping_sub(1)),
                     threads,
                 );
+                t.insert(a, b, v);
+            }
+            for a in range.filter(|&a| reflect && a > sum - a) {
+                let b = sum - a;
+                let (src, v) = t.layer(b, a).expect("solved above");
+                let v = reflect_layer(src, v);
                 t.insert(a, b, v);
             }
         }
@@ -685,6 +706,14 @@ impl Tables {
         let layer = Layer::new(self.board, a, b);
         assert_eq!(values.len() as u64, layer.len(), "layer ({a}, {b}) length");
         self.layers[a * self.board.n() + b] = Some((layer, values));
+    }
+
+    /// Drops layer `(a, b)` (no effect if it is not loaded).
+    pub fn remove(&mut self, a: usize, b: usize) {
+        let n = self.board.n();
+        if a < n && b < n {
+            self.layers[a * n + b] = None;
+        }
     }
 
     /// The bytes of layer `(a, b)`, if loaded (`None` also for a or b out of range).

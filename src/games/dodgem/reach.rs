@@ -8,9 +8,12 @@
 //! so nothing is reached from them.
 
 use super::Layer;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
-use super::block::{Block, Geometry, NONE, OFF, par_range, rank_mask, rank_with};
+use super::block::{
+    Block, Geometry, NONE, OFF, as_atomic_words, par_range, rank_after_red_step, rank_mask,
+    rank_with, zeroed_words,
+};
 
 /// One bit per index of a layer (bit `i % 64` of word `i / 64`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,11 +120,15 @@ pub fn reach_layer_with_threads(
     let top = board.cars();
     let binom = layer.binom();
     let nwords = layer.len().div_ceil(64) as usize;
-    let reached: Vec<AtomicU64> = (0..nwords).map(|_| AtomicU64::new(0)).collect();
-    let todo: Vec<AtomicU64> = (0..nwords).map(|_| AtomicU64::new(0)).collect();
+    let mut reached_words = zeroed_words(nwords);
+    let mut todo_words = zeroed_words(nwords);
+    let reached = as_atomic_words(&mut reached_words);
+    let todo = as_atomic_words(&mut todo_words);
     let push = |j: u64| {
         let (w, bit) = ((j / 64) as usize, 1u64 << (j % 64));
-        if reached[w].fetch_or(bit, Relaxed) & bit == 0 {
+        // A plain load first: most pushes find the position already reached,
+        // and a locked read-modify-write costs far more than the load.
+        if reached[w].load(Relaxed) & bit == 0 && reached[w].fetch_or(bit, Relaxed) & bit == 0 {
             todo[w].fetch_or(bit, Relaxed);
         }
     };
@@ -181,26 +188,27 @@ pub fn reach_layer_with_threads(
             }
         });
     }
-    // Closure: sweep the todo bits until a sweep finds none.
+    // Closure: sweep the todo bits until a sweep finds none. Every block's
+    // step tables are built once (5×5 (4, 4): 12,650 blocks, about 15 MB).
+    let blocks: Vec<Block> = (0..layer.blue_ranks())
+        .map(|rb| Block::new(layer, None, &geo, rb))
+        .collect();
     const WORDS: u64 = 1024;
     let nr = layer.red_ranks();
     loop {
         let any = AtomicBool::new(false);
         par_range(threads, (nwords as u64).div_ceil(WORDS), |chunk| {
-            let mut cache: Option<Block> = None;
             for w in chunk * WORDS..((chunk + 1) * WORDS).min(nwords as u64) {
-                let mut bits = todo[w as usize].swap(0, Relaxed);
-                if bits != 0 {
-                    any.store(true, Relaxed);
+                if todo[w as usize].load(Relaxed) == 0 {
+                    continue;
                 }
+                let mut bits = todo[w as usize].swap(0, Relaxed);
+                any.store(true, Relaxed);
                 while bits != 0 {
                     let i = w * 64 + u64::from(bits.trailing_zeros());
                     bits &= bits - 1;
                     let rb = (i >> 1) / nr;
-                    if cache.as_ref().is_none_or(|c| c.rb != rb) {
-                        cache = Some(Block::new(layer, None, &geo, rb));
-                    }
-                    let blk = cache.as_ref().expect("set");
+                    let blk = &blocks[rb as usize];
                     let m = layer.red_free_set((i >> 1) % nr);
                     let (reds, k, red) = blk.reds(m);
                     let reds = &reds[..k];
@@ -219,12 +227,15 @@ pub fn reach_layer_with_threads(
                             continue;
                         }
                         let occ = blue | red;
-                        for &s in reds {
+                        let r = (i >> 1) % nr;
+                        for (k, &s) in reds.iter().enumerate() {
+                            let c = blk.comp[s as usize];
                             for &t in &geo.fwd[1][s as usize] {
                                 if t != NONE && t != OFF && occ >> t & 1 == 0 {
-                                    let m2 = m & !(1 << blk.comp[s as usize])
-                                        | 1 << blk.comp[t as usize];
-                                    push((rb * nr + rank_mask(binom, m2)) << 1);
+                                    let c2 = blk.comp[t as usize];
+                                    let m2 = m & !(1 << c) | 1 << c2;
+                                    let r2 = rank_after_red_step(binom, r, k, c, c2, m2);
+                                    push((rb * nr + r2) << 1);
                                 }
                             }
                         }
@@ -238,6 +249,6 @@ pub fn reach_layer_with_threads(
     }
     ReachBits {
         len: layer.len(),
-        words: reached.into_iter().map(AtomicU64::into_inner).collect(),
+        words: reached_words,
     }
 }

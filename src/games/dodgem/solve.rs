@@ -26,16 +26,20 @@
 //! depth d (one bit per block and depth), so no queue is stored: the working
 //! memory is the layer's bytes (one per position; the counters live in the
 //! bytes 1 … 15 of the value encoding), one bit per position, and the two
-//! solved layers it reads. With several threads each owns a range of
-//! indices and alone writes there (plain loads and stores, no locked
-//! instructions); every thread looks at every position of depth d and
-//! updates the predecessors it owns. The result does not depend on the
+//! solved layers it reads. With several threads, thread t owns the blocks
+//! rb ≡ t (mod threads) and alone writes their bytes (plain loads and
+//! stores; only the pending bits, whose words can straddle two blocks, are
+//! set with an atomic or); every thread looks at every position of depth d
+//! and updates the predecessors it owns. The result does not depend on the
 //! order in which a depth's positions are taken (wins take the minimum
 //! depth, counters only count), hence not on the thread count.
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 
-use super::block::{Block, Geometry, NONE, OFF, par_range, rank_mask, rank_with};
+use super::block::{
+    Block, Geometry, NONE, OFF, as_atomic_words, par_range, rank_after_red_step, rank_mask,
+    rank_with, zeroed_bytes, zeroed_words,
+};
 use super::{LOSS_BASE, Layer, MAX_DEPTH, Side, Value, WIN_BASE};
 
 /// Counts of one solved layer.
@@ -63,28 +67,60 @@ impl LayerStats {
     /// If `values` has the wrong length or holds a byte outside the encoding.
     pub fn of(layer: &Layer, values: &[u8]) -> LayerStats {
         assert_eq!(values.len() as u64, layer.len());
-        let mut s = LayerStats::default();
-        for (pair, two) in values.chunks_exact(2).enumerate() {
-            for &b in two {
-                match Value::from_byte(b).expect("solved layer byte") {
-                    Value::Win(d) => {
-                        s.wins += 1;
-                        s.max_win_depth = s.max_win_depth.max(d);
-                    }
-                    Value::Loss(d) => {
-                        s.losses += 1;
-                        s.max_loss_depth = s.max_loss_depth.max(d);
-                    }
-                    Value::Draw => s.draws += 1,
-                }
+        let hist = histogram(values);
+        assert!(
+            hist[1..WIN_BASE as usize].iter().all(|&c| c == 0),
+            "solved layer byte"
+        );
+        let mut s = LayerStats {
+            draws: hist[0],
+            ..LayerStats::default()
+        };
+        for d in 0..=MAX_DEPTH {
+            let (w, l) = (
+                hist[(WIN_BASE + d) as usize],
+                hist[(LOSS_BASE + d) as usize],
+            );
+            s.wins += w;
+            s.losses += l;
+            if w > 0 {
+                s.max_win_depth = d;
             }
-            if two[0] >= LOSS_BASE && two[1] >= LOSS_BASE && (layer.a(), layer.b()) != (0, 0) {
-                let p = layer.position(2 * pair as u64);
-                s.lost_for_both.push((p.blue, p.red));
+            if l > 0 {
+                s.max_loss_depth = d;
+            }
+        }
+        if (layer.a(), layer.b()) != (0, 0) {
+            for (pair, two) in values.chunks_exact(2).enumerate() {
+                if two[0] >= LOSS_BASE && two[1] >= LOSS_BASE {
+                    let p = layer.position(2 * pair as u64);
+                    s.lost_for_both.push((p.blue, p.red));
+                }
             }
         }
         s
     }
+}
+
+/// How often each byte value occurs (four interleaved counters per value,
+/// so consecutive equal bytes do not wait on one another).
+pub fn histogram(values: &[u8]) -> [u64; 256] {
+    let mut h = [[0u64; 256]; 4];
+    let mut chunks = values.chunks_exact(4);
+    for c in &mut chunks {
+        h[0][c[0] as usize] += 1;
+        h[1][c[1] as usize] += 1;
+        h[2][c[2] as usize] += 1;
+        h[3][c[3] as usize] += 1;
+    }
+    for &b in chunks.remainder() {
+        h[0][b as usize] += 1;
+    }
+    let mut out = [0u64; 256];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = h[0][i] + h[1][i] + h[2][i] + h[3][i];
+    }
+    out
 }
 
 /// Solves layer `layer` on one thread; see [`solve_layer_with_threads`].
@@ -126,7 +162,8 @@ pub fn solve_layer_with_threads(
         (l, v)
     });
     let len = layer.len() as usize;
-    let mut bytes = vec![0u8; len];
+    let mut bytes = zeroed_bytes(len);
+    let mut pending = zeroed_words(layer.len().div_ceil(64) as usize);
     {
         // SAFETY: `AtomicU8` has the size and alignment of `u8`, and `bytes`
         // is borrowed mutably (exclusively) for the life of this view.
@@ -135,6 +172,7 @@ pub fn solve_layer_with_threads(
         let s = Solver {
             layer,
             geo: Geometry::new(board),
+            edges: Edges::new(board.n()),
             cells,
             below_blue: lb.as_ref().map(|(l, v)| (l, *v)),
             below_red: lr.as_ref().map(|(l, v)| (l, *v)),
@@ -146,9 +184,7 @@ pub fn solve_layer_with_threads(
                         .collect()
                 })
                 .collect(),
-            pending: (0..layer.len().div_ceil(64))
-                .map(|_| AtomicU64::new(0))
-                .collect(),
+            pending: as_atomic_words(&mut pending),
             back: std::sync::OnceLock::new(),
             max_depth: AtomicU8::new(0),
         };
@@ -160,12 +196,12 @@ pub fn solve_layer_with_threads(
         );
         // Small layers are not worth a thread per depth.
         let threads = if layer.len() < 1 << 20 { 1 } else { threads };
-        // Each thread owns a range of 64-index words and is the only one to
-        // write the cells and pending bits there; every thread looks at every
-        // position of the current depth and updates the predecessors it owns.
-        let words = layer.len().div_ceil(64);
-        let threads = threads.clamp(1, words as usize) as u64;
-        let own = |t: u64| (t * words / threads) * 64..((t + 1) * words / threads) * 64;
+        // Thread t owns the blocks rb ≡ t (mod threads) and is the only one
+        // to write their cells; every thread looks at every position of the
+        // current depth and updates the predecessors it owns. Interleaved
+        // blocks keep the threads' shares even at every depth.
+        let threads = threads.clamp(1, s.blocks as usize) as u64;
+        let own = |t: u64| Owner { t, threads };
         let mut d = 0u8;
         while d <= s.max_depth.load(Relaxed) {
             if threads == 1 {
@@ -189,9 +225,51 @@ pub fn solve_layer_with_threads(
     bytes
 }
 
+/// The blocks a thread owns: rb ≡ t (mod threads).
+#[derive(Clone, Copy)]
+struct Owner {
+    t: u64,
+    threads: u64,
+}
+
+impl Owner {
+    #[inline]
+    fn block(&self, rb: u64) -> bool {
+        self.threads == 1 || rb % self.threads == self.t
+    }
+}
+
+/// Square masks of the board's edges, for counting moves on bit boards.
+struct Edges {
+    n: u32,
+    /// Every square.
+    full: u64,
+    /// File a (x = 0).
+    first_file: u64,
+    /// The last file (x = n − 1), Blue's exit edge.
+    last_file: u64,
+    /// The last rank (y = n − 1), Red's exit edge.
+    last_rank: u64,
+}
+
+impl Edges {
+    fn new(n: usize) -> Edges {
+        let full = (1u64 << (n * n)) - 1;
+        let first_file = (0..n).fold(0u64, |m, y| m | 1 << (y * n));
+        Edges {
+            n: n as u32,
+            full,
+            first_file,
+            last_file: first_file << (n - 1),
+            last_rank: ((1u64 << n) - 1) << (n * (n - 1)),
+        }
+    }
+}
+
 struct Solver<'a> {
     layer: &'a Layer,
     geo: Geometry,
+    edges: Edges,
     cells: &'a [AtomicU8],
     below_blue: Option<(&'a Layer, &'a [u8])>,
     below_red: Option<(&'a Layer, &'a [u8])>,
@@ -199,7 +277,7 @@ struct Solver<'a> {
     /// `dirty[d]`: one bit per block holding some value of depth d.
     dirty: Vec<Vec<AtomicU64>>,
     /// One bit per index: valued but not yet propagated.
-    pending: Vec<AtomicU64>,
+    pending: &'a [AtomicU64],
     /// Backward-step tables of every block, built once after seeding.
     back: std::sync::OnceLock<Vec<Block>>,
     max_depth: AtomicU8,
@@ -261,12 +339,12 @@ impl Solver<'_> {
     /// The exits of (blue, red) with `side` to move.
     fn exits(&self, blue: u64, red: u64, side: Side) -> Exits {
         let mut e = Exits::default();
-        let si = side.bit() as usize;
-        let mine = if side == Side::Blue { blue } else { red };
-        for s in bits(mine) {
-            if !self.geo.fwd[si][s].contains(&OFF) {
-                continue;
-            }
+        // Only cars on the side's exit edge can leave.
+        let leaving = match side {
+            Side::Blue => blue & self.edges.last_file,
+            Side::Red => red & self.edges.last_rank,
+        };
+        for s in bits(leaving) {
             let byte = match side {
                 Side::Blue => {
                     let (l, v) = self.below_blue.expect("blue cars imply layer (a−1, b)");
@@ -307,54 +385,48 @@ impl Solver<'_> {
         let nr = l.red_ranks();
         let base = rb * nr;
         let blue = blk.blue;
+        let edges = &self.edges;
+        let blue_exits: Vec<&super::block::BlueStep> =
+            blk.fwd.iter().filter(|st| st.to == OFF).collect();
         let mut depths = 0u128;
         let (mut word_at, mut word) = (0u64, 0u64);
         for rr in 0..nr {
             let m = l.red_free_set(rr);
             let (reds, k, red) = blk.reds(m);
             let reds = &reds[..k];
-            // Blue to move.
+            let free = !(blue | red) & edges.full;
+            // Blue to move: in-layer moves right, up, down onto free squares
+            // (counted on bit boards), exits from the last file.
             let vb = if red == 0 {
                 LOSS_BASE
             } else {
-                let mut inside = 0u8;
+                let inside = (((blue & !edges.last_file) << 1) & free).count_ones()
+                    + ((blue << edges.n) & free).count_ones()
+                    + ((blue >> edges.n) & free).count_ones();
                 let mut e = Exits::default();
-                let mut any_exit = false;
-                for st in &blk.fwd {
-                    if st.to == OFF {
-                        any_exit = true;
-                        let (bl, v) = self.below_blue.expect("blue exits need layer (a−1, b)");
-                        let i =
-                            ((st.rb * bl.red_ranks() + rank_with(binom, &st.comp, reds)) << 1) | 1;
-                        e.add(v[i as usize]);
-                    } else if red >> st.to & 1 == 0 {
-                        inside += 1;
-                    }
+                for st in &blue_exits {
+                    let (bl, v) = self.below_blue.expect("blue exits need layer (a−1, b)");
+                    let i = ((st.rb * bl.red_ranks() + rank_with(binom, &st.comp, reds)) << 1) | 1;
+                    e.add(v[i as usize]);
                 }
-                Self::seed_from(inside, &e, any_exit)
+                Self::seed_from(inside as u8, &e, !blue_exits.is_empty())
             };
-            // Red to move.
+            // Red to move: up, left, right; exits from the last rank.
             let vr = if blue == 0 {
                 LOSS_BASE
             } else {
-                let occ = blue | red;
-                let mut inside = 0u8;
+                let inside = ((red << edges.n) & free).count_ones()
+                    + (((red & !edges.first_file) >> 1) & free).count_ones()
+                    + (((red & !edges.last_file) << 1) & free).count_ones();
+                let leaving = red & edges.last_rank;
                 let mut e = Exits::default();
-                let mut any_exit = false;
-                for &s in reds {
-                    for &t in &self.geo.fwd[1][s as usize] {
-                        if t == OFF {
-                            any_exit = true;
-                            let (bl, v) = self.below_red.expect("red exits need layer (a, b−1)");
-                            let m2 = m & !(1 << blk.comp[s as usize]);
-                            let i = (rb * bl.red_ranks() + rank_mask(binom, m2)) << 1;
-                            e.add(v[i as usize]);
-                        } else if t != NONE && occ >> t & 1 == 0 {
-                            inside += 1;
-                        }
-                    }
+                for s in bits(leaving) {
+                    let (bl, v) = self.below_red.expect("red exits need layer (a, b−1)");
+                    let m2 = m & !(1 << blk.comp[s]);
+                    let i = (rb * bl.red_ranks() + rank_mask(binom, m2)) << 1;
+                    e.add(v[i as usize]);
                 }
-                Self::seed_from(inside, &e, any_exit)
+                Self::seed_from(inside as u8, &e, leaving != 0)
             };
             for (side, v) in [(0u64, vb), (1, vr)] {
                 let idx = ((base + rr) << 1) | side;
@@ -385,10 +457,10 @@ impl Solver<'_> {
         }
     }
 
-    /// Takes every position of depth `d` and updates its predecessors whose
-    /// indices lie in `own`; clears the pending bits of owned positions
-    /// taken at earlier depths.
-    fn propagate(&self, d: u8, own: std::ops::Range<u64>) {
+    /// Takes every position of depth `d` and updates its predecessors in
+    /// the blocks of `own`; clears the pending bits of owned positions taken
+    /// at earlier depths.
+    fn propagate(&self, d: u8, own: Owner) {
         let l = self.layer;
         let nr = l.red_ranks();
         let win = WIN_BASE + d;
@@ -402,7 +474,7 @@ impl Solver<'_> {
             let end = base + 2 * nr;
             // Predecessors of Blue-to-move positions (Red moved last) lie in
             // this block; only its owners need to look at them.
-            let block_owned = base < own.end && own.start < end;
+            let block_owned = own.block(rb);
             let blk = &self.back.get().expect("built after seeding")[rb as usize];
             for w in base / 64..end.div_ceil(64) {
                 let word = &self.pending[w as usize];
@@ -413,7 +485,6 @@ impl Solver<'_> {
                 if w == end / 64 {
                     bits &= (1u64 << (end % 64)) - 1;
                 }
-                let owned = own.contains(&(w * 64));
                 while bits != 0 {
                     let idx = w * 64 + u64::from(bits.trailing_zeros());
                     bits &= bits - 1;
@@ -424,8 +495,8 @@ impl Solver<'_> {
                         } else {
                             v - WIN_BASE
                         };
-                        if owned && depth < d {
-                            word.store(word.load(Relaxed) & !(1 << (idx % 64)), Relaxed);
+                        if block_owned && depth < d {
+                            word.fetch_and(!(1 << (idx % 64)), Relaxed);
                         }
                         continue;
                     }
@@ -440,7 +511,7 @@ impl Solver<'_> {
 
     /// Updates the in-layer predecessors of the position at offset `off`
     /// of block `blk`, whose value has depth `d` and is a loss if `lost`.
-    fn take(&self, blk: &Block, off: usize, lost: bool, d: u8, own: &std::ops::Range<u64>) {
+    fn take(&self, blk: &Block, off: usize, lost: bool, d: u8, own: &Owner) {
         let l = self.layer;
         let binom = l.binom();
         let nr = l.red_ranks();
@@ -458,16 +529,16 @@ impl Solver<'_> {
                 if blue == 0 {
                     return;
                 }
-                for &s in reds {
+                for (k, &s) in reds.iter().enumerate() {
+                    let c = blk.comp[s as usize];
                     for &t in &self.geo.back[1][s as usize] {
                         if t == NONE || occ >> t & 1 == 1 {
                             continue;
                         }
-                        let m2 = m & !(1 << blk.comp[s as usize]) | 1 << blk.comp[t as usize];
-                        let pidx = ((rb * nr + rank_mask(binom, m2)) << 1) | 1;
-                        if !own.contains(&pidx) {
-                            continue;
-                        }
+                        let c2 = blk.comp[t as usize];
+                        let m2 = m & !(1 << c) | 1 << c2;
+                        let pidx =
+                            ((rb * nr + rank_after_red_step(binom, rr, k, c, c2, m2)) << 1) | 1;
                         if lost {
                             self.make_win(pidx, d + 1);
                         } else {
@@ -482,14 +553,10 @@ impl Solver<'_> {
                     return;
                 }
                 for st in &blk.back {
-                    let target = (st.rb * nr) << 1;
-                    if red >> st.to & 1 == 1 || target + 2 * nr <= own.start || target >= own.end {
+                    if red >> st.to & 1 == 1 || !own.block(st.rb) {
                         continue;
                     }
                     let pidx = (st.rb * nr + rank_with(binom, &st.comp, reds)) << 1;
-                    if !own.contains(&pidx) {
-                        continue;
-                    }
                     if lost {
                         self.make_win(pidx, d + 1);
                     } else {
@@ -501,11 +568,11 @@ impl Solver<'_> {
         }
     }
 
-    /// Marks `idx` pending (its word is owned by the calling thread).
+    /// Marks `idx` pending (a word may hold two blocks of different
+    /// owners, hence the atomic or).
     #[inline]
     fn set_pending(&self, idx: u64) {
-        let word = &self.pending[(idx / 64) as usize];
-        word.store(word.load(Relaxed) | 1 << (idx % 64), Relaxed);
+        self.pending[(idx / 64) as usize].fetch_or(1 << (idx % 64), Relaxed);
     }
 
     /// A predecessor of a loss in d − 1: a win in d unless it wins sooner.

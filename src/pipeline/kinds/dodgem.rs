@@ -7,10 +7,16 @@
 //! ```
 //!
 //! Jobs (`BRIEF.md` §Dodgem):
-//! - `layer-A-B` for 0 ≤ A, B ≤ n−1 solves layer (A blue cars, B red cars)
+//! - `layer-A-B` for 0 ≤ A ≤ B ≤ n−1 solves layer (A blue cars, B red cars)
 //!   by retrograde analysis ([`crate::games::dodgem::solve_layer`]); inputs
-//!   `layer-(A−1)-B` and `layer-A-(B−1)`, the layers its exits reach. Only
-//!   those two shards are loaded.
+//!   `layer-(A−1)-B` and `layer-A-(B−1)`, the layers its exits reach. On the
+//!   diagonal (A = B) the second is the mirror image of the first
+//!   ([`reflect_layer`]), made in memory, so the only input is
+//!   `layer-(A−1)-A`.
+//! - `layer-A-B` for A > B (task `reflect`) is the mirror image of
+//!   `layer-B-A`, its only input: the reflection (x, y) ↦ (y, x) with
+//!   colours and side to move swapped preserves value and depth, so the
+//!   bytes are a permutation of those of (B, A). Same shard format.
 //! - `reach-A-B` finds the layer's positions reachable from the start;
 //!   inputs `reach-(A+1)-B` and `reach-A-(B+1)`. These need no values, so
 //!   they run beside the solving jobs.
@@ -38,7 +44,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::games::dodgem::{
     Board, Layer, LayerStats, MAX_N, Move, Position, ReachBits, Side, Tables, Value, binomial,
-    reach_layer_with_threads, solve_layer_with_threads,
+    reach_layer_with_threads, reflect_layer, solve_layer_with_threads,
 };
 use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
@@ -187,7 +193,10 @@ pub fn decode_layer(shard: Shard) -> Result<(LayerMeta, Vec<u8>)> {
             meta.positions
         )));
     }
-    if let Some(i) = values.iter().position(|&v| Value::from_byte(v).is_none()) {
+    let hist = crate::games::dodgem::histogram(&values);
+    if (1..crate::games::dodgem::WIN_BASE as usize).any(|b| hist[b] != 0)
+        && let Some(i) = values.iter().position(|&v| Value::from_byte(v).is_none())
+    {
         return Err(bad(format!(
             "byte {} at index {i} is not a value",
             values[i]
@@ -306,25 +315,39 @@ impl JobKind for Dodgem {
             params.insert("b".into(), (b as i64).into());
             let cost = Layer::new(board, a, b).len();
             JobSpec {
-                name: if task == "solve" {
-                    layer_job(a, b)
-                } else {
+                name: if task == "reach" {
                     reach_job(a, b)
+                } else {
+                    layer_job(a, b)
                 },
                 params,
                 inputs,
-                // Solving costs about three times a reachability pass per position.
-                cost: if task == "solve" { 3 * cost } else { cost },
+                // Estimated nanoseconds on one core of the 2-core reference
+                // machine (5×5, BENCHMARKS.md): solving ≈ 160 per position,
+                // a reachability pass ≈ 60, mirroring (mostly shard
+                // decoding and encoding) ≈ 25.
+                cost: cost
+                    * match task {
+                        "solve" => 160,
+                        "reach" => 60,
+                        _ => 25,
+                    },
             }
         };
         for sum in 0..=2 * top {
             for a in sum.saturating_sub(top)..=sum.min(top) {
                 let b = sum - a;
+                if a > b {
+                    // The mirror image of layer (b, a).
+                    jobs.push(job("reflect", a, b, vec![layer_job(b, a)]));
+                    continue;
+                }
                 let mut inputs = Vec::new();
                 if a > 0 {
                     inputs.push(layer_job(a - 1, b));
                 }
-                if b > 0 {
+                // On the diagonal, layer (a, a−1) is the mirror of (a−1, a).
+                if b > a {
                     inputs.push(layer_job(a, b - 1));
                 }
                 jobs.push(job("solve", a, b, inputs));
@@ -354,7 +377,7 @@ impl JobKind for Dodgem {
         let bad = |m: String| Error::job(&job.name, m);
         let want = (board.n() as u32, a as u32, b as u32, len);
         let (got, body) = match task.as_str() {
-            "solve" => {
+            "solve" | "reflect" => {
                 let m: LayerMeta = codec::decode(shard.section("meta")?).map_err(bad)?;
                 let ok = shard.section("values")?.len() as u64 == len;
                 ((m.n, m.a, m.b, m.positions), ok)
@@ -378,7 +401,7 @@ impl JobKind for Dodgem {
         let (task, board, a, b) = params(job)?;
         let layer = Layer::new(board, a, b);
         match task.as_str() {
-            "solve" => {
+            "solve" | "reflect" => {
                 let below = |x: usize, y: usize| -> Result<Vec<u8>> {
                     let (m, v) = decode_layer(inputs.load(&layer_job(x, y))?)?;
                     if (m.n, m.a, m.b) != (board.n() as u32, x as u32, y as u32) {
@@ -389,12 +412,23 @@ impl JobKind for Dodgem {
                     }
                     Ok(v)
                 };
-                let vb = if a > 0 { Some(below(a - 1, b)?) } else { None };
-                let vr = if b > 0 { Some(below(a, b - 1)?) } else { None };
-                let threads = std::thread::available_parallelism().map_or(1, usize::from);
-                let values =
-                    solve_layer_with_threads(&layer, vb.as_deref(), vr.as_deref(), threads);
-                drop((vb, vr));
+                let values = if task == "reflect" {
+                    let src = Layer::new(board, b, a);
+                    reflect_layer(&src, &below(b, a)?)
+                } else {
+                    let vb = if a > 0 { Some(below(a - 1, b)?) } else { None };
+                    let vr = match (a, b) {
+                        (_, 0) => None,
+                        // Layer (a, a−1) is the mirror of (a−1, a), loaded above.
+                        (a, b) if a == b => {
+                            let src = Layer::new(board, a - 1, a);
+                            Some(reflect_layer(&src, vb.as_deref().expect("a ≥ 1")))
+                        }
+                        _ => Some(below(a, b - 1)?),
+                    };
+                    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+                    solve_layer_with_threads(&layer, vb.as_deref(), vr.as_deref(), threads)
+                };
                 let s = LayerStats::of(&layer, &values);
                 let meta = LayerMeta {
                     n: board.n() as u32,
@@ -431,7 +465,9 @@ impl JobKind for Dodgem {
                 };
                 let ub = above(a + 1, b)?;
                 let ur = above(a, b + 1)?;
-                let threads = std::thread::available_parallelism().map_or(1, usize::from);
+                // One thread: reachability runs beside the solving jobs (the
+                // critical path), which get the cores.
+                let threads = 1;
                 let bits = reach_layer_with_threads(&layer, ub.as_ref(), ur.as_ref(), threads);
                 let meta = ReachMeta {
                     n: board.n() as u32,
@@ -448,7 +484,7 @@ impl JobKind for Dodgem {
             }
             other => Err(Error::job(
                 &job.name,
-                format!("unknown task `{other}` (solve or reach)"),
+                format!("unknown task `{other}` (solve, reflect or reach)"),
             )),
         }
     }
@@ -595,9 +631,25 @@ fn summarize(run: &dyn RunAccess) -> Result<Summary> {
         ..Default::default()
     };
     let mut lost: Vec<Position> = Vec::new();
+    let start = board.start();
+    let mut start_tables = None;
+    let mut scratch: Vec<u8>;
     for a in 0..n {
         for b in 0..n {
             let (meta, values) = decode_layer(run.load(&layer_job(a, b))?)?;
+            let values = if (a, b) == start.layer() {
+                // Keep the start's layer (the last one) for the first moves.
+                let mut t = Tables::empty(board);
+                t.insert(a, b, values);
+                start_tables = Some(t);
+                start_tables
+                    .as_ref()
+                    .and_then(|t| t.bytes(a, b))
+                    .expect("inserted")
+            } else {
+                scratch = values;
+                &scratch
+            };
             let (rmeta, bits) = decode_reach(&run.load(&reach_job(a, b))?)?;
             if rmeta.positions != meta.positions {
                 return Err(Error::job(
@@ -648,8 +700,15 @@ fn summarize(run: &dyn RunAccess) -> Result<Summary> {
         }
     }
     f.lost_for_both = lost.iter().map(|p| board.position_text(p)).collect();
-    let start = board.start();
-    let t = tables_from_run(run, board, &layers_for(&start))?;
+    let mut t = start_tables.expect("the start's layer is on the board");
+    // The layers a first move's exit reaches (none: no car starts on the
+    // exit edge), loaded only if needed.
+    for m in board.moves(&start) {
+        let (x, y) = board.apply(&start, m).layer();
+        if t.bytes(x, y).is_none() {
+            t.insert(x, y, decode_layer(run.load(&layer_job(x, y))?)?.1);
+        }
+    }
     f.start = t.value(&start).expect("top layer loaded").to_string();
     let mut first = Vec::new();
     for m in board.moves(&start) {
@@ -666,22 +725,47 @@ fn check_run(run: &dyn RunAccess) -> Result<Vec<String>> {
     let board = run_board(run)?;
     let n = board.n();
     let mut problems = Vec::new();
-    for a in 0..n {
-        for b in 0..n {
-            let mut need = vec![(a, b), (b, a)];
-            need.extend(layers_for(&Position {
-                blue: (1u64 << a) - 1,
-                red: ((1u64 << b) - 1) << a,
-                to_move: Side::Blue,
-            }));
-            let (meta, own) = decode_layer(run.load(&layer_job(a, b))?)?;
-            let mut t = Tables::empty(board);
-            t.insert(a, b, own);
-            for &(x, y) in &need {
-                if t.bytes(x, y).is_none() {
-                    t.insert(x, y, decode_layer(run.load(&layer_job(x, y))?)?.1);
-                }
+    // Layers by car count: checking (a, b) reads (b, a) (same count) and the
+    // exits' layers (one car fewer), so each layer is decoded once and at
+    // most two counts are held (5×5: (4, 4) with (3, 4) and (4, 3), 218 MB).
+    let top = n - 1;
+    let mut t = Tables::empty(board);
+    for sum in 0..=2 * top {
+        let here: Vec<(usize, usize)> = (sum.saturating_sub(top)..=sum.min(top))
+            .map(|a| (a, sum - a))
+            .collect();
+        if sum >= 2 {
+            for a in (sum - 2).saturating_sub(top)..=(sum - 2).min(top) {
+                t.remove(a, sum - 2 - a);
             }
+        }
+        let below: Vec<(usize, usize)> = match sum {
+            0 => Vec::new(),
+            s => ((s - 1).saturating_sub(top)..=(s - 1).min(top))
+                .map(|a| (a, s - 1 - a))
+                .collect(),
+        };
+        // The top layer is the largest: decode it before the layers below
+        // (again), so its compressed and decompressed bytes are never held
+        // beside them.
+        let last = sum == 2 * top && sum > 0;
+        if last {
+            for &(a, b) in &below {
+                t.remove(a, b);
+            }
+        }
+        let mut metas = Vec::new();
+        for &(a, b) in &here {
+            let (meta, values) = decode_layer(run.load(&layer_job(a, b))?)?;
+            t.insert(a, b, values);
+            metas.push(meta);
+        }
+        if last {
+            for &(a, b) in &below {
+                t.insert(a, b, decode_layer(run.load(&layer_job(a, b))?)?.1);
+            }
+        }
+        for (&(a, b), meta) in here.iter().zip(&metas) {
             let (layer, values) = t.layer(a, b).expect("loaded");
             let s = LayerStats::of(layer, values);
             if (

@@ -1,0 +1,144 @@
+//! The colour-swapping reflection between layers `(a, b)` and `(b, a)`.
+//!
+//! Reflecting the board in the diagonal through a1, (x, y) ↦ (y, x), turns
+//! Blue's directions (right, up, down; off the right edge) into Red's (up,
+//! right, left; off the top edge). So the position (blue B, red R, side s)
+//! plays exactly like (blue refl(R), red refl(B), side other(s)) with the
+//! colours swapped: value and depth are equal (`BRIEF.md` §Dodgem;
+//! acceptance item 2 of issue #3 tests it against direct solving). Layer
+//! `(b, a)` is therefore a permutation of the bytes of layer `(a, b)`.
+
+use super::{Board, Layer};
+
+/// Reflection of square masks through per-row look-up tables.
+#[derive(Debug, Clone)]
+pub struct Reflector {
+    n: usize,
+    /// `rows[y][bits]`: the reflected mask of row y holding `bits` (n bits).
+    rows: Vec<Vec<u64>>,
+}
+
+impl Reflector {
+    /// Tables for `board`.
+    pub fn new(board: Board) -> Reflector {
+        let n = board.n();
+        let rows = (0..n)
+            .map(|y| {
+                (0..1u64 << n)
+                    .map(|bits| {
+                        (0..n)
+                            .filter(|x| bits >> x & 1 == 1)
+                            .fold(0u64, |m, x| m | 1 << (x * n + y))
+                    })
+                    .collect()
+            })
+            .collect();
+        Reflector { n, rows }
+    }
+
+    /// The reflected mask (same as [`Board::reflect_squares`]).
+    #[inline]
+    pub fn squares(&self, m: u64) -> u64 {
+        let row = (1u64 << self.n) - 1;
+        let mut out = 0;
+        for (y, t) in self.rows.iter().enumerate() {
+            out |= t[(m >> (y * self.n) & row) as usize];
+        }
+        out
+    }
+}
+
+/// The bytes of layer `(b, a)` from the solved bytes `values` of layer
+/// `src` = `(a, b)` (same encoding): the byte of position p in `(b, a)` is the
+/// byte of its reflection in `(a, b)`.
+///
+/// # Panics
+/// If `values` does not have `src.len()` bytes.
+pub fn reflect_layer(src: &Layer, values: &[u8]) -> Vec<u8> {
+    assert_eq!(values.len() as u64, src.len(), "source layer length");
+    let board = src.board();
+    let dst = Layer::new(board, src.b(), src.a());
+    let refl = Reflector::new(board);
+    let binom = src.binom();
+    let mut out = super::block::zeroed_bytes(dst.len() as usize);
+    let nr = src.red_ranks();
+    let dst_nr = dst.red_ranks();
+    let mut free = [0u8; 32];
+    for rb in 0..src.blue_ranks() {
+        let blue = src.blue_set(rb);
+        // The reflected blue cars are the red cars of the target; their
+        // squares, ascending.
+        let target_red = refl.squares(blue);
+        let mut k = 0;
+        for sq in 0..board.squares() {
+            if blue >> sq & 1 == 0 {
+                free[k] = sq as u8;
+                k += 1;
+            }
+        }
+        let base = rb * nr;
+        for rr in 0..nr {
+            let mut red = 0u64;
+            let mut m = src.red_free_set(rr);
+            while m != 0 {
+                red |= 1 << free[m.trailing_zeros() as usize];
+                m &= m - 1;
+            }
+            let target_blue = refl.squares(red);
+            let mut rank_red = 0;
+            let mut rest = target_red;
+            let mut i = 1;
+            while rest != 0 {
+                let s = rest.trailing_zeros();
+                rest &= rest - 1;
+                let c = s - (target_blue & ((1u64 << s) - 1)).count_ones();
+                rank_red += binom[i][c as usize];
+                i += 1;
+            }
+            let j = ((dst.rank_blue(target_blue) * dst_nr + rank_red) << 1) as usize;
+            let i = ((base + rr) << 1) as usize;
+            // Blue to move there is Red to move here, and the other way round.
+            out[j] = values[i + 1];
+            out[j + 1] = values[i];
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_reflection_matches_the_board() {
+        for n in 2..=5 {
+            let board = Board::new(n).unwrap();
+            let r = Reflector::new(board);
+            for m in [
+                0u64,
+                1,
+                0b1011,
+                (1 << (n * n)) - 1,
+                0x0155_5555 & ((1 << (n * n)) - 1),
+            ] {
+                assert_eq!(r.squares(m), board.reflect_squares(m));
+            }
+        }
+    }
+
+    #[test]
+    fn reflected_layer_is_a_permutation_matching_positions() {
+        let board = Board::new(3).unwrap();
+        let src = Layer::new(board, 1, 2);
+        let values: Vec<u8> = (0..src.len()).map(|i| (i % 251) as u8).collect();
+        let out = reflect_layer(&src, &values);
+        let dst = Layer::new(board, 2, 1);
+        for j in 0..dst.len() {
+            let p = dst.position(j);
+            assert_eq!(
+                out[j as usize],
+                values[src.index(&board.reflect(&p)) as usize]
+            );
+        }
+    }
+}
