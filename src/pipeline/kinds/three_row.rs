@@ -60,10 +60,13 @@ pub struct ThreeRow;
 /// Columns recorded in `three-row-f-255.csv`.
 pub const SMALL_Q: u32 = 255;
 
-/// Columns per in-memory sub-tile (cache blocking inside a job).
-pub const BLOCK_Q: u32 = 256;
-/// Rows per in-memory sub-tile.
-pub const BLOCK_R: u32 = 256;
+/// Side of the in-memory blocks of a tile (cache blocking and threads inside
+/// a job): about 1/32 of the tile's longer side, at least 64, so that even the
+/// tiles on the diagonal (triangles, whose blocks form a chain along the
+/// diagonal) keep two or more threads busy.
+pub fn block_side(geom: &TileGeom) -> u32 {
+    ((geom.q1 - geom.q0).max(geom.r1 - geom.r0) / 32).max(64)
+}
 
 /// Largest `q_max` accepted (values stay far below `u32::MAX`, the
 /// per-tile bitsets below 100 MB).
@@ -417,7 +420,10 @@ fn run_tile(job: &JobSpec, geom: &TileGeom, inputs: &dyn ShardSource) -> Result<
     let record = TileRecord {
         f_upto_q: Some(SMALL_Q),
     };
-    let mut out: TileOutput = solve_tile_blocked(geom, input, &record, BLOCK_Q, BLOCK_R)
+    // Threads inside the job: all cores (the results do not depend on it).
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let b = block_side(geom);
+    let mut out: TileOutput = solve_tile_blocked(geom, input, &record, b, b, threads)
         .map_err(|e| Error::job(&job.name, e))?;
     out.diag.truncate(geom.diag_out() as usize);
     let meta = TileMeta {
