@@ -361,14 +361,19 @@ fn decode_meta(shard: &Shard) -> Result<TileMeta> {
         .map_err(|e| Error::job(job, format!("malformed shard: meta: {e}")))
 }
 
-/// Decodes a tile shard (all sections but `cols`).
+/// Decodes a tile shard (all sections but `cols`; `rows` only when
+/// `with_rows`, else left empty).
 ///
 /// # Errors
 /// [`Error::Job`] if a section is missing or malformed.
-pub fn decode_tile(shard: &Shard) -> Result<TileShard> {
+pub fn decode_tile(shard: &Shard, with_rows: bool) -> Result<TileShard> {
     let job = shard.header.job_name.as_str();
     let meta = decode_meta(shard)?;
-    let rows = decode_rows(job, shard.section("rows")?, meta.geom().rows_out().len())?;
+    let rows = if with_rows {
+        decode_rows(job, shard.section("rows")?, meta.geom().rows_out().len())?
+    } else {
+        Vec::new()
+    };
     let diag = decode_u32s(job, "diag", shard.section("diag")?)?;
     let p_count = decode_u32s(job, "p-count", shard.section("p-count")?)?;
     let w = decode_u32s(job, "wins", shard.section("wins")?)?;
@@ -496,7 +501,8 @@ pub fn merge_run(run: &dyn RunAccess) -> Result<Merged> {
     let mut wins: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
     let mut small_f = Vec::new();
     for job in run.jobs() {
-        let t = decode_tile(&run.load(&job.name)?)?;
+        // Only the last q range's row states are read (the final states).
+        let t = decode_tile(&run.load(&job.name)?, job_geom(job)?.q1 == q_max + 1)?;
         let g = t.meta.geom();
         if g.q1 == q_max + 1 {
             for (r, st) in g.rows_out().zip(&t.rows) {
