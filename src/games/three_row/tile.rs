@@ -1,5 +1,8 @@
 //! The tile solver: Brouwer's recurrence over `q ∈ [q0, q1)`, `r ∈ [r0, r1)`.
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier, Mutex, RwLock};
+
 use super::classify::PERIOD_MAX;
 
 /// The cells of one tile: `q ∈ [q0, q1)`, `r ∈ [r0, r1)` with `r ≤ q`, of a
@@ -638,49 +641,115 @@ pub fn solve_tile_blocked(
     };
     let (nq, nr) = (qcuts.len(), rcuts.len());
     let anti_diagonals = if nq == 0 || nr == 0 { 0 } else { nq + nr - 1 };
-    for s in 0..anti_diagonals {
-        // The blocks (i, j) of anti-diagonal s that hold cells (ra < qb).
-        let blocks: Vec<(usize, usize)> = (s.saturating_sub(nr - 1)..nq.min(s + 1))
-            .map(|i| (i, s - i))
-            .filter(|&(i, j)| rcuts[j].0 < qcuts[i].1)
-            .collect();
-        let tasks: Vec<(usize, usize, TileGeom, Vec<RowState>, Vec<ColState>)> = blocks
-            .iter()
-            .map(|&(i, j)| {
-                let g = TileGeom {
-                    q0: qcuts[i].0,
-                    q1: qcuts[i].1,
-                    r0: rcuts[j].0,
-                    r1: rcuts[j].1,
-                    q_max,
-                };
-                (
-                    i,
-                    j,
-                    g,
-                    std::mem::take(&mut row_states[j]),
-                    std::mem::take(&mut col_states[i]),
-                )
-            })
-            .collect();
-        let results = run_blocks(tasks, &diag, record, threads);
-        for (i, j, o) in results {
-            let o = o?;
-            let bq0 = qcuts[i].0;
-            for (k, c) in o.p_count.iter().enumerate() {
-                out.p_count[(bq0 - q0) as usize + k] += c;
+    let diag = RwLock::new(diag);
+    // One anti-diagonal after the other; `solve` runs the blocks of one.
+    let mut all = |solve: &dyn Fn(Vec<BlockTask>) -> Vec<BlockResult>| -> Result<(), String> {
+        for s in 0..anti_diagonals {
+            // The blocks (i, j) of anti-diagonal s that hold cells (ra < qb).
+            let tasks: Vec<BlockTask> = (s.saturating_sub(nr - 1)..nq.min(s + 1))
+                .map(|i| (i, s - i))
+                .filter(|&(i, j)| rcuts[j].0 < qcuts[i].1)
+                .map(|(i, j)| {
+                    let g = TileGeom {
+                        q0: qcuts[i].0,
+                        q1: qcuts[i].1,
+                        r0: rcuts[j].0,
+                        r1: rcuts[j].1,
+                        q_max,
+                    };
+                    (
+                        i,
+                        j,
+                        g,
+                        std::mem::take(&mut row_states[j]),
+                        std::mem::take(&mut col_states[i]),
+                    )
+                })
+                .collect();
+            for (i, j, o) in solve(tasks) {
+                let o = o?;
+                let bq0 = qcuts[i].0;
+                for (k, c) in o.p_count.iter().enumerate() {
+                    out.p_count[(bq0 - q0) as usize + k] += c;
+                }
+                out.wins.extend(o.wins);
+                out.small_f.extend(o.small_f);
+                out.live_cells += o.live_cells;
+                row_states[j] = o.rows;
+                col_states[i] = o.cols;
+                diag.write().expect("no panics while locked").extend(o.diag);
             }
-            out.wins.extend(o.wins);
-            out.small_f.extend(o.small_f);
-            out.live_cells += o.live_cells;
-            row_states[j] = o.rows;
-            col_states[i] = o.cols;
-            diag.extend(o.diag);
         }
+        Ok(())
+    };
+    let block = |(i, j, g, rows, cols): BlockTask| -> BlockResult {
+        let d = diag.read().expect("no panics while locked");
+        (i, j, solve_block(&g, rows, cols, &d, record))
+    };
+    let threads = threads.max(1);
+    if threads == 1 {
+        all(&|tasks| tasks.into_iter().map(block).collect())?;
+    } else {
+        // `threads − 1` helpers for the whole tile; per anti-diagonal the
+        // blocks are handed out through `round`, between two barriers.
+        let round: Mutex<Arc<Round>> = Mutex::new(Arc::new(Round::default()));
+        let barrier = Barrier::new(threads);
+        let done = AtomicBool::new(false);
+        let work = |r: &Round| {
+            loop {
+                let k = r.next.fetch_add(1, Ordering::Relaxed);
+                let Some(slot) = r.tasks.get(k) else { break };
+                let t = slot
+                    .lock()
+                    .expect("no panics while locked")
+                    .take()
+                    .expect("each block is taken once");
+                *r.results[k].lock().expect("no panics while locked") = Some(block(t));
+            }
+        };
+        std::thread::scope(|sc| {
+            for _ in 1..threads {
+                sc.spawn(|| {
+                    loop {
+                        barrier.wait();
+                        if done.load(Ordering::Acquire) {
+                            break;
+                        }
+                        let r = Arc::clone(&round.lock().expect("no panics while locked"));
+                        work(&r);
+                        barrier.wait();
+                    }
+                });
+            }
+            let res = all(&|tasks: Vec<BlockTask>| {
+                let n = tasks.len();
+                let r = Arc::new(Round {
+                    tasks: tasks.into_iter().map(|t| Mutex::new(Some(t))).collect(),
+                    results: (0..n).map(|_| Mutex::new(None)).collect(),
+                    next: AtomicUsize::new(0),
+                });
+                *round.lock().expect("no panics while locked") = Arc::clone(&r);
+                barrier.wait();
+                work(&r);
+                barrier.wait();
+                r.results
+                    .iter()
+                    .map(|m| {
+                        m.lock()
+                            .expect("no panics while locked")
+                            .take()
+                            .expect("every block solved")
+                    })
+                    .collect()
+            });
+            done.store(true, Ordering::Release);
+            barrier.wait();
+            res
+        })?;
     }
     out.rows = row_states.into_iter().flatten().collect();
     out.cols = col_states.into_iter().flatten().collect();
-    out.diag = diag;
+    out.diag = diag.into_inner().expect("no panics while locked");
     out.wins.sort();
     out.small_f.sort();
     Ok(out)
@@ -689,56 +758,12 @@ pub fn solve_tile_blocked(
 type BlockTask = (usize, usize, TileGeom, Vec<RowState>, Vec<ColState>);
 type BlockResult = (usize, usize, Result<TileOutput, String>);
 
-/// Solves the independent blocks of one anti-diagonal on up to `threads`
-/// threads; results in the order of `tasks`.
-fn run_blocks(
-    tasks: Vec<BlockTask>,
-    diag: &[u32],
-    record: &TileRecord,
-    threads: usize,
-) -> Vec<BlockResult> {
-    let solve = |(i, j, g, rows, cols): BlockTask| -> BlockResult {
-        (i, j, solve_block(&g, rows, cols, diag, record))
-    };
-    let n = tasks.len();
-    let threads = threads.clamp(1, n.max(1));
-    if threads == 1 {
-        return tasks.into_iter().map(solve).collect();
-    }
-    let slots: Vec<std::sync::Mutex<Option<BlockTask>>> = tasks
-        .into_iter()
-        .map(|t| std::sync::Mutex::new(Some(t)))
-        .collect();
-    let results: Vec<std::sync::Mutex<Option<BlockResult>>> =
-        (0..n).map(|_| std::sync::Mutex::new(None)).collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|sc| {
-        for _ in 0..threads {
-            sc.spawn(|| {
-                loop {
-                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if k >= n {
-                        break;
-                    }
-                    let t = slots[k]
-                        .lock()
-                        .expect("no panics while locked")
-                        .take()
-                        .expect("each block is taken once");
-                    let r = solve(t);
-                    *results[k].lock().expect("no panics while locked") = Some(r);
-                }
-            });
-        }
-    });
-    results
-        .into_iter()
-        .map(|m| {
-            m.into_inner()
-                .expect("no panics while locked")
-                .expect("every block solved")
-        })
-        .collect()
+/// The blocks of one anti-diagonal, handed out to the threads of a tile.
+#[derive(Default)]
+struct Round {
+    tasks: Vec<Mutex<Option<BlockTask>>>,
+    results: Vec<Mutex<Option<BlockResult>>>,
+    next: AtomicUsize,
 }
 
 /// The least value `v ≥ q` in neither the row's set (own values, diagonal
