@@ -195,6 +195,12 @@ pub fn value_bound(q_max: u32) -> u32 {
 /// `last_d` of columns before the row started (no real `d` equals it).
 pub const NO_D: u32 = u32::MAX;
 
+thread_local! {
+    /// Per thread: the zeroed diagonal and union bitsets of [`solve_block`].
+    static SCRATCH: std::cell::RefCell<(Vec<u64>, Vec<u64>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
 #[inline]
 fn set_bit(bits: &mut [u64], v: u32) {
     bits[(v / 64) as usize] |= 1u64 << (v % 64);
@@ -355,9 +361,14 @@ fn solve_block(
         ));
     }
     let nwords = (value_bound(q_max) / 64 + 8) as usize;
-    let mut col = vec![0u64; nwords];
-    let mut diagbits = vec![0u64; nwords];
-    let mut uni = vec![0u64; nwords];
+    // Two all-zero bitsets of `nwords` words, reused by the thread's next
+    // block (fresh ones per block cost page faults at large q_max).
+    let (mut diagbits, mut uni) = SCRATCH.with_borrow_mut(std::mem::take);
+    for b in [&mut diagbits, &mut uni] {
+        if b.len() < nwords {
+            b.resize(nwords, 0);
+        }
+    }
     // Diagonal values made here (a ≥ shared.len()).
     let mut made: Vec<u32> = Vec::new();
     let ns = shared.len();
@@ -388,17 +399,21 @@ fn solve_block(
     let mut cols_in = cols.into_iter();
     for q in q0..q1 {
         let lo = (q / 64) as usize;
-        let mut hi = lo;
+        // The column's bits, word `lo + i` in `col[i]` (the input state's
+        // own buffer, extended in place and handed on).
+        let mut col: Vec<u64> = Vec::new();
         if let Some(c) = cols_in.next() {
             let b = c.base as usize;
             if b < lo || b + c.words.len() > nwords {
                 return Err(format!("column {q}: state out of range"));
             }
-            col[b..b + c.words.len()].copy_from_slice(&c.words);
-            for (u, &w) in uni[b..].iter_mut().zip(&c.words) {
+            col = c.words;
+            if b > lo {
+                col.splice(0..0, std::iter::repeat_n(0, b - lo));
+            }
+            for (u, &w) in uni[lo..].iter_mut().zip(&col) {
                 *u |= w;
             }
-            hi = b + c.words.len();
         }
         if r0 <= q && q < r1 {
             debug_assert_eq!(rows.len() as u32, q - r0);
@@ -426,12 +441,15 @@ fn solve_block(
             }
             let v = mex(row, q, &diagbits, &uni, g);
             out.live_cells += 1;
-            set_bit(&mut col, v);
+            let i = (v / 64) as usize - lo;
+            if i >= col.len() {
+                col.resize(i + 1, 0);
+            }
+            col[i] |= 1u64 << (v % 64);
             set_bit(&mut uni, v);
             if v == g {
                 g = next_free(&uni, g);
             }
-            hi = hi.max((v / 64) as usize + 1);
             let d = v - q;
             // Period detection: run[k − 1] restarts where d(q) ≠ d(q − k).
             // Columns before the row started hold NO_D, which never equals
@@ -505,19 +523,19 @@ fn solve_block(
                 uni[w] = diagbits[w];
             }
         }
-        // Hand the column on (values ≥ q only), then clear it.
-        if hi > lo {
-            col[lo] &= !0u64 << (q % 64);
+        // Hand the column on (values ≥ q only).
+        if let Some(w) = col.first_mut() {
+            *w &= !0u64 << (q % 64);
         }
-        while hi > lo && col[hi - 1] == 0 {
-            hi -= 1;
+        while col.last() == Some(&0) {
+            col.pop();
         }
+        let hi = lo + col.len();
+        uni[lo..hi].copy_from_slice(&diagbits[lo..hi]);
         out.cols.push(ColState {
             base: lo as u32,
-            words: col[lo..hi].to_vec(),
+            words: col,
         });
-        col[lo..hi].fill(0);
-        uni[lo..hi].copy_from_slice(&diagbits[lo..hi]);
     }
     for w in live {
         let r = w.r;
@@ -525,6 +543,15 @@ fn solve_block(
     }
     out.rows = rows;
     out.diag = made;
+    // Both bitsets hold just the diagonal below r0 now: clear it, keep them.
+    for &v in &shared[..(r0 as usize).min(ns)] {
+        if v >= q0 {
+            clear_bit(&mut diagbits, v);
+            clear_bit(&mut uni, v);
+        }
+    }
+    debug_assert!(diagbits.iter().chain(&uni).all(|&w| w == 0));
+    SCRATCH.set((diagbits, uni));
     Ok(out)
 }
 

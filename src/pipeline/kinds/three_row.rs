@@ -61,11 +61,12 @@ pub struct ThreeRow;
 pub const SMALL_Q: u32 = 255;
 
 /// Side of the in-memory blocks of a tile (cache blocking and threads inside
-/// a job): about 1/32 of the tile's longer side, at least 64, so that even the
+/// a job): 1/16 of the tile's longer side, at least 64, so that even the
 /// tiles on the diagonal (triangles, whose blocks form a chain along the
-/// diagonal) keep two or more threads busy.
+/// diagonal) keep two threads busy most of the time, while the work per
+/// block column and block row (handing column and row states on) stays small.
 pub fn block_side(geom: &TileGeom) -> u32 {
-    ((geom.q1 - geom.q0).max(geom.r1 - geom.r0) / 32).max(64)
+    ((geom.q1 - geom.q0).max(geom.r1 - geom.r0) / 16).max(64)
 }
 
 /// Largest `q_max` accepted (values stay far below `u32::MAX`, the
