@@ -218,6 +218,9 @@ struct Work {
     r: u32,
     m: u32,
     base: u32,
+    /// `hist` holds one value 12 times (a linear stretch): a column with the
+    /// same `d` changes nothing and skips the update.
+    flat: bool,
     own: Vec<u64>,
     hist: [u32; PERIOD_MAX as usize],
     run: [u32; PERIOD_MAX as usize],
@@ -235,6 +238,7 @@ impl Work {
             r,
             m: l.m,
             base: l.base,
+            flat: hist.iter().all(|&h| h == hist[0]) && hist[0] != NO_D,
             own: l.own,
             hist,
             run: l.run,
@@ -454,11 +458,15 @@ fn solve_block(
             // Period detection: run[k − 1] restarts where d(q) ≠ d(q − k).
             // Columns before the row started hold NO_D, which never equals
             // a real d, so runs cannot start before r + k.
-            for (s, &h) in row.run.iter_mut().zip(&row.hist) {
-                *s = if h == d { *s } else { q + 1 };
+            // A linear stretch (d(q − k) = d for every k) changes nothing.
+            if !(row.flat && row.hist[0] == d) {
+                for (s, &h) in row.run.iter_mut().zip(&row.hist) {
+                    *s = if h == d { *s } else { q + 1 };
+                }
+                row.hist.copy_within(..PERIOD_MAX as usize - 1, 1);
+                row.hist[0] = d;
+                row.flat = row.hist.iter().all(|&h| h == d);
             }
-            row.hist.copy_within(..PERIOD_MAX as usize - 1, 1);
-            row.hist[0] = d;
             if v <= q_max {
                 let i = (v - q0) as usize;
                 if i >= out.p_count.len() {
