@@ -376,10 +376,6 @@ fn solve_block(
     // Diagonal values made here (a ≥ shared.len()).
     let mut made: Vec<u32> = Vec::new();
     let ns = shared.len();
-    let diag_at = |made: &[u32], a: u32| {
-        let a = a as usize;
-        if a < ns { shared[a] } else { made[a - ns] }
-    };
     for &v in &shared[..(r0 as usize).min(ns)] {
         if v >= q0 {
             set_bit(&mut diagbits, v);
@@ -399,6 +395,14 @@ fn solve_block(
         cells: geom.cells(),
         ..TileOutput::default()
     };
+    // `(a, f(a, a))` for the rows `a` of this block whose diagonal value can
+    // still matter (`≥` the current column), by `a`; each column adds those
+    // below the current row to the row's set (the tile's rows only: the
+    // diagonal below r0 is in `diagbits` throughout).
+    let mut diag_rows: Vec<(u32, u32)> = (r0..r1.min(ns as u32))
+        .map(|a| (a, shared[a as usize]))
+        .filter(|&(_, v)| v >= q0)
+        .collect();
     let mut died = false;
     let mut cols_in = cols.into_iter();
     for q in q0..q1 {
@@ -425,15 +429,17 @@ fn solve_block(
             live.push(Work::from_live(q, LiveRow::new(q), q));
         }
         let mut g = next_free(&uni, q);
-        let mut added = r0;
+        let mut added = 0;
         for i in 0..live.len() {
             if let Some(nx) = live.get(i + PREFETCH_AHEAD) {
                 prefetch_row(nx, q);
             }
             let row = &mut live[i];
             let r = row.r;
-            while added < r {
-                let v = diag_at(&made, added);
+            while let Some(&(a, v)) = diag_rows.get(added) {
+                if a >= r {
+                    break;
+                }
                 if v >= q {
                     set_bit(&mut diagbits, v);
                     set_bit(&mut uni, v);
@@ -483,6 +489,7 @@ fn solve_block(
                     ));
                 }
                 made.push(v);
+                diag_rows.push((q, v));
                 if v <= q_max {
                     out.wins.push(WinningMove {
                         p: v,
@@ -523,14 +530,15 @@ fn solve_block(
         }
         // Take this column's diagonal values out again, restore `uni` to
         // the diagonal below r0 on the words touched.
-        for a in r0..added {
-            let v = diag_at(&made, a);
+        for &(_, v) in &diag_rows[..added] {
             if v >= q {
                 clear_bit(&mut diagbits, v);
                 let w = (v / 64) as usize;
                 uni[w] = diagbits[w];
             }
         }
+        // Values ≤ q matter no more.
+        diag_rows.retain(|&(_, v)| v > q);
         // Hand the column on (values ≥ q only).
         if let Some(w) = col.first_mut() {
             *w &= !0u64 << (q % 64);
