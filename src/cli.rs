@@ -786,8 +786,16 @@ fn cmd_query_three_row(a: &ThreeRowQuery) -> anyhow::Result<ExitCode> {
             r1: rows,
             q_max: q_last,
         };
-        solve_tile_blocked(&g, TileInput::default(), &TileRecord::default(), 256, 256)
-            .map_err(|e| anyhow!(e))
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        solve_tile_blocked(
+            &g,
+            TileInput::default(),
+            &TileRecord::default(),
+            256,
+            256,
+            threads,
+        )
+        .map_err(|e| anyhow!(e))
     };
     let out = solve(a.q, a.r + 1)?;
     let state = &out.rows[a.r as usize];

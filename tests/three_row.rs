@@ -23,13 +23,16 @@ fn whole(q_max: u32) -> TileGeom {
     }
 }
 
-fn solve_blocked(q_max: u32, bq: u32, br: u32) -> TileOutput {
+fn solve_blocked(q_max: u32, bq: u32, br: u32, threads: usize) -> TileOutput {
     solve_tile_blocked(
         &whole(q_max),
         TileInput::default(),
-        &TileRecord::default(),
+        &TileRecord {
+            f_upto_q: Some(300),
+        },
         bq,
         br,
+        threads,
     )
     .expect("whole triangle")
 }
@@ -109,14 +112,25 @@ fn small_values() {
 
 #[test]
 fn any_blocking_gives_the_same_output() {
-    let a = solve_blocked(700, 10_000, 10_000);
-    for (bq, br) in [(1, 1000), (64, 64), (100, 37), (256, 7)] {
-        let b = solve_blocked(700, bq, br);
-        assert_eq!(a.rows, b.rows, "rows, blocks {bq}×{br}");
-        assert_eq!(a.diag, b.diag);
-        assert_eq!(a.p_count, b.p_count);
-        assert_eq!(a.wins, b.wins);
-        assert_eq!(a.live_cells, b.live_cells);
+    // One block on one thread against blocks of every shape on 1–3 threads.
+    let a = solve_blocked(700, 10_000, 10_000, 1);
+    for (bq, br, threads) in [
+        (1, 1000, 1),
+        (64, 64, 1),
+        (64, 64, 2),
+        (100, 37, 3),
+        (256, 7, 2),
+        (13, 50, 2),
+    ] {
+        let b = solve_blocked(700, bq, br, threads);
+        let what = format!("blocks {bq}×{br}, {threads} threads");
+        assert_eq!(a.rows, b.rows, "rows, {what}");
+        assert_eq!(a.cols, b.cols, "columns, {what}");
+        assert_eq!(a.diag, b.diag, "{what}");
+        assert_eq!(a.p_count, b.p_count, "{what}");
+        assert_eq!(a.wins, b.wins, "{what}");
+        assert_eq!(a.small_f, b.small_f, "{what}");
+        assert_eq!(a.live_cells, b.live_cells, "{what}");
     }
 }
 
@@ -125,7 +139,7 @@ fn tiles_chained_like_the_pipeline_give_the_same_rows() {
     // Chain tiles exactly as the job kind does (rows from (i−1, j), columns
     // from (i, j−1), the longer diagonal), for uneven ranges.
     let q_max = 600;
-    let reference = solve_blocked(q_max, 1000, 1000);
+    let reference = solve_blocked(q_max, 1000, 1000, 1);
     for (qr, rr) in [(97, 150), (250, 40), (601, 601), (1, 300)] {
         let mut done: BTreeMap<(u32, u32), TileOutput> = BTreeMap::new();
         let mut finals: Vec<Option<RowState>> = vec![None; q_max as usize + 1];
@@ -168,7 +182,7 @@ fn tiles_chained_like_the_pipeline_give_the_same_rows() {
 #[test]
 fn seed_facts_at_q_16000() {
     let q_max = 16_000;
-    let out = solve_blocked(q_max, 256, 256);
+    let out = solve_blocked(q_max, 256, 256, 2);
     // 3×p has exactly one winning move for every p ≤ Q (Brouwer: p ≤ 130,000).
     let mut wins = vec![0u32; q_max as usize + 1];
     for w in &out.wins {
@@ -224,7 +238,7 @@ fn oeis_terms_from_the_solver() {
     // A029900 = f(n, n); A029899 = P-positions with p ≤ n; A029901/2 = the
     // 3×p rectangles won in row 2 and the column; A029903–5 = linear rows.
     let q_max = 1000;
-    let out = solve_blocked(q_max, 256, 256);
+    let out = solve_blocked(q_max, 256, 256, 2);
     let get = |id: &str| oeis_terms(OEIS_TERMS, id).expect("terms").1;
     let a900 = get("A029900");
     assert_eq!(

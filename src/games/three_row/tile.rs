@@ -1,5 +1,8 @@
 //! The tile solver: Brouwer's recurrence over `q ∈ [q0, q1)`, `r ∈ [r0, r1)`.
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier, Mutex, RwLock};
+
 use super::classify::PERIOD_MAX;
 
 /// The cells of one tile: `q ∈ [q0, q1)`, `r ∈ [r0, r1)` with `r ≤ q`, of a
@@ -192,21 +195,11 @@ pub fn value_bound(q_max: u32) -> u32 {
 /// `last_d` of columns before the row started (no real `d` equals it).
 pub const NO_D: u32 = u32::MAX;
 
-/// `ROT[q % 12][k − 1] = (q − k) % 12`: where `d(q − k)` sits in `last_d`.
-const ROT: [[u8; PERIOD_MAX as usize]; PERIOD_MAX as usize] = {
-    let mut t = [[0u8; PERIOD_MAX as usize]; PERIOD_MAX as usize];
-    let n = PERIOD_MAX as usize;
-    let mut i = 0;
-    while i < n {
-        let mut k = 1;
-        while k <= n {
-            t[i][k - 1] = ((i + n - k) % n) as u8;
-            k += 1;
-        }
-        i += 1;
-    }
-    t
-};
+thread_local! {
+    /// Per thread: the zeroed diagonal and union bitsets of [`solve_block`].
+    static SCRATCH: std::cell::RefCell<(Vec<u64>, Vec<u64>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
 
 #[inline]
 fn set_bit(bits: &mut [u64], v: u32) {
@@ -218,7 +211,375 @@ fn clear_bit(bits: &mut [u64], v: u32) {
     bits[(v / 64) as usize] &= !(1u64 << (v % 64));
 }
 
-/// Solves one tile.
+/// A live row while [`solve_tile`] works on it: [`LiveRow`] with the last
+/// 12 values of `d` in age order (`hist[k − 1] = d(q − k)` before column `q`),
+/// so that the run update of the period detection is one vector compare.
+struct Work {
+    r: u32,
+    m: u32,
+    base: u32,
+    /// `hist` holds one value 12 times (a linear stretch): a column with the
+    /// same `d` changes nothing and skips the update.
+    flat: bool,
+    own: Vec<u64>,
+    hist: [u32; PERIOD_MAX as usize],
+    run: [u32; PERIOD_MAX as usize],
+}
+
+impl Work {
+    /// From a row's state at column `q`.
+    fn from_live(r: u32, l: LiveRow, q: u32) -> Work {
+        let n = PERIOD_MAX as usize;
+        let mut hist = [NO_D; PERIOD_MAX as usize];
+        for (k, h) in hist.iter_mut().enumerate() {
+            *h = l.last_d[(q as usize % n + n - k - 1) % n];
+        }
+        Work {
+            r,
+            m: l.m,
+            base: l.base,
+            flat: hist.iter().all(|&h| h == hist[0]) && hist[0] != NO_D,
+            own: l.own,
+            hist,
+            run: l.run,
+        }
+    }
+
+    /// The row's state at column `q`, canonical.
+    fn into_live(self, q: u32) -> LiveRow {
+        let n = PERIOD_MAX as usize;
+        let mut last_d = [NO_D; PERIOD_MAX as usize];
+        for (k, &h) in self.hist.iter().enumerate() {
+            last_d[(q as usize % n + n - k - 1) % n] = h;
+        }
+        let mut l = LiveRow {
+            m: self.m,
+            base: self.base,
+            own: self.own,
+            last_d,
+            run: self.run,
+        };
+        l.canonicalize();
+        l
+    }
+}
+
+/// How many rows ahead [`prefetch_row`] looks.
+const PREFETCH_AHEAD: usize = 2;
+
+/// Asks the CPU to fetch the first words of a row's own bitset that its next
+/// mex will read (they live in a separate allocation per row and are
+/// otherwise a cache miss for every cell). A hint only.
+#[inline(always)]
+fn prefetch_row(row: &Work, q: u32) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let w = (row.m.max(q) / 64).saturating_sub(row.base) as usize;
+        if w < row.own.len() {
+            let p = row.own[w..].as_ptr().cast::<i8>();
+            // SAFETY: prefetching has no effect on memory; the pointers are
+            // in (or one line past) the allocation of `own`.
+            unsafe {
+                use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+                _mm_prefetch::<_MM_HINT_T0>(p);
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (row, q);
+}
+
+/// The least value `≥ from` not in `bits` (which ends in zero words).
+#[inline]
+fn next_free(bits: &[u64], from: u32) -> u32 {
+    let mut w = (from / 64) as usize;
+    let mut free = !bits[w] & (!0u64 << (from % 64));
+    while free == 0 {
+        w += 1;
+        free = !bits[w];
+    }
+    w as u32 * 64 + free.trailing_zeros()
+}
+
+/// Solves one block of a tile.
+///
+/// Per column `q` the live rows are taken in increasing `r`. Besides the
+/// column bitset (`col`) and the diagonal values of the current row
+/// (`diagbits`: `f(a, a) ≥ q`, `a < r`) the solver keeps their union `uni`
+/// and `g`, the least value `≥ q` not in `uni`. Both sets only grow while `r`
+/// increases, so `g` only moves forward, and no mex lies below
+/// `max(g, m)` (`m`: the row's own lower bound): the scan starts there and
+/// reads two bitsets (the row's own values and `uni`).
+///
+/// The diagonal values `f(a, a)` come read-only in `shared` (at least
+/// [`TileGeom::diag_in`] of them; exactly `q` when the tile holds the
+/// diagonal cell `(q, q)`); the ones the tile makes are returned in the
+/// output's `diag`, and `p_count` is indexed from `q0` but only as long as
+/// needed.
+///
+/// # Errors
+/// A message if the input does not fit the geometry (wrong number of row or
+/// column states, diagonal too short, a row state for a row not started).
+fn solve_block(
+    geom: &TileGeom,
+    rows: Vec<RowState>,
+    cols: Vec<ColState>,
+    shared: &[u32],
+    record: &TileRecord,
+) -> Result<TileOutput, String> {
+    let TileGeom {
+        q0,
+        q1,
+        r0,
+        r1,
+        q_max,
+    } = *geom;
+    if q0 > q1 || r0 > r1 || q1 > q_max + 1 || r1 > q_max + 1 {
+        return Err(format!(
+            "bad tile q [{q0}, {q1}), r [{r0}, {r1}) for q_max {q_max}"
+        ));
+    }
+    let rows_in = geom.rows_in();
+    if rows.len() != rows_in.len() {
+        return Err(format!(
+            "{} row states given, {} needed (rows {}..{})",
+            rows.len(),
+            rows_in.len(),
+            rows_in.start,
+            rows_in.end
+        ));
+    }
+    if !(cols.is_empty() && r0 == 0) && cols.len() != (q1 - q0) as usize {
+        return Err(format!(
+            "{} column states given, {} needed",
+            cols.len(),
+            q1 - q0
+        ));
+    }
+    if (shared.len() as u64) < u64::from(geom.diag_in()) {
+        return Err(format!(
+            "{} diagonal values given, {} needed",
+            shared.len(),
+            geom.diag_in()
+        ));
+    }
+    let nwords = (value_bound(q_max) / 64 + 8) as usize;
+    // Two all-zero bitsets of `nwords` words, reused by the thread's next
+    // block (fresh ones per block cost page faults at large q_max).
+    let (mut diagbits, mut uni) = SCRATCH.with_borrow_mut(std::mem::take);
+    for b in [&mut diagbits, &mut uni] {
+        if b.len() < nwords {
+            b.resize(nwords, 0);
+        }
+    }
+    // Diagonal values made here (a ≥ shared.len()).
+    let mut made: Vec<u32> = Vec::new();
+    let ns = shared.len();
+    for &v in &shared[..(r0 as usize).min(ns)] {
+        if v >= q0 {
+            set_bit(&mut diagbits, v);
+            set_bit(&mut uni, v);
+        }
+    }
+    // Dead rows keep their state here; live rows are in `live` (by r) and
+    // hold a placeholder here until the end.
+    let mut rows = rows;
+    let mut live: Vec<Work> = Vec::new();
+    for (r, s) in rows_in.clone().zip(rows.iter_mut()) {
+        if let RowState::Live(l) = s {
+            live.push(Work::from_live(r, std::mem::take(l), q0));
+        }
+    }
+    let mut out = TileOutput {
+        cells: geom.cells(),
+        ..TileOutput::default()
+    };
+    // `(a, f(a, a))` for the rows `a` of this block whose diagonal value can
+    // still matter (`≥` the current column), by `a`; each column adds those
+    // below the current row to the row's set (the tile's rows only: the
+    // diagonal below r0 is in `diagbits` throughout).
+    let mut diag_rows: Vec<(u32, u32)> = (r0..r1.min(ns as u32))
+        .map(|a| (a, shared[a as usize]))
+        .filter(|&(_, v)| v >= q0)
+        .collect();
+    let mut died = false;
+    let mut cols_in = cols.into_iter();
+    for q in q0..q1 {
+        let lo = (q / 64) as usize;
+        // The column's bits, word `lo + i` in `col[i]` (the input state's
+        // own buffer, extended in place and handed on).
+        let mut col: Vec<u64> = Vec::new();
+        if let Some(c) = cols_in.next() {
+            let b = c.base as usize;
+            if b < lo || b + c.words.len() > nwords {
+                return Err(format!("column {q}: state out of range"));
+            }
+            col = c.words;
+            if b > lo {
+                col.splice(0..0, std::iter::repeat_n(0, b - lo));
+            }
+            for (u, &w) in uni[lo..].iter_mut().zip(&col) {
+                *u |= w;
+            }
+        }
+        if r0 <= q && q < r1 {
+            debug_assert_eq!(rows.len() as u32, q - r0);
+            rows.push(RowState::Live(LiveRow::default()));
+            live.push(Work::from_live(q, LiveRow::new(q), q));
+        }
+        let mut g = next_free(&uni, q);
+        let mut added = 0;
+        for i in 0..live.len() {
+            if let Some(nx) = live.get(i + PREFETCH_AHEAD) {
+                prefetch_row(nx, q);
+            }
+            let row = &mut live[i];
+            let r = row.r;
+            while let Some(&(a, v)) = diag_rows.get(added) {
+                if a >= r {
+                    break;
+                }
+                if v >= q {
+                    set_bit(&mut diagbits, v);
+                    set_bit(&mut uni, v);
+                    if v == g {
+                        g = next_free(&uni, g);
+                    }
+                }
+                added += 1;
+            }
+            let v = mex(row, q, &diagbits, &uni, g);
+            out.live_cells += 1;
+            let i = (v / 64) as usize - lo;
+            if i >= col.len() {
+                col.resize(i + 1, 0);
+            }
+            col[i] |= 1u64 << (v % 64);
+            set_bit(&mut uni, v);
+            if v == g {
+                g = next_free(&uni, g);
+            }
+            let d = v - q;
+            // Period detection: run[k − 1] restarts where d(q) ≠ d(q − k).
+            // Columns before the row started hold NO_D, which never equals
+            // a real d, so runs cannot start before r + k.
+            // A linear stretch (d(q − k) = d for every k) changes nothing.
+            if !(row.flat && row.hist[0] == d) {
+                for (s, &h) in row.run.iter_mut().zip(&row.hist) {
+                    *s = if h == d { *s } else { q + 1 };
+                }
+                row.hist.copy_within(..PERIOD_MAX as usize - 1, 1);
+                row.hist[0] = d;
+                row.flat = row.hist.iter().all(|&h| h == d);
+            }
+            if v <= q_max {
+                let i = (v - q0) as usize;
+                if i >= out.p_count.len() {
+                    out.p_count.resize(i + 1, 0);
+                }
+                out.p_count[i] += 1;
+            }
+            if r == q {
+                debug_assert!(v > q, "(q, q, q) is never a P-position");
+                if (ns + made.len()) as u32 != q {
+                    return Err(format!(
+                        "diagonal holds {} values at the diagonal cell {q}",
+                        ns + made.len()
+                    ));
+                }
+                made.push(v);
+                diag_rows.push((q, v));
+                if v <= q_max {
+                    out.wins.push(WinningMove {
+                        p: v,
+                        row: 1,
+                        col: q,
+                    });
+                }
+            }
+            if v == q {
+                died = true;
+                out.wins.push(WinningMove {
+                    p: q,
+                    row: 2,
+                    col: r,
+                });
+            }
+        }
+        if record.f_upto_q.is_some_and(|m| q <= m) {
+            let mut it = live.iter().peekable();
+            for r in r0..r1.min(q + 1) {
+                let f = match &rows[(r - r0) as usize] {
+                    RowState::Dead { c } => *c,
+                    RowState::Live(_) => {
+                        let w = it.next().expect("live list holds every live row");
+                        debug_assert_eq!(w.r, r);
+                        q + w.hist[0]
+                    }
+                };
+                out.small_f.push((q, r, f));
+            }
+        }
+        if died {
+            for w in live.iter().filter(|w| w.hist[0] == 0) {
+                rows[(w.r - r0) as usize] = RowState::Dead { c: q };
+            }
+            live.retain(|w| w.hist[0] != 0);
+            died = false;
+        }
+        // Take this column's diagonal values out again, restore `uni` to
+        // the diagonal below r0 on the words touched.
+        for &(_, v) in &diag_rows[..added] {
+            if v >= q {
+                clear_bit(&mut diagbits, v);
+                let w = (v / 64) as usize;
+                uni[w] = diagbits[w];
+            }
+        }
+        // Values ≤ q matter no more.
+        diag_rows.retain(|&(_, v)| v > q);
+        // Hand the column on (values ≥ q only).
+        if let Some(w) = col.first_mut() {
+            *w &= !0u64 << (q % 64);
+        }
+        while col.last() == Some(&0) {
+            col.pop();
+        }
+        let hi = lo + col.len();
+        uni[lo..hi].copy_from_slice(&diagbits[lo..hi]);
+        out.cols.push(ColState {
+            base: lo as u32,
+            words: col,
+        });
+    }
+    for w in live {
+        let r = w.r;
+        rows[(r - r0) as usize] = RowState::Live(w.into_live(q1));
+    }
+    out.rows = rows;
+    out.diag = made;
+    // Both bitsets hold just the diagonal below r0 now: clear it, keep them.
+    for &v in &shared[..(r0 as usize).min(ns)] {
+        if v >= q0 {
+            clear_bit(&mut diagbits, v);
+            clear_bit(&mut uni, v);
+        }
+    }
+    debug_assert!(diagbits.iter().chain(&uni).all(|&w| w == 0));
+    SCRATCH.set((diagbits, uni));
+    Ok(out)
+}
+
+/// Solves one tile (one block, one thread).
+///
+/// Per column `q` the live rows are taken in increasing `r`. Besides the
+/// column bitset and the diagonal values of the current row (`f(a, a) ≥ q`,
+/// `a < r`) the solver keeps their union and `g`, the least value `≥ q` not
+/// in it. Both sets only grow while `r` increases, so `g` only moves
+/// forward, and no mex lies below `max(g, m)` (`m`: the row's own lower
+/// bound): the scan starts there and reads two bitsets (the row's own values
+/// and the union).
 ///
 /// # Errors
 /// A message if the input does not fit the geometry (wrong number of row or
@@ -228,6 +589,27 @@ pub fn solve_tile(
     input: TileInput,
     record: &TileRecord,
 ) -> Result<TileOutput, String> {
+    solve_tile_blocked(geom, input, record, u32::MAX, u32::MAX, 1)
+}
+
+/// Solves a tile as a grid of blocks of `block_q` columns × `block_r` rows
+/// in memory, so that the rows and columns being worked on stay in the CPU
+/// caches, on `threads` threads: block `(i, j)` needs blocks `(i − 1, j)`
+/// (row states) and `(i, j − 1)` (column states), so the blocks of one
+/// anti-diagonal `i + j` run at once. Same output as one block on one thread,
+/// whatever the block sizes and the number of threads.
+///
+/// # Errors
+/// As [`solve_tile`].
+pub fn solve_tile_blocked(
+    geom: &TileGeom,
+    input: TileInput,
+    record: &TileRecord,
+    block_q: u32,
+    block_r: u32,
+    threads: usize,
+) -> Result<TileOutput, String> {
+    let (bq, br) = (block_q.max(1), block_r.max(1));
     let TileGeom {
         q0,
         q1,
@@ -257,240 +639,182 @@ pub fn solve_tile(
             q1 - q0
         ));
     }
-    if (input.diag.len() as u64) < u64::from(geom.diag_in()) {
+    let cuts = |a: u32, b: u32, step: u32| -> Vec<(u32, u32)> {
+        let mut v = Vec::new();
+        let mut x = a;
+        while x < b {
+            let y = x.saturating_add(step).min(b);
+            v.push((x, y));
+            x = y;
+        }
+        v
+    };
+    let qcuts = cuts(q0, q1, bq);
+    let rcuts = cuts(r0, r1, br);
+    let mut diag = input.diag;
+    if (diag.len() as u64) < u64::from(geom.diag_in()) {
         return Err(format!(
             "{} diagonal values given, {} needed",
-            input.diag.len(),
+            diag.len(),
             geom.diag_in()
         ));
     }
-    let nwords = (value_bound(q_max) / 64 + 8) as usize;
-    let mut col = vec![0u64; nwords];
-    let mut diagbits = vec![0u64; nwords];
-    let mut diag = input.diag;
-    for &v in &diag[..(r0 as usize).min(diag.len())] {
-        if v >= q0 {
-            set_bit(&mut diagbits, v);
+    // With diagonal cells in the tile, the blocks append to the diagonal.
+    if r0.max(q0) < r1.min(q1) {
+        diag.truncate(r0.max(q0) as usize);
+    }
+    // Row states per r block, column states per q block, carried along.
+    let mut row_states: Vec<Vec<RowState>> = vec![Vec::new(); rcuts.len()];
+    let mut rows_it = input.rows.into_iter();
+    for (b, &(ra, rb)) in rcuts.iter().enumerate() {
+        let n = rb.min(q0).saturating_sub(ra) as usize;
+        row_states[b] = rows_it.by_ref().take(n).collect();
+    }
+    let mut col_states: Vec<Vec<ColState>> = vec![Vec::new(); qcuts.len()];
+    if !input.cols.is_empty() {
+        let mut cols_it = input.cols.into_iter();
+        for (b, &(qa, qb)) in qcuts.iter().enumerate() {
+            col_states[b] = cols_it.by_ref().take((qb - qa) as usize).collect();
         }
     }
-    let mut rows = input.rows;
-    let mut live: Vec<u32> = rows_in
-        .clone()
-        .filter(|&r| matches!(rows[(r - r0) as usize], RowState::Live(_)))
-        .collect();
     let mut out = TileOutput {
         p_count: vec![0; (q_max + 1).saturating_sub(q0) as usize],
         cells: geom.cells(),
         ..TileOutput::default()
     };
-    let mut died: Vec<u32> = Vec::new();
-    let mut cols_in = input.cols.into_iter();
-    for q in q0..q1 {
-        let lo = (q / 64) as usize;
-        let mut hi = lo;
-        if let Some(c) = cols_in.next() {
-            let b = c.base as usize;
-            if b < lo || b + c.words.len() > nwords {
-                return Err(format!("column {q}: state out of range"));
+    let (nq, nr) = (qcuts.len(), rcuts.len());
+    let anti_diagonals = if nq == 0 || nr == 0 { 0 } else { nq + nr - 1 };
+    let diag = RwLock::new(diag);
+    // One anti-diagonal after the other; `solve` runs the blocks of one.
+    let mut all = |solve: &dyn Fn(Vec<BlockTask>) -> Vec<BlockResult>| -> Result<(), String> {
+        for s in 0..anti_diagonals {
+            // The blocks (i, j) of anti-diagonal s that hold cells (ra < qb).
+            let tasks: Vec<BlockTask> = (s.saturating_sub(nr - 1)..nq.min(s + 1))
+                .map(|i| (i, s - i))
+                .filter(|&(i, j)| rcuts[j].0 < qcuts[i].1)
+                .map(|(i, j)| {
+                    let g = TileGeom {
+                        q0: qcuts[i].0,
+                        q1: qcuts[i].1,
+                        r0: rcuts[j].0,
+                        r1: rcuts[j].1,
+                        q_max,
+                    };
+                    (
+                        i,
+                        j,
+                        g,
+                        std::mem::take(&mut row_states[j]),
+                        std::mem::take(&mut col_states[i]),
+                    )
+                })
+                .collect();
+            for (i, j, o) in solve(tasks) {
+                let o = o?;
+                let bq0 = qcuts[i].0;
+                for (k, c) in o.p_count.iter().enumerate() {
+                    out.p_count[(bq0 - q0) as usize + k] += c;
+                }
+                out.wins.extend(o.wins);
+                out.small_f.extend(o.small_f);
+                out.live_cells += o.live_cells;
+                row_states[j] = o.rows;
+                col_states[i] = o.cols;
+                diag.write().expect("no panics while locked").extend(o.diag);
             }
-            col[b..b + c.words.len()].copy_from_slice(&c.words);
-            hi = b + c.words.len();
         }
-        if r0 <= q && q < r1 {
-            debug_assert_eq!(rows.len() as u32, q - r0);
-            rows.push(RowState::Live(LiveRow::new(q)));
-            live.push(q);
-        }
-        let mut added = r0;
-        for &r in &live {
-            while added < r {
-                let v = diag[added as usize];
-                if v >= q {
-                    set_bit(&mut diagbits, v);
-                }
-                added += 1;
+        Ok(())
+    };
+    let block = |(i, j, g, rows, cols): BlockTask| -> BlockResult {
+        let d = diag.read().expect("no panics while locked");
+        (i, j, solve_block(&g, rows, cols, &d, record))
+    };
+    let threads = threads.max(1);
+    if threads == 1 {
+        all(&|tasks| tasks.into_iter().map(block).collect())?;
+    } else {
+        // `threads − 1` helpers for the whole tile; per anti-diagonal the
+        // blocks are handed out through `round`, between two barriers.
+        let round: Mutex<Arc<Round>> = Mutex::new(Arc::new(Round::default()));
+        let barrier = Barrier::new(threads);
+        let done = AtomicBool::new(false);
+        let work = |r: &Round| {
+            loop {
+                let k = r.next.fetch_add(1, Ordering::Relaxed);
+                let Some(slot) = r.tasks.get(k) else { break };
+                let t = slot
+                    .lock()
+                    .expect("no panics while locked")
+                    .take()
+                    .expect("each block is taken once");
+                *r.results[k].lock().expect("no panics while locked") = Some(block(t));
             }
-            let RowState::Live(row) = &mut rows[(r - r0) as usize] else {
-                unreachable!("live list holds live rows")
-            };
-            let v = mex(row, q, &diagbits, &col);
-            out.live_cells += 1;
-            set_bit(&mut col, v);
-            hi = hi.max((v / 64) as usize + 1);
-            let d = v - q;
-            let i0 = (q % PERIOD_MAX) as usize;
-            // Branch-free: columns before the row started hold NO_D, which
-            // never equals a real d, so runs cannot start before r + k.
-            for (k, s) in row.run.iter_mut().enumerate() {
-                let prev = row.last_d[ROT[i0][k] as usize];
-                *s = if prev == d { *s } else { q + 1 };
-            }
-            row.last_d[i0] = d;
-            if v <= q_max {
-                out.p_count[(v - q0) as usize] += 1;
-            }
-            if r == q {
-                debug_assert!(v > q, "(q, q, q) is never a P-position");
-                if diag.len() as u32 != q {
-                    return Err(format!(
-                        "diagonal holds {} values at the diagonal cell {q}",
-                        diag.len()
-                    ));
-                }
-                diag.push(v);
-                if v <= q_max {
-                    out.wins.push(WinningMove {
-                        p: v,
-                        row: 1,
-                        col: q,
-                    });
-                }
-            }
-            if v == q {
-                died.push(r);
-                out.wins.push(WinningMove {
-                    p: q,
-                    row: 2,
-                    col: r,
+        };
+        std::thread::scope(|sc| {
+            for _ in 1..threads {
+                sc.spawn(|| {
+                    loop {
+                        barrier.wait();
+                        if done.load(Ordering::Acquire) {
+                            break;
+                        }
+                        let r = Arc::clone(&round.lock().expect("no panics while locked"));
+                        work(&r);
+                        barrier.wait();
+                    }
                 });
             }
-        }
-        for a in r0..added {
-            let v = diag[a as usize];
-            if v >= q {
-                clear_bit(&mut diagbits, v);
-            }
-        }
-        if record.f_upto_q.is_some_and(|m| q <= m) {
-            for r in r0..r1.min(q + 1) {
-                let f = match &rows[(r - r0) as usize] {
-                    RowState::Dead { c } => *c,
-                    RowState::Live(row) => q + row.d_at(q),
-                };
-                out.small_f.push((q, r, f));
-            }
-        }
-        if !died.is_empty() {
-            for &r in &died {
-                rows[(r - r0) as usize] = RowState::Dead { c: q };
-            }
-            live.retain(|r| !died.contains(r));
-            died.clear();
-        }
-        // Hand the column on (values ≥ q only), then clear it.
-        if hi > lo {
-            col[lo] &= !0u64 << (q % 64);
-        }
-        while hi > lo && col[hi - 1] == 0 {
-            hi -= 1;
-        }
-        out.cols.push(ColState {
-            base: lo as u32,
-            words: col[lo..hi].to_vec(),
-        });
-        col[lo..hi].fill(0);
-    }
-    for &v in diag.iter().take(r0 as usize) {
-        if v >= q0 {
-            clear_bit(&mut diagbits, v);
-        }
-    }
-    for row in &mut rows {
-        if let RowState::Live(l) = row {
-            l.canonicalize();
-        }
-    }
-    out.rows = rows;
-    out.diag = diag;
-    out.wins.sort();
-    Ok(out)
-}
-
-/// Solves a tile as a grid of sub-tiles of `block_q` columns × `block_r`
-/// rows, in memory, so that the rows and columns being worked on stay in the
-/// CPU caches. Same output as [`solve_tile`] on the whole tile.
-///
-/// # Errors
-/// As [`solve_tile`].
-pub fn solve_tile_blocked(
-    geom: &TileGeom,
-    input: TileInput,
-    record: &TileRecord,
-    block_q: u32,
-    block_r: u32,
-) -> Result<TileOutput, String> {
-    let (bq, br) = (block_q.max(1), block_r.max(1));
-    if geom.q1 - geom.q0 <= bq && geom.r1 - geom.r0 <= br {
-        return solve_tile(geom, input, record);
-    }
-    let rcuts: Vec<(u32, u32)> = (geom.r0..geom.r1)
-        .step_by(br as usize)
-        .map(|a| (a, (a + br).min(geom.r1)))
-        .collect();
-    // Row states per r block, carried from one q chunk to the next.
-    let mut row_states: Vec<Vec<RowState>> = vec![Vec::new(); rcuts.len()];
-    let mut rows_in = input.rows.into_iter();
-    for (b, &(ra, rb)) in rcuts.iter().enumerate() {
-        let n = rb.min(geom.q0).saturating_sub(ra) as usize;
-        row_states[b] = rows_in.by_ref().take(n).collect();
-    }
-    let mut cols_in = input.cols.into_iter();
-    let mut diag = input.diag;
-    let mut out = TileOutput {
-        p_count: vec![0; (geom.q_max + 1).saturating_sub(geom.q0) as usize],
-        cells: geom.cells(),
-        ..TileOutput::default()
-    };
-    let mut q = geom.q0;
-    while q < geom.q1 {
-        let qe = (q + bq).min(geom.q1);
-        let mut cols: Vec<ColState> = cols_in.by_ref().take((qe - q) as usize).collect();
-        for (b, &(ra, rb)) in rcuts.iter().enumerate() {
-            if ra >= qe {
-                break;
-            }
-            let sub = TileGeom {
-                q0: q,
-                q1: qe,
-                r0: ra,
-                r1: rb,
-                q_max: geom.q_max,
-            };
-            let o = solve_tile(
-                &sub,
-                TileInput {
-                    rows: std::mem::take(&mut row_states[b]),
-                    cols: std::mem::take(&mut cols),
-                    diag: std::mem::take(&mut diag),
-                },
-                record,
-            )?;
-            row_states[b] = o.rows;
-            cols = o.cols;
-            diag = o.diag;
-            for (i, c) in o.p_count.iter().enumerate() {
-                out.p_count[(q - geom.q0) as usize + i] += c;
-            }
-            out.wins.extend(o.wins);
-            out.small_f.extend(o.small_f);
-            out.live_cells += o.live_cells;
-        }
-        out.cols.extend(cols);
-        q = qe;
+            let res = all(&|tasks: Vec<BlockTask>| {
+                let n = tasks.len();
+                let r = Arc::new(Round {
+                    tasks: tasks.into_iter().map(|t| Mutex::new(Some(t))).collect(),
+                    results: (0..n).map(|_| Mutex::new(None)).collect(),
+                    next: AtomicUsize::new(0),
+                });
+                *round.lock().expect("no panics while locked") = Arc::clone(&r);
+                barrier.wait();
+                work(&r);
+                barrier.wait();
+                r.results
+                    .iter()
+                    .map(|m| {
+                        m.lock()
+                            .expect("no panics while locked")
+                            .take()
+                            .expect("every block solved")
+                    })
+                    .collect()
+            });
+            done.store(true, Ordering::Release);
+            barrier.wait();
+            res
+        })?;
     }
     out.rows = row_states.into_iter().flatten().collect();
-    diag.truncate(geom.diag_out() as usize);
-    out.diag = diag;
+    out.cols = col_states.into_iter().flatten().collect();
+    out.diag = diag.into_inner().expect("no panics while locked");
     out.wins.sort();
     out.small_f.sort();
     Ok(out)
 }
 
+type BlockTask = (usize, usize, TileGeom, Vec<RowState>, Vec<ColState>);
+type BlockResult = (usize, usize, Result<TileOutput, String>);
+
+/// The blocks of one anti-diagonal, handed out to the threads of a tile.
+#[derive(Default)]
+struct Round {
+    tasks: Vec<Mutex<Option<BlockTask>>>,
+    results: Vec<Mutex<Option<BlockResult>>>,
+    next: AtomicUsize,
+}
+
 /// The least value `v ≥ q` in neither the row's set (own values, diagonal
-/// part `diagbits`) nor the column `col`; sets it in the row and moves the
-/// row's lower bound `m`.
+/// part `diagbits`) nor the column; `uni` = `diagbits` ∪ column and `g` ≤ the
+/// least value `≥ q` not in `uni`. Sets `v` in the row and moves the row's
+/// lower bound `m`.
 #[inline]
-fn mex(row: &mut LiveRow, q: u32, diagbits: &[u64], col: &[u64]) -> u32 {
+fn mex(row: &mut Work, q: u32, diagbits: &[u64], uni: &[u64], g: u32) -> u32 {
     let base = row.base as usize;
     let own_end = base + row.own.len();
     let own_at = |own: &[u64], w: usize| if w < own_end { own[w - base] } else { 0 };
@@ -504,44 +828,31 @@ fn mex(row: &mut LiveRow, q: u32, diagbits: &[u64], col: &[u64]) -> u32 {
     }
     let m = w as u32 * 64 + free.trailing_zeros();
     row.m = m;
-    // 2. v: the least value ≥ m not in the row's set nor the column.
-    let mut free = free & !col[w];
+    // 2. v: the least value ≥ max(m, g) in neither the own set nor `uni`.
+    let s = m.max(g);
+    let mut w = (s / 64) as usize;
+    let mut free = !(own_at(&row.own, w) | uni[w]) & (!0u64 << (s % 64));
     if free == 0 {
         w += 1;
-        // Inside the own window: three bitsets, four words per step.
+        // Inside the own window: two bitsets, four words per step.
         while w + 4 <= own_end {
-            let f = |i: usize| !(row.own[i - base] | diagbits[i] | col[i]);
-            let (a, b, c, d) = (f(w), f(w + 1), f(w + 2), f(w + 3));
-            if (a | b | c | d) != 0 {
+            let f = |i: usize| !(row.own[i - base] | uni[i]);
+            if (f(w) | f(w + 1) | f(w + 2) | f(w + 3)) != 0 {
                 break;
             }
             w += 4;
         }
         loop {
-            free = !(own_at(&row.own, w) | diagbits[w] | col[w]);
+            free = !(own_at(&row.own, w) | uni[w]);
             if free != 0 || w >= own_end {
                 break;
             }
             w += 1;
         }
-        if free == 0 {
-            // Past the own window: two bitsets, four words per step.
-            loop {
-                let f = |i: usize| !(diagbits[i] | col[i]);
-                let (a, b, c, d) = (f(w), f(w + 1), f(w + 2), f(w + 3));
-                if (a | b | c | d) != 0 {
-                    free = a;
-                    for x in [b, c, d] {
-                        if free != 0 {
-                            break;
-                        }
-                        w += 1;
-                        free = x;
-                    }
-                    break;
-                }
-                w += 4;
-            }
+        while free == 0 {
+            // Past the own window: `uni` alone.
+            w += 1;
+            free = !uni[w];
         }
     }
     let v = w as u32 * 64 + free.trailing_zeros();

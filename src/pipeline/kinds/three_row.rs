@@ -60,10 +60,14 @@ pub struct ThreeRow;
 /// Columns recorded in `three-row-f-255.csv`.
 pub const SMALL_Q: u32 = 255;
 
-/// Columns per in-memory sub-tile (cache blocking inside a job).
-pub const BLOCK_Q: u32 = 256;
-/// Rows per in-memory sub-tile.
-pub const BLOCK_R: u32 = 256;
+/// Side of the in-memory blocks of a tile (cache blocking and threads inside
+/// a job): 1/16 of the tile's longer side, at least 64, so that even the
+/// tiles on the diagonal (triangles, whose blocks form a chain along the
+/// diagonal) keep two threads busy most of the time, while the work per
+/// block column and block row (handing column and row states on) stays small.
+pub fn block_side(geom: &TileGeom) -> u32 {
+    ((geom.q1 - geom.q0).max(geom.r1 - geom.r0) / 16).max(64)
+}
 
 /// Largest `q_max` accepted (values stay far below `u32::MAX`, the
 /// per-tile bitsets below 100 MB).
@@ -358,14 +362,19 @@ fn decode_meta(shard: &Shard) -> Result<TileMeta> {
         .map_err(|e| Error::job(job, format!("malformed shard: meta: {e}")))
 }
 
-/// Decodes a tile shard (all sections but `cols`).
+/// Decodes a tile shard (all sections but `cols`; `rows` only when
+/// `with_rows`, else left empty).
 ///
 /// # Errors
 /// [`Error::Job`] if a section is missing or malformed.
-pub fn decode_tile(shard: &Shard) -> Result<TileShard> {
+pub fn decode_tile(shard: &Shard, with_rows: bool) -> Result<TileShard> {
     let job = shard.header.job_name.as_str();
     let meta = decode_meta(shard)?;
-    let rows = decode_rows(job, shard.section("rows")?, meta.geom().rows_out().len())?;
+    let rows = if with_rows {
+        decode_rows(job, shard.section("rows")?, meta.geom().rows_out().len())?
+    } else {
+        Vec::new()
+    };
     let diag = decode_u32s(job, "diag", shard.section("diag")?)?;
     let p_count = decode_u32s(job, "p-count", shard.section("p-count")?)?;
     let w = decode_u32s(job, "wins", shard.section("wins")?)?;
@@ -417,7 +426,10 @@ fn run_tile(job: &JobSpec, geom: &TileGeom, inputs: &dyn ShardSource) -> Result<
     let record = TileRecord {
         f_upto_q: Some(SMALL_Q),
     };
-    let mut out: TileOutput = solve_tile_blocked(geom, input, &record, BLOCK_Q, BLOCK_R)
+    // Threads inside the job: all cores (the results do not depend on it).
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let b = block_side(geom);
+    let mut out: TileOutput = solve_tile_blocked(geom, input, &record, b, b, threads)
         .map_err(|e| Error::job(&job.name, e))?;
     out.diag.truncate(geom.diag_out() as usize);
     let meta = TileMeta {
@@ -490,7 +502,8 @@ pub fn merge_run(run: &dyn RunAccess) -> Result<Merged> {
     let mut wins: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
     let mut small_f = Vec::new();
     for job in run.jobs() {
-        let t = decode_tile(&run.load(&job.name)?)?;
+        // Only the last q range's row states are read (the final states).
+        let t = decode_tile(&run.load(&job.name)?, job_geom(job)?.q1 == q_max + 1)?;
         let g = t.meta.geom();
         if g.q1 == q_max + 1 {
             for (r, st) in g.rows_out().zip(&t.rows) {
