@@ -45,12 +45,25 @@ fn say(pb: &ProgressBar, line: &str) {
     pb.suspend(|| eprintln!("{line}"));
 }
 
-/// Runs every job of `plan` that has no verified shard.
+/// Runs every job of `plan` that has no verified shard, then makes the
+/// shards durable with one `syncfs` of the run directory (the workers write
+/// them without fsync), on every way out. A job failure is reported before
+/// a sync failure.
 ///
 /// # Errors
 /// [`Error::Job`] naming each failed job, its exit status and its log file;
 /// jobs already running finish first and their shards are kept.
+/// [`Error::Io`] if the final sync fails.
 pub async fn run_local(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<RunSummary> {
+    let ran = run_jobs(dir, plan, opts).await;
+    let synced = dir.sync();
+    let summary = ran?;
+    synced?;
+    Ok(summary)
+}
+
+/// The body of [`run_local`] without the final sync.
+async fn run_jobs(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<RunSummary> {
     let mut summary = RunSummary::default();
     let mut done: BTreeSet<String> = BTreeSet::new();
     let mut pending: Vec<usize> = Vec::new();
@@ -215,9 +228,6 @@ pub async fn run_local(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Re
         }
     }
     pb.finish_and_clear();
-    // The workers wrote their shards without fsync (`--defer-sync`): one
-    // syncfs here makes them all durable, finished or not.
-    dir.sync()?;
     if !failures.is_empty() {
         return Err(Error::job(
             plan.job_file.clone(),

@@ -257,7 +257,8 @@ pub fn write_plan(dir: &RunDir, plan: &PlanFile, force: bool) -> Result<()> {
             ),
         });
     }
-    if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+    let plan_is_new = std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str());
+    if plan_is_new {
         // A new or replaced plan: merge outputs of an older plan are stale.
         for stale in [dir.result_path(), dir.report_path()] {
             let _ = std::fs::remove_file(stale);
@@ -277,10 +278,14 @@ pub fn write_plan(dir: &RunDir, plan: &PlanFile, force: bool) -> Result<()> {
             wrote = true;
         }
     }
-    if wrote {
+    // Also when no manifest changed: an interrupted earlier call may have
+    // left them written but not yet synced.
+    if wrote || plan_is_new {
         dir.sync()?;
     }
-    shard::write_atomic(&path, text.as_bytes())?;
+    if plan_is_new {
+        shard::write_atomic(&path, text.as_bytes())?;
+    }
     Ok(())
 }
 

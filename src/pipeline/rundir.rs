@@ -117,7 +117,9 @@ impl RunDir {
     /// Flushes everything written on the filesystem of the run directory to
     /// the disk (`syncfs(2)`): the one durability point of a run whose
     /// workers wrote their shards with
-    /// [`Durability::Deferred`](super::shard::Durability::Deferred).
+    /// [`Durability::Deferred`](super::shard::Durability::Deferred). It covers
+    /// the filesystem that holds the run directory itself: `shards/` and
+    /// `manifests/` must not be mounts or symlinks onto another filesystem.
     ///
     /// # Errors
     /// [`Error::Io`] naming the directory.
