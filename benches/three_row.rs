@@ -12,16 +12,6 @@ use std::time::Duration;
 
 const Q: u32 = 4000;
 
-fn whole(q_max: u32) -> TileGeom {
-    TileGeom {
-        q0: 0,
-        q1: q_max + 1,
-        r0: 0,
-        r1: q_max + 1,
-        q_max,
-    }
-}
-
 /// The triangle as tiles (0,0), (1,0), (1,1) of side `q_max / 2`, each
 /// taking its inputs from the tiles before it.
 fn chained(q_max: u32, threads: usize) -> u64 {
@@ -83,7 +73,7 @@ fn three_row(c: &mut Criterion) {
             |b| {
                 b.iter(|| {
                     let out = solve_tile_blocked(
-                        &whole(black_box(Q)),
+                        &TileGeom::triangle(black_box(Q)),
                         TileInput::default(),
                         &TileRecord::default(),
                         128,

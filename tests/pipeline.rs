@@ -41,6 +41,31 @@ fn run_ok(args: &[&str]) -> Output {
     out
 }
 
+/// Plans a one-box `chomp-boxes` job in `root/run` and returns the run
+/// directory and the path of the job's only manifest.
+fn plan_one_box(root: &Path, rows: u32, cols: u32) -> (PathBuf, PathBuf) {
+    let dir = root.join("run");
+    let job = root.join("small.toml");
+    std::fs::write(
+        &job,
+        format!("kind = \"chomp-boxes\"\nboxes = [[{rows}, {cols}]]\n"),
+    )
+    .unwrap();
+    run_ok(&[
+        "plan",
+        job.to_str().unwrap(),
+        "--run-dir",
+        dir.to_str().unwrap(),
+    ]);
+    let m = std::fs::read_dir(dir.join("manifests"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    (dir, m)
+}
+
 fn text(out: &Output) -> String {
     format!(
         "{}{}",
@@ -374,21 +399,7 @@ fn malformed_job_files_get_one_line_errors_with_line_and_field() {
 #[test]
 fn manifest_paths_leaving_the_run_dir_are_refused() {
     let t = tempfile::tempdir().unwrap();
-    let dir = t.path().join("run");
-    let job = t.path().join("small.toml");
-    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[2, 3]]\n").unwrap();
-    run_ok(&[
-        "plan",
-        job.to_str().unwrap(),
-        "--run-dir",
-        dir.to_str().unwrap(),
-    ]);
-    let m = std::fs::read_dir(dir.join("manifests"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+    let (_dir, m) = plan_one_box(t.path(), 2, 3);
     let orig = std::fs::read_to_string(&m).unwrap();
     for bad in [
         "../evil.shard",
@@ -573,23 +584,10 @@ fn regressions_huge_inputs_wrong_lengths_pipes_and_usage() {
     let out = child.wait_with_output().unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
     // A worker started inside manifests/ with a bare file name finds its run directory.
-    let dir = t.path().join("run");
-    let job = t.path().join("small.toml");
-    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[2, 3]]\n").unwrap();
-    run_ok(&[
-        "plan",
-        job.to_str().unwrap(),
-        "--run-dir",
-        dir.to_str().unwrap(),
-    ]);
-    let m = std::fs::read_dir(dir.join("manifests"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap();
+    let (dir, m) = plan_one_box(t.path(), 2, 3);
     let out = gt()
         .current_dir(dir.join("manifests"))
-        .args(["worker", m.file_name().to_str().unwrap()])
+        .args(["worker", m.file_name().unwrap().to_str().unwrap()])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
@@ -673,21 +671,7 @@ fn shard_with_foreign_meta_is_reported_not_a_panic() {
 fn deferred_and_synced_shards_are_identical() {
     use std::os::unix::fs::PermissionsExt;
     let t = tempfile::tempdir().unwrap();
-    let dir = t.path().join("run");
-    let job = t.path().join("small.toml");
-    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[4, 5]]\n").unwrap();
-    run_ok(&[
-        "plan",
-        job.to_str().unwrap(),
-        "--run-dir",
-        dir.to_str().unwrap(),
-    ]);
-    let m = std::fs::read_dir(dir.join("manifests"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+    let (dir, m) = plan_one_box(t.path(), 4, 5);
     let shard = std::fs::read_dir(dir.join("shards")).unwrap().count();
     assert_eq!(shard, 0);
     let mut bytes = Vec::new();

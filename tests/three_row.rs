@@ -13,19 +13,9 @@ use gametables::games::three_row::{
 };
 use gametables::pipeline::kinds::three_row::{OEIS_TERMS, oeis_terms, plan_tiles, row_line};
 
-fn whole(q_max: u32) -> TileGeom {
-    TileGeom {
-        q0: 0,
-        q1: q_max + 1,
-        r0: 0,
-        r1: q_max + 1,
-        q_max,
-    }
-}
-
 fn solve_blocked(q_max: u32, bq: u32, br: u32, threads: usize) -> TileOutput {
     solve_tile_blocked(
-        &whole(q_max),
+        &TileGeom::triangle(q_max),
         TileInput::default(),
         &TileRecord {
             f_upto_q: Some(300),

@@ -40,6 +40,26 @@ pub struct RunSummary {
     pub computed: Vec<String>,
 }
 
+/// The progress bar of a run over `jobs` jobs (hidden unless `visible`;
+/// indicatif draws it only on a terminal anyway), shared by both executors.
+pub(crate) fn job_progress_bar(jobs: u64, visible: bool) -> ProgressBar {
+    let pb = ProgressBar::with_draw_target(
+        Some(jobs),
+        if visible {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        },
+    );
+    pb.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} jobs  {msg}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    pb.enable_steady_tick(Duration::from_millis(200));
+    pb
+}
+
 /// Prints a line above the progress bar (or plainly when it is hidden).
 fn say(pb: &ProgressBar, line: &str) {
     pb.suspend(|| eprintln!("{line}"));
@@ -88,20 +108,7 @@ async fn run_jobs(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<
     // Costly jobs first among those ready (longest-processing-time order).
     pending.sort_by_key(|&i| (std::cmp::Reverse(plan.jobs[i].cost), i));
 
-    let pb = ProgressBar::with_draw_target(
-        Some(plan.jobs.len() as u64),
-        if opts.progress {
-            ProgressDrawTarget::stderr()
-        } else {
-            ProgressDrawTarget::hidden()
-        },
-    );
-    pb.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} jobs  {msg}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    pb.enable_steady_tick(Duration::from_millis(200));
+    let pb = job_progress_bar(plan.jobs.len() as u64, opts.progress);
     pb.set_position(done.len() as u64);
     if !summary.skipped.is_empty() {
         say(

@@ -242,11 +242,13 @@ pub fn write_plan(dir: &RunDir, plan: &PlanFile, force: bool) -> Result<()> {
     dir.create()?;
     let text = toml::to_string(plan).expect("plan serializes");
     let path = dir.plan_path();
-    if let Ok(old) = std::fs::read_to_string(&path)
-        && old != text
+    let old = std::fs::read_to_string(&path).ok();
+    let plan_is_new = old.as_deref() != Some(text.as_str());
+    if let Some(old) = &old
+        && plan_is_new
         && !force
     {
-        let old_name = toml::from_str::<PlanFile>(&old)
+        let old_name = toml::from_str::<PlanFile>(old)
             .map(|p| p.job_file)
             .unwrap_or_else(|_| "?".into());
         return Err(Error::RunDir {
@@ -257,7 +259,6 @@ pub fn write_plan(dir: &RunDir, plan: &PlanFile, force: bool) -> Result<()> {
             ),
         });
     }
-    let plan_is_new = std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str());
     if plan_is_new {
         // A new or replaced plan: merge outputs of an older plan are stale.
         for stale in [dir.result_path(), dir.report_path()] {

@@ -38,12 +38,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
 use super::digest::sha256_hex;
 use super::error::{Error, Result};
-use super::executor::RunSummary;
+use super::executor::{RunSummary, job_progress_bar};
 use super::plan::{JobState, PlanFile, job_state};
 use super::rundir::{RunDir, RunLock};
 use super::shard::write_atomic;
@@ -1030,20 +1029,7 @@ fn wait(
             });
         }
     }
-    let pb = ProgressBar::with_draw_target(
-        Some(plan.jobs.len() as u64),
-        if progress {
-            ProgressDrawTarget::stderr()
-        } else {
-            ProgressDrawTarget::hidden()
-        },
-    );
-    pb.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} jobs  {msg}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    pb.enable_steady_tick(Duration::from_millis(200));
+    let pb = job_progress_bar(plan.jobs.len() as u64, progress);
     pb.set_position(summary.skipped.len() as u64);
     let say = |line: &str| pb.suspend(|| eprintln!("{line}"));
 

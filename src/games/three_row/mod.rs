@@ -52,13 +52,7 @@ pub use tile::{
 /// `f(q, r)` for every `r ≤ q ≤ q_max` by one tile over the whole triangle:
 /// `out[q][r]`. For tests and small tables (memory `O(q_max²)`).
 pub fn f_table(q_max: u32) -> Vec<Vec<u32>> {
-    let geom = TileGeom {
-        q0: 0,
-        q1: q_max + 1,
-        r0: 0,
-        r1: q_max + 1,
-        q_max,
-    };
+    let geom = TileGeom::triangle(q_max);
     let out = solve_tile(
         &geom,
         TileInput::default(),
@@ -77,12 +71,6 @@ pub fn f_table(q_max: u32) -> Vec<Vec<u32>> {
 /// The final state of every row `0…=q_max` after the whole triangle
 /// `r ≤ q ≤ q_max` (one tile), and the tile's output.
 pub fn solve_all(q_max: u32, record: &TileRecord) -> TileOutput {
-    let geom = TileGeom {
-        q0: 0,
-        q1: q_max + 1,
-        r0: 0,
-        r1: q_max + 1,
-        q_max,
-    };
+    let geom = TileGeom::triangle(q_max);
     solve_tile(&geom, TileInput::default(), record).expect("the first tile needs no input")
 }

@@ -23,6 +23,37 @@ pub struct TileGeom {
 }
 
 impl TileGeom {
+    /// The whole triangle `r ≤ q ≤ q_max` as one tile.
+    pub fn triangle(q_max: u32) -> TileGeom {
+        TileGeom {
+            q0: 0,
+            q1: q_max + 1,
+            r0: 0,
+            r1: q_max + 1,
+            q_max,
+        }
+    }
+
+    /// Checks that the tile lies inside the triangle of `q_max`.
+    ///
+    /// # Errors
+    /// A message naming the tile's bounds.
+    pub fn check(&self) -> Result<(), String> {
+        let TileGeom {
+            q0,
+            q1,
+            r0,
+            r1,
+            q_max,
+        } = *self;
+        if q0 > q1 || r0 > r1 || q1 > q_max + 1 || r1 > q_max + 1 {
+            return Err(format!(
+                "bad tile q [{q0}, {q1}), r [{r0}, {r1}) for q_max {q_max}"
+            ));
+        }
+        Ok(())
+    }
+
     /// Rows of this tile that started before `q0` (their state is an input).
     pub fn rows_in(&self) -> std::ops::Range<u32> {
         self.r0..self.r1.min(self.q0).max(self.r0)
@@ -335,11 +366,7 @@ fn solve_block(
         r1,
         q_max,
     } = *geom;
-    if q0 > q1 || r0 > r1 || q1 > q_max + 1 || r1 > q_max + 1 {
-        return Err(format!(
-            "bad tile q [{q0}, {q1}), r [{r0}, {r1}) for q_max {q_max}"
-        ));
-    }
+    geom.check()?;
     let rows_in = geom.rows_in();
     if rows.len() != rows_in.len() {
         return Err(format!(
@@ -617,11 +644,7 @@ pub fn solve_tile_blocked(
         r1,
         q_max,
     } = *geom;
-    if q0 > q1 || r0 > r1 || q1 > q_max + 1 || r1 > q_max + 1 {
-        return Err(format!(
-            "bad tile q [{q0}, {q1}), r [{r0}, {r1}) for q_max {q_max}"
-        ));
-    }
+    geom.check()?;
     let rows_in = geom.rows_in();
     if input.rows.len() != rows_in.len() {
         return Err(format!(
