@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use gametables::games::dodgem::{
     Board, Layer, Move, Position, ReachBits, Side, Tables, Value, from_desjardins, reach_layer,
-    reach_layer_with_threads,
+    reach_layer_by_sweeps, reach_layer_forward, reach_layer_with_threads,
 };
 
 // ---------------------------------------------------------------------------
@@ -191,6 +191,62 @@ fn move_value(t: &Tables, p: &Position, m: Move) -> Value {
 
 fn pos(t: &Tables, s: &str) -> Position {
     t.board().parse_position(s).unwrap()
+}
+
+/// The two reachability algorithms (forward closure and predecessor
+/// sweeps) give the same set on every layer of 3×3 and 4×4, from the same
+/// layers above, and the top layer of each has the start and only class-0
+/// positions (`Board::parity`).
+#[test]
+fn reach_by_sweeps_equals_forward_closure_on_every_layer() {
+    for n in [3, 4] {
+        let board = Board::new(n).unwrap();
+        let r = reach_all(board);
+        let top = n - 1;
+        for a in 0..n {
+            for c in 0..n {
+                let layer = Layer::new(board, a, c);
+                let up_b = (a < top).then(|| r[a + 1][c].clone().unwrap());
+                let up_r = (c < top).then(|| r[a][c + 1].clone().unwrap());
+                let f = reach_layer_forward(&layer, up_b.as_ref(), up_r.as_ref(), 1);
+                let s = reach_layer_by_sweeps(&layer, up_b.as_ref(), up_r.as_ref());
+                assert_eq!(f, s, "{n}×{n} layer ({a}, {c})");
+                assert_eq!(Some(&f), r[a][c].as_ref(), "{n}×{n} layer ({a}, {c})");
+            }
+        }
+        let t = &r[top][top].as_ref().unwrap();
+        let l = Layer::new(board, top, top);
+        assert!(t.get(l.index(&board.start())));
+        assert!(t.iter().all(|i| board.parity(&l.position(i)) == 0));
+        assert!(t.count() > 0 && t.count() < l.len() / 2 + 1);
+    }
+}
+
+/// Every move that keeps its car on the board keeps the parity class; the
+/// start is in class 0 (the solver's split relies on both).
+#[test]
+fn in_layer_moves_keep_the_parity_class() {
+    for n in [3, 4] {
+        let board = Board::new(n).unwrap();
+        assert_eq!(board.parity(&board.start()), 0);
+        let mut moves = 0;
+        for a in 0..n {
+            for c in 0..n {
+                let l = Layer::new(board, a, c);
+                for i in 0..l.len() {
+                    let p = l.position(i);
+                    for m in board.moves(&p) {
+                        let q = board.apply(&p, m);
+                        if q.layer() == p.layer() {
+                            assert_eq!(board.parity(&q), board.parity(&p), "{p:?} {m:?}");
+                            moves += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(moves > 1000);
+    }
 }
 
 /// Reachable sets of every layer, top layer first, as `[a][b]`.

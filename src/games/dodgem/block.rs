@@ -76,6 +76,12 @@ pub struct Block {
     pub free: [u8; 32],
     /// `comp[sq]`: index of a free square among the free squares.
     pub comp: [u8; 32],
+    /// Bit c set when the c-th free square is odd (x + y odd): the red cars'
+    /// share of a position's parity class is `(m & odd_free).count_ones()`
+    /// for free-square mask m ([`super::Board::parity`]).
+    pub odd_free: u64,
+    /// The blue cars' share of the parity class: blue cars on odd squares, mod 2.
+    pub blue_odd: u8,
     /// Legal-in-principle forward blue steps (target on board or off), red cars not considered.
     pub fwd: Vec<BlueStep>,
     /// Backward blue steps (un-moves), red cars not considered.
@@ -126,6 +132,10 @@ impl Block {
                 free[c as usize] = sq as u8;
             }
         }
+        let odd = layer.board().odd_squares();
+        let odd_free = (0..squares)
+            .filter(|&c| free[c] != NONE && odd >> free[c] & 1 == 1)
+            .fold(0u64, |m, c| m | 1 << c);
         let mut fwd = Vec::new();
         let mut back = Vec::new();
         let mut m = blue;
@@ -171,9 +181,18 @@ impl Block {
             blue,
             free,
             comp,
+            odd_free,
+            blue_odd: ((blue & odd).count_ones() % 2) as u8,
             fwd,
             back,
         }
+    }
+
+    /// The parity class of the position with free-square mask `m` and Blue
+    /// to move (Red to move: the other class).
+    #[inline]
+    pub fn class(&self, m: u64) -> u8 {
+        (self.blue_odd ^ (m & self.odd_free).count_ones() as u8) & 1
     }
 
     /// The red squares (ascending) of free-square mask `m`, and their board mask.

@@ -33,7 +33,9 @@ mod reflect;
 mod solve;
 
 pub use index::{Layer, binomial};
-pub use reach::{ReachBits, reach_layer, reach_layer_with_threads};
+pub use reach::{
+    ReachBits, reach_layer, reach_layer_by_sweeps, reach_layer_forward, reach_layer_with_threads,
+};
 pub use reflect::{Reflector, reflect_layer};
 pub use solve::{LayerStats, histogram, solve_layer, solve_layer_with_threads};
 
@@ -270,6 +272,27 @@ impl Board {
     /// Cars per side at the start (n − 1).
     pub fn cars(&self) -> usize {
         self.n - 1
+    }
+
+    /// The squares whose coordinates x + y are odd (the dark squares of a
+    /// checkerboard colouring), as a mask.
+    pub fn odd_squares(&self) -> u64 {
+        (0..self.squares())
+            .filter(|&s| (s % self.n + s / self.n) % 2 == 1)
+            .fold(0, |m, s| m | 1 << s)
+    }
+
+    /// The position's **parity class**: (Σ over all cars of x + y, plus 1 if
+    /// Red is to move) mod 2, as 0 or 1.
+    ///
+    /// Every move that keeps its car on the board changes one coordinate of
+    /// one car by 1 and passes the turn, so it keeps the class: a layer
+    /// splits into two classes with no in-layer move between them, which the
+    /// solver works on independently. From the start (class 0 on every n)
+    /// only class-0 positions of the top layer can be reached.
+    pub fn parity(&self, p: &Position) -> u8 {
+        let cars = ((p.blue | p.red) & self.odd_squares()).count_ones();
+        ((cars + u32::from(p.to_move == Side::Red)) % 2) as u8
     }
 
     /// The start position: Blue on a2 … an, Red on b1 … (n)1, Blue to move.

@@ -21,19 +21,30 @@
 //!    resistance.
 //! 3. Positions never valued are **draws**.
 //!
-//! Positions of depth d are found through a *pending* bitset (valued, not
-//! yet taken) restricted to the blocks flagged as holding some value of
-//! depth d (one bit per block and depth), so no queue is stored: the working
-//! memory is the layer's bytes (one per position; the counters live in the
-//! bytes 1 … 15 of the value encoding), one bit per position, and the two
-//! solved layers it reads. With several threads, thread t owns the blocks
-//! rb ≡ t (mod threads) and alone writes their bytes (plain loads and
-//! stores; only the pending bits, whose words can straddle two blocks, are
-//! set with an atomic or); every thread looks at every position of depth d
-//! and updates the predecessors it owns. The result does not depend on the
-//! order in which a depth's positions are taken (wins take the minimum
-//! depth, counters only count), hence not on the thread count.
+//! **Two independent halves.** A move inside a layer keeps the position's
+//! parity class ([`Board::parity`](super::Board::parity)): the layer is two
+//! separate games, and each is solved on its own, with its own depth loop.
+//! Of the two sides of a placement exactly one is in each class, so each
+//! class has a *pending* bitset of one bit per placement (valued, not yet
+//! taken), and one flag per block and depth saying which blocks hold some
+//! value of that depth. No queue is stored: the working memory is the
+//! layer's bytes (one per position; the counters live in the bytes 1 … 15 of
+//! the value encoding), one bit per position, and the two solved layers it
+//! reads.
+//!
+//! **Threads.** One thread solves both classes in turn. With two or more,
+//! each class gets `threads / 2` of them, and its threads never touch the
+//! other class's bytes or bits: no work is done twice and no thread waits
+//! for the other class. Inside a class, thread t of g owns the blocks
+//! rb ≡ t (mod g) and alone writes their bytes (plain loads and stores; only
+//! the pending bits, whose words can straddle two blocks, are set with an
+//! atomic or); each of the g threads looks at every position of depth d of
+//! its class and updates the predecessors it owns, and they meet at a
+//! barrier after each depth. The result does not depend on the order in
+//! which a depth's positions are taken (wins take the minimum depth,
+//! counters only count), hence not on the thread count.
 
+use std::sync::Barrier;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 
 use super::block::{
@@ -163,7 +174,10 @@ pub fn solve_layer_with_threads(
     });
     let len = layer.len() as usize;
     let mut bytes = zeroed_bytes(len);
-    let mut pending = zeroed_words(layer.len().div_ceil(64) as usize);
+    // One bit per placement and class (see the module doc).
+    let pair_words = (layer.len() / 2).div_ceil(64) as usize;
+    let mut pending0 = zeroed_words(pair_words);
+    let mut pending1 = zeroed_words(pair_words);
     {
         // SAFETY: `AtomicU8` has the size and alignment of `u8`, and `bytes`
         // is borrowed mutably (exclusively) for the life of this view.
@@ -177,16 +191,13 @@ pub fn solve_layer_with_threads(
             below_blue: lb.as_ref().map(|(l, v)| (l, *v)),
             below_red: lr.as_ref().map(|(l, v)| (l, *v)),
             blocks: layer.blue_ranks(),
-            dirty: (0..=MAX_DEPTH as usize)
-                .map(|_| {
-                    (0..layer.blue_ranks().div_ceil(64))
-                        .map(|_| AtomicU64::new(0))
-                        .collect()
-                })
-                .collect(),
-            pending: as_atomic_words(&mut pending),
+            dirty: [dirty_flags(layer), dirty_flags(layer)],
+            pending: [
+                as_atomic_words(&mut pending0),
+                as_atomic_words(&mut pending1),
+            ],
             back: std::sync::OnceLock::new(),
-            max_depth: AtomicU8::new(0),
+            max_depth: [AtomicU8::new(0), AtomicU8::new(0)],
         };
         par_range(threads, s.blocks, |rb| s.seed_block(rb));
         let _ = s.back.set(
@@ -194,27 +205,27 @@ pub fn solve_layer_with_threads(
                 .map(|rb| Block::backward_only(layer, &s.geo, rb))
                 .collect(),
         );
-        // Small layers are not worth a thread per depth.
+        // Small layers are not worth threads.
         let threads = if layer.len() < 1 << 20 { 1 } else { threads };
-        // Thread t owns the blocks rb ≡ t (mod threads) and is the only one
-        // to write their cells; every thread looks at every position of the
-        // current depth and updates the predecessors it owns. Interleaved
-        // blocks keep the threads' shares even at every depth.
-        let threads = threads.clamp(1, s.blocks as usize) as u64;
-        let own = |t: u64| Owner { t, threads };
-        let mut d = 0u8;
-        while d <= s.max_depth.load(Relaxed) {
-            if threads == 1 {
-                s.propagate(d, own(0));
-            } else {
-                std::thread::scope(|sc| {
-                    for t in 0..threads {
-                        let (s, r) = (&s, own(t));
-                        sc.spawn(move || s.propagate(d, r));
+        if threads == 1 {
+            // Both classes depth by depth, block by block: a block's
+            // predecessors are looked up for both classes while their cache
+            // lines are at hand.
+            s.solve_classes(&[Owner::whole(0), Owner::whole(1)], None);
+        } else {
+            // Interleaved blocks keep a class's threads' shares even at
+            // every depth.
+            let group = (threads / 2).clamp(1, s.blocks as usize) as u64;
+            let barriers = [Barrier::new(group as usize), Barrier::new(group as usize)];
+            std::thread::scope(|sc| {
+                for class in 0..2u8 {
+                    for t in 0..group {
+                        let (s, barrier) = (&s, &barriers[class as usize]);
+                        let own = Owner { class, t, group };
+                        sc.spawn(move || s.solve_classes(&[own], Some(barrier)));
                     }
-                });
-            }
-            d += 1;
+                }
+            });
         }
     }
     for v in &mut bytes {
@@ -225,17 +236,39 @@ pub fn solve_layer_with_threads(
     bytes
 }
 
-/// The blocks a thread owns: rb ≡ t (mod threads).
+/// One flag word per 64 blocks, for every depth.
+fn dirty_flags(layer: &Layer) -> Vec<Vec<AtomicU64>> {
+    (0..=MAX_DEPTH as usize)
+        .map(|_| {
+            (0..layer.blue_ranks().div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect()
+        })
+        .collect()
+}
+
+/// What a thread owns: the positions of parity class `class` in the blocks
+/// rb ≡ t (mod group).
 #[derive(Clone, Copy)]
 struct Owner {
+    class: u8,
     t: u64,
-    threads: u64,
+    group: u64,
 }
 
 impl Owner {
+    /// All of class `class`.
+    fn whole(class: u8) -> Owner {
+        Owner {
+            class,
+            t: 0,
+            group: 1,
+        }
+    }
+
     #[inline]
     fn block(&self, rb: u64) -> bool {
-        self.threads == 1 || rb % self.threads == self.t
+        self.group == 1 || rb % self.group == self.t
     }
 }
 
@@ -274,13 +307,15 @@ struct Solver<'a> {
     below_blue: Option<(&'a Layer, &'a [u8])>,
     below_red: Option<(&'a Layer, &'a [u8])>,
     blocks: u64,
-    /// `dirty[d]`: one bit per block holding some value of depth d.
-    dirty: Vec<Vec<AtomicU64>>,
-    /// One bit per index: valued but not yet propagated.
-    pending: &'a [AtomicU64],
+    /// `dirty[class][d]`: one bit per block holding some value of depth d in the class.
+    dirty: [Vec<Vec<AtomicU64>>; 2],
+    /// `pending[class]`: bit `idx >> 1` for the position `idx` of the class
+    /// valued but not yet propagated.
+    pending: [&'a [AtomicU64]; 2],
     /// Backward-step tables of every block, built once after seeding.
     back: std::sync::OnceLock<Vec<Block>>,
-    max_depth: AtomicU8,
+    /// Largest depth valued so far, per class.
+    max_depth: [AtomicU8; 2],
 }
 
 /// What the exits (moves off the board) of a position lead to.
@@ -318,17 +353,42 @@ fn bits(mut m: u64) -> impl Iterator<Item = usize> {
 }
 
 impl Solver<'_> {
-    /// Marks `block` as holding a value of depth `d`.
+    /// Marks `block` as holding a value of depth `d` in `class`.
     #[inline]
-    fn mark(&self, block: u64, d: u8) {
+    fn mark(&self, block: u64, d: u8, class: u8) {
         assert!(d <= MAX_DEPTH, "depth {d} exceeds the byte encoding");
-        let w = &self.dirty[d as usize][(block / 64) as usize];
+        let w = &self.dirty[class as usize][d as usize][(block / 64) as usize];
         if w.load(Relaxed) >> (block % 64) & 1 == 0 {
             w.fetch_or(1 << (block % 64), Relaxed);
         }
-        if self.max_depth.load(Relaxed) < d {
-            self.max_depth.fetch_max(d, Relaxed);
+        let max = &self.max_depth[class as usize];
+        if max.load(Relaxed) < d {
+            max.fetch_max(d, Relaxed);
         }
+    }
+
+    /// Takes the depths 0, 1, 2, … of the classes of `owners` until none is
+    /// left. The threads of one class meet at `barrier` after each depth;
+    /// other classes are never touched.
+    fn solve_classes(&self, owners: &[Owner], barrier: Option<&Barrier>) {
+        let max = || {
+            owners
+                .iter()
+                .map(|o| self.max_depth[o.class as usize].load(Relaxed))
+                .max()
+                .unwrap_or(0)
+        };
+        let mut d = 0u8;
+        // Every thread of the class reads `max` after the same barrier, when
+        // no thread of the class writes it, so all leave at the same depth.
+        while d <= max() {
+            self.propagate(d, owners);
+            if let Some(b) = barrier {
+                b.wait();
+            }
+            d += 1;
+        }
+
     }
 
     #[inline]
@@ -388,10 +448,11 @@ impl Solver<'_> {
         let edges = &self.edges;
         let blue_exits: Vec<&super::block::BlueStep> =
             blk.fwd.iter().filter(|st| st.to == OFF).collect();
-        let mut depths = 0u128;
-        let (mut word_at, mut word) = (0u64, 0u64);
+        let mut depths = [0u128; 2];
+        let (mut word_at, mut word) = ([0u64; 2], [0u64; 2]);
         for rr in 0..nr {
             let m = l.red_free_set(rr);
+            let class0 = blk.class(m);
             let (reds, k, red) = blk.reds(m);
             let reds = &reds[..k];
             let free = !(blue | red) & edges.full;
@@ -428,56 +489,64 @@ impl Solver<'_> {
                 }
                 Self::seed_from(inside as u8, &e, leaving != 0)
             };
+            let k = base + rr;
             for (side, v) in [(0u64, vb), (1, vr)] {
-                let idx = ((base + rr) << 1) | side;
-                self.cells[idx as usize].store(v, Relaxed);
+                self.cells[((k << 1) | side) as usize].store(v, Relaxed);
                 if v >= WIN_BASE {
                     let d = if v >= LOSS_BASE {
                         v - LOSS_BASE
                     } else {
                         v - WIN_BASE
                     };
-                    depths |= 1 << d;
-                    if idx / 64 != word_at {
-                        if word != 0 {
-                            self.pending[word_at as usize].fetch_or(word, Relaxed);
+                    let c = usize::from(class0 ^ side as u8);
+                    depths[c] |= 1 << d;
+                    if k / 64 != word_at[c] {
+                        if word[c] != 0 {
+                            self.pending[c][word_at[c] as usize].fetch_or(word[c], Relaxed);
                         }
-                        word_at = idx / 64;
-                        word = 0;
+                        word_at[c] = k / 64;
+                        word[c] = 0;
                     }
-                    word |= 1 << (idx % 64);
+                    word[c] |= 1 << (k % 64);
                 }
             }
         }
-        if word != 0 {
-            self.pending[word_at as usize].fetch_or(word, Relaxed);
-        }
-        for d in bits(depths as u64).chain(bits((depths >> 64) as u64).map(|d| d + 64)) {
-            self.mark(rb, d as u8);
+        for c in 0..2 {
+            if word[c] != 0 {
+                self.pending[c][word_at[c] as usize].fetch_or(word[c], Relaxed);
+            }
+            let ds = depths[c];
+            for d in bits(ds as u64).chain(bits((ds >> 64) as u64).map(|d| d + 64)) {
+                self.mark(rb, d as u8, c as u8);
+            }
         }
     }
 
-    /// Takes every position of depth `d` and updates its predecessors in
-    /// the blocks of `own`; clears the pending bits of owned positions taken
-    /// at earlier depths.
-    fn propagate(&self, d: u8, own: Owner) {
+    /// Takes every position of `own`'s class with depth `d` and updates its
+    /// predecessors in the blocks of `own`; clears the pending bits of owned
+    /// positions taken at earlier depths.
+    fn propagate(&self, d: u8, owners: &[Owner]) {
         let l = self.layer;
         let nr = l.red_ranks();
         let win = WIN_BASE + d;
         let loss = LOSS_BASE + d;
-        let dirty = &self.dirty[d as usize];
         for rb in 0..self.blocks {
+          for own in owners {
+            let own = *own;
+            let dirty = &self.dirty[own.class as usize][d as usize];
+            let pending = self.pending[own.class as usize];
             if dirty[(rb / 64) as usize].load(Relaxed) >> (rb % 64) & 1 == 0 {
                 continue;
             }
-            let base = (rb * nr) << 1;
-            let end = base + 2 * nr;
+            // Placements (index >> 1) of the block.
+            let base = rb * nr;
+            let end = base + nr;
             // Predecessors of Blue-to-move positions (Red moved last) lie in
             // this block; only its owners need to look at them.
             let block_owned = own.block(rb);
             let blk = &self.back.get().expect("built after seeding")[rb as usize];
             for w in base / 64..end.div_ceil(64) {
-                let word = &self.pending[w as usize];
+                let word = &pending[w as usize];
                 let mut bits = word.load(Relaxed);
                 if w == base / 64 {
                     bits &= u64::MAX << (base % 64);
@@ -486,9 +555,13 @@ impl Solver<'_> {
                     bits &= (1u64 << (end % 64)) - 1;
                 }
                 while bits != 0 {
-                    let idx = w * 64 + u64::from(bits.trailing_zeros());
+                    let k = w * 64 + u64::from(bits.trailing_zeros());
                     bits &= bits - 1;
-                    let v = self.cells[idx as usize].load(Relaxed);
+                    let rr = k - base;
+                    let m = l.red_free_set(rr);
+                    // The side whose position of this placement is in the class.
+                    let side = blk.class(m) ^ own.class;
+                    let v = self.cells[((k << 1) | u64::from(side)) as usize].load(Relaxed);
                     if v != win && v != loss {
                         let depth = if v >= LOSS_BASE {
                             v - LOSS_BASE
@@ -496,34 +569,36 @@ impl Solver<'_> {
                             v - WIN_BASE
                         };
                         if block_owned && depth < d {
-                            word.fetch_and(!(1 << (idx % 64)), Relaxed);
+                            word.fetch_and(!(1 << (k % 64)), Relaxed);
                         }
                         continue;
                     }
-                    if idx & 1 == 0 && !block_owned {
+                    if side == 0 && !block_owned {
                         continue;
                     }
-                    self.take(blk, (idx - base) as usize, v == loss, d, &own);
+                    self.take(blk, rr, m, side == 1, v == loss, d, &own);
                 }
             }
+          }
         }
     }
 
-    /// Updates the in-layer predecessors of the position at offset `off`
-    /// of block `blk`, whose value has depth `d` and is a loss if `lost`.
-    fn take(&self, blk: &Block, off: usize, lost: bool, d: u8, own: &Owner) {
+    /// Updates the in-layer predecessors of the position of block `blk`
+    /// with red rank `rr` (free-square mask `m`) and Red to move if
+    /// `red_to_move`, whose value has depth `d` and is a loss if `lost`.
+    #[allow(clippy::too_many_arguments)]
+    fn take(&self, blk: &Block, rr: u64, m: u64, red_to_move: bool, lost: bool, d: u8, own: &Owner) {
         let l = self.layer;
         let binom = l.binom();
         let nr = l.red_ranks();
         let rb = blk.rb;
+        let class = own.class;
         {
             let blue = blk.blue;
-            let rr = (off >> 1) as u64;
-            let m = l.red_free_set(rr);
             let (reds, k, red) = blk.reds(m);
             let reds = &reds[..k];
             let occ = blue | red;
-            if off & 1 == 0 {
+            if !red_to_move {
                 // Blue to move here: Red moved last. Positions with Red to
                 // move and no blue car are terminal, not predecessors.
                 if blue == 0 {
@@ -540,10 +615,10 @@ impl Solver<'_> {
                         let pidx =
                             ((rb * nr + rank_after_red_step(binom, rr, k, c, c2, m2)) << 1) | 1;
                         if lost {
-                            self.make_win(pidx, d + 1);
+                            self.make_win(pidx, d + 1, class);
                         } else {
                             let pred = (blue, red & !(1 << s) | 1 << t);
-                            self.count_down(pidx, pred.0, pred.1, Side::Red, d);
+                            self.count_down(pidx, pred.0, pred.1, Side::Red, d, class);
                         }
                     }
                 }
@@ -558,39 +633,40 @@ impl Solver<'_> {
                     }
                     let pidx = (st.rb * nr + rank_with(binom, &st.comp, reds)) << 1;
                     if lost {
-                        self.make_win(pidx, d + 1);
+                        self.make_win(pidx, d + 1, class);
                     } else {
                         let pb = blue & !(1 << st.from) | 1 << st.to;
-                        self.count_down(pidx, pb, red, Side::Blue, d);
+                        self.count_down(pidx, pb, red, Side::Blue, d, class);
                     }
                 }
             }
         }
     }
 
-    /// Marks `idx` pending (a word may hold two blocks of different
-    /// owners, hence the atomic or).
+    /// Marks `idx` (of `class`) pending (a word may hold two blocks of
+    /// different owners, hence the atomic or).
     #[inline]
-    fn set_pending(&self, idx: u64) {
-        self.pending[(idx / 64) as usize].fetch_or(1 << (idx % 64), Relaxed);
+    fn set_pending(&self, idx: u64, class: u8) {
+        let k = idx >> 1;
+        self.pending[class as usize][(k / 64) as usize].fetch_or(1 << (k % 64), Relaxed);
     }
 
-    /// A predecessor of a loss in d − 1: a win in d unless it wins sooner.
-    /// Only the owner of `idx` calls this.
-    fn make_win(&self, idx: u64, d: u8) {
+    /// A predecessor (of `class`) of a loss in d − 1: a win in d unless it
+    /// wins sooner. Only the owner of `idx` calls this.
+    fn make_win(&self, idx: u64, d: u8, class: u8) {
         let new = Value::Win(d).to_byte();
         let cell = &self.cells[idx as usize];
         let cur = cell.load(Relaxed);
         if cur < WIN_BASE || (cur < LOSS_BASE && cur > new) {
             cell.store(new, Relaxed);
-            self.set_pending(idx);
-            self.mark(self.block_of(idx), d);
+            self.set_pending(idx, class);
+            self.mark(self.block_of(idx), d, class);
         }
     }
 
     /// A predecessor of a win in d: one move fewer left to try; at zero it
     /// is lost. Only the owner of `idx` calls this.
-    fn count_down(&self, idx: u64, blue: u64, red: u64, side: Side, d: u8) {
+    fn count_down(&self, idx: u64, blue: u64, red: u64, side: Side, d: u8, class: u8) {
         let cell = &self.cells[idx as usize];
         let cur = cell.load(Relaxed);
         if cur >= WIN_BASE {
@@ -605,7 +681,7 @@ impl Solver<'_> {
         debug_assert!(!e.draw && e.loss_min.is_none());
         let depth = 1 + e.win_max.map_or(d, |w| w.max(d));
         cell.store(Value::Loss(depth).to_byte(), Relaxed);
-        self.set_pending(idx);
-        self.mark(self.block_of(idx), depth);
+        self.set_pending(idx, class);
+        self.mark(self.block_of(idx), depth, class);
     }
 }
