@@ -135,6 +135,13 @@ pub trait JobKind: Sync {
     /// [`super::Error::JobFile`] with the line and field.
     fn plan(&self, path: &std::path::Path, text: &str) -> Result<(toml::Table, Vec<JobSpec>)>;
 
+    /// zstd level of this kind's shard bodies (default
+    /// [`ZSTD_LEVEL`](super::shard::ZSTD_LEVEL)). Part of the shard bytes,
+    /// hence of the reference digests.
+    fn zstd_level(&self) -> i32 {
+        super::shard::ZSTD_LEVEL
+    }
+
     /// Checks that a shard whose checksum verified really holds this job's
     /// result (e.g. its header describes the job's own box). Used by
     /// `status`, resume and verify; a failure marks the shard damaged.

@@ -9,7 +9,7 @@
 //! | 4 | header length H (`u32`) |
 //! | H | header: [`ShardHeader`] through [`codec`](super::codec) (bincode) |
 //! | 8 | body length B (`u64`) |
-//! | B | body: one zstd frame (level [`ZSTD_LEVEL`]) of the sections, concatenated in header order |
+//! | B | body: one zstd frame of the sections, concatenated in header order (level [`ZSTD_LEVEL`] unless the kind picks another: [`JobKind::zstd_level`](super::kind::JobKind::zstd_level)) |
 //! | 32 | SHA-256 of every byte before it |
 //!
 //! Same sections → same bytes: nothing in a shard depends on time, host,
@@ -29,7 +29,7 @@ use super::error::{Error, Result};
 pub const MAGIC: &[u8; 8] = b"GTSHARD\0";
 /// The shard format version written by this build.
 pub const FORMAT_VERSION: u32 = 1;
-/// zstd compression level of shard bodies.
+/// zstd compression level of shard bodies, unless the job kind picks another.
 pub const ZSTD_LEVEL: i32 = 3;
 /// Largest decompressed body accepted (64 GiB); guards against absurd headers.
 pub const MAX_BODY: u64 = 64 << 30;
@@ -95,11 +95,25 @@ impl Shard {
     }
 }
 
-/// Encodes a shard to bytes.
+/// Encodes a shard to bytes, the body at zstd level [`ZSTD_LEVEL`].
 ///
 /// # Errors
 /// [`Error::Job`] if the header cannot be encoded or compression fails.
 pub fn encode(header_base: &ShardHeader, sections: &[Section]) -> Result<Vec<u8>> {
+    encode_with_level(header_base, sections, ZSTD_LEVEL)
+}
+
+/// Encodes a shard to bytes, the body at zstd level `level` (the level is
+/// not recorded: any level decodes the same way; it changes the bytes, so a
+/// kind's level is part of its reference digests).
+///
+/// # Errors
+/// As [`encode`].
+pub fn encode_with_level(
+    header_base: &ShardHeader,
+    sections: &[Section],
+    level: i32,
+) -> Result<Vec<u8>> {
     let job = || header_base.job_name.clone();
     let header = ShardHeader {
         sections: sections
@@ -109,7 +123,7 @@ pub fn encode(header_base: &ShardHeader, sections: &[Section]) -> Result<Vec<u8>
         ..header_base.clone()
     };
     let head = codec::encode(&header).map_err(|e| Error::job(job(), e))?;
-    let mut enc = zstd::stream::write::Encoder::new(Vec::new(), ZSTD_LEVEL)
+    let mut enc = zstd::stream::write::Encoder::new(Vec::new(), level)
         .map_err(|e| Error::job(job(), format!("zstd: {e}")))?;
     enc.include_checksum(false)
         .and_then(|_| enc.include_contentsize(false))

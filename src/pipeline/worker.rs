@@ -62,7 +62,7 @@ pub fn run_worker(
         job_id: m.job_id.clone(),
         sections: Vec::new(),
     };
-    let bytes = shard::encode(&header, &sections)?;
+    let bytes = shard::encode_with_level(&header, &sections, kind.zstd_level())?;
     shard::write_atomic_with(&out, &bytes, durability)?;
     tracing::info!(
         job = %m.name,

@@ -371,6 +371,13 @@ impl JobKind for Dodgem {
         Ok((table, jobs))
     }
 
+    /// Level 1: on the 5×5 top layer's bytes (151 MB) it is both faster and
+    /// smaller than the default 3 (zstd 1.5 command line: 234 vs 147 MB/s to
+    /// compress, 739 vs 465 MB/s to decompress, ratio 5.67 vs 5.62).
+    fn zstd_level(&self) -> i32 {
+        1
+    }
+
     fn check_shard(&self, job: &JobSpec, shard: &Shard) -> Result<()> {
         let (task, board, a, b) = params(job)?;
         let len = Layer::new(board, a, b).len();
