@@ -37,7 +37,9 @@ pub use reach::{
     ReachBits, reach_layer, reach_layer_by_sweeps, reach_layer_forward, reach_layer_with_threads,
 };
 pub use reflect::{Reflector, reflect_layer};
-pub use solve::{LayerStats, histogram, solve_layer, solve_layer_with_threads};
+pub use solve::{
+    LayerStats, histogram, solve_layer, solve_layer_both_classes, solve_layer_with_threads,
+};
 
 use std::fmt;
 
@@ -678,14 +680,15 @@ impl Tables {
 
     /// Solves every layer of `board` in dependency order (fewest cars first)
     /// with `threads` threads per layer, as the job kind does: layers
-    /// `(a, b)` with a ≤ b by retrograde analysis, layers with a > b as the
+    /// `(a, b)` with a ≤ b by retrograde analysis (class 1 of a diagonal
+    /// layer as the mirror of its class 0), layers with a > b as the
     /// reflection of `(b, a)` ([`reflect_layer`]).
     pub fn solve(board: Board, threads: usize) -> Tables {
         Tables::solve_with(board, threads, true)
     }
 
-    /// Solves every layer by retrograde analysis, none by reflection (for
-    /// cross-checks).
+    /// Solves every layer by retrograde analysis, none by reflection, and
+    /// both parity classes of every diagonal layer (for cross-checks).
     pub fn solve_direct(board: Board, threads: usize) -> Tables {
         Tables::solve_with(board, threads, false)
     }
@@ -698,12 +701,12 @@ impl Tables {
             for a in range.clone().filter(|&a| !reflect || a <= sum - a) {
                 let b = sum - a;
                 let layer = Layer::new(board, a, b);
-                let v = solve_layer_with_threads(
-                    &layer,
-                    t.bytes(a.wrapping_sub(1), b),
-                    t.bytes(a, b.wrapping_sub(1)),
-                    threads,
-                );
+                let (bb, br) = (t.bytes(a.wrapping_sub(1), b), t.bytes(a, b.wrapping_sub(1)));
+                let v = if reflect {
+                    solve_layer_with_threads(&layer, bb, br, threads)
+                } else {
+                    solve_layer_both_classes(&layer, bb, br, threads)
+                };
                 t.insert(a, b, v);
             }
             for a in range.filter(|&a| reflect && a > sum - a) {

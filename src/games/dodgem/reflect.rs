@@ -105,6 +105,73 @@ pub fn reflect_layer(src: &Layer, values: &[u8]) -> Vec<u8> {
     out
 }
 
+/// Fills the parity-class-1 bytes of a diagonal layer `(a, a)` from its
+/// class-0 bytes: the mirror maps the layer onto itself and swaps the two
+/// classes (it keeps every car's x + y and passes the turn to the other
+/// colour), so each class-1 position takes the byte of its mirror image.
+/// `threads` ≥ 1 threads share the blocks.
+///
+/// # Panics
+/// If the layer is not diagonal or `values` has the wrong length.
+pub fn mirror_class_one(layer: &Layer, values: &mut [u8], threads: usize) {
+    assert_eq!(layer.a(), layer.b(), "diagonal layers only");
+    assert_eq!(values.len() as u64, layer.len(), "layer length");
+    let board = layer.board();
+    let refl = Reflector::new(board);
+    let binom = layer.binom();
+    let nr = layer.red_ranks();
+    let odd = board.odd_squares();
+    // SAFETY: `AtomicU8` has the size and alignment of `u8`, and `values` is
+    // borrowed mutably (exclusively) for the life of this view. Each class-1
+    // byte is written once (the mirror is a bijection between the classes)
+    // and class-0 bytes are only read.
+    let cells: &[std::sync::atomic::AtomicU8] = unsafe {
+        &*(values as *mut [u8] as *const [std::sync::atomic::AtomicU8])
+    };
+    use std::sync::atomic::Ordering::Relaxed;
+    let threads = if layer.len() < 1 << 20 { 1 } else { threads };
+    super::block::par_range(threads, layer.blue_ranks(), |rb| {
+        let blue = layer.blue_set(rb);
+        let mut free = [0u8; 32];
+        let mut k = 0;
+        for sq in 0..board.squares() {
+            if blue >> sq & 1 == 0 {
+                free[k] = sq as u8;
+                k += 1;
+            }
+        }
+        // The mirrored blue cars are the red cars of the image.
+        let image_red = refl.squares(blue);
+        let blue_odd = (blue & odd).count_ones();
+        for rr in 0..nr {
+            let mut red = 0u64;
+            let mut m = layer.red_free_set(rr);
+            while m != 0 {
+                red |= 1 << free[m.trailing_zeros() as usize];
+                m &= m - 1;
+            }
+            // The side of this placement in class 0.
+            let side0 = u64::from((blue_odd + (red & odd).count_ones()) % 2);
+            let image_blue = refl.squares(red);
+            let mut rank_red = 0;
+            let mut rest = image_red;
+            let mut i = 1;
+            while rest != 0 {
+                let s = rest.trailing_zeros();
+                rest &= rest - 1;
+                let c = s - (image_blue & ((1u64 << s) - 1)).count_ones();
+                rank_red += binom[i][c as usize];
+                i += 1;
+            }
+            let j = (layer.rank_blue(image_blue) * nr + rank_red) << 1;
+            let i = ((rb * nr + rr) << 1) | side0;
+            // The image has the other side to move, and is in class 1.
+            let v = cells[i as usize].load(Relaxed);
+            cells[(j | (side0 ^ 1)) as usize].store(v, Relaxed);
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -149,6 +149,12 @@ pub fn solve_layer(layer: &Layer, below_blue: Option<&[u8]>, below_red: Option<&
 /// same encoding. `threads` ≥ 1 worker threads share the work; the result is
 /// the same for any number.
 ///
+/// A diagonal layer (a = b) is its own mirror image, and the mirror
+/// ([`reflect`](super::reflect)) swaps its two parity classes: only class 0
+/// is solved, and class 1 is copied from it
+/// ([`mirror_class_one`](super::reflect::mirror_class_one)), about half the
+/// work. [`solve_layer_both_classes`] solves both (for cross-checks).
+///
 /// # Panics
 /// If a needed layer below is missing or has the wrong length, or a depth
 /// exceeds [`MAX_DEPTH`] (impossible for n ≤ 5).
@@ -157,6 +163,38 @@ pub fn solve_layer_with_threads(
     below_blue: Option<&[u8]>,
     below_red: Option<&[u8]>,
     threads: usize,
+) -> Vec<u8> {
+    if layer.a() == layer.b() {
+        let mut v = solve_classes(layer, below_blue, below_red, threads, [true, false]);
+        super::reflect::mirror_class_one(layer, &mut v, threads);
+        v
+    } else {
+        solve_classes(layer, below_blue, below_red, threads, [true, true])
+    }
+}
+
+/// [`solve_layer_with_threads`] solving both parity classes by retrograde
+/// analysis on every layer, diagonal ones included (no mirror).
+///
+/// # Panics
+/// As [`solve_layer_with_threads`].
+pub fn solve_layer_both_classes(
+    layer: &Layer,
+    below_blue: Option<&[u8]>,
+    below_red: Option<&[u8]>,
+    threads: usize,
+) -> Vec<u8> {
+    solve_classes(layer, below_blue, below_red, threads, [true, true])
+}
+
+/// Solves the parity classes `which[c]` of the layer; the bytes of the
+/// other class are left 0.
+fn solve_classes(
+    layer: &Layer,
+    below_blue: Option<&[u8]>,
+    below_red: Option<&[u8]>,
+    threads: usize,
+    which: [bool; 2],
 ) -> Vec<u8> {
     let board = layer.board();
     let (a, b) = (layer.a(), layer.b());
@@ -198,6 +236,7 @@ pub fn solve_layer_with_threads(
             ],
             back: std::sync::OnceLock::new(),
             max_depth: [AtomicU8::new(0), AtomicU8::new(0)],
+            which,
         };
         par_range(threads, s.blocks, |rb| s.seed_block(rb));
         let _ = s.back.set(
@@ -207,18 +246,20 @@ pub fn solve_layer_with_threads(
         );
         // Small layers are not worth threads.
         let threads = if layer.len() < 1 << 20 { 1 } else { threads };
+        let classes: Vec<u8> = (0..2u8).filter(|&c| which[c as usize]).collect();
         if threads == 1 {
-            // Both classes depth by depth, block by block: a block's
+            // The classes depth by depth, block by block: a block's
             // predecessors are looked up for both classes while their cache
             // lines are at hand.
-            s.solve_classes(&[Owner::whole(0), Owner::whole(1)], None);
+            let owners: Vec<Owner> = classes.iter().map(|&c| Owner::whole(c)).collect();
+            s.solve_classes(&owners, None);
         } else {
-            // Interleaved blocks keep a class's threads' shares even at
-            // every depth.
-            let group = (threads / 2).clamp(1, s.blocks as usize) as u64;
+            // Each class gets an equal share of the threads; interleaved
+            // blocks keep a class's threads' shares even at every depth.
+            let group = (threads / classes.len()).clamp(1, s.blocks as usize) as u64;
             let barriers = [Barrier::new(group as usize), Barrier::new(group as usize)];
             std::thread::scope(|sc| {
-                for class in 0..2u8 {
+                for &class in &classes {
                     for t in 0..group {
                         let (s, barrier) = (&s, &barriers[class as usize]);
                         let own = Owner { class, t, group };
@@ -331,6 +372,8 @@ struct Solver<'a> {
     back: std::sync::OnceLock<Vec<Block>>,
     /// Largest depth valued so far, per class.
     max_depth: [AtomicU8; 2],
+    /// The classes being solved.
+    which: [bool; 2],
 }
 
 /// What the exits (moves off the board) of a position lead to.
@@ -473,7 +516,9 @@ impl Solver<'_> {
             let free = !(blue | red) & edges.full;
             // Blue to move: in-layer moves right, up, down onto free squares
             // (counted on bit boards), exits from the last file.
-            let vb = if red == 0 {
+            let vb = if !self.which[class0 as usize] {
+                0
+            } else if red == 0 {
                 LOSS_BASE
             } else {
                 let inside = (((blue & !edges.last_file) << 1) & free).count_ones()
@@ -488,7 +533,9 @@ impl Solver<'_> {
                 Self::seed_from(inside as u8, &e, !blue_exits.is_empty())
             };
             // Red to move: up, left, right; exits from the last rank.
-            let vr = if blue == 0 {
+            let vr = if !self.which[(class0 ^ 1) as usize] {
+                0
+            } else if blue == 0 {
                 LOSS_BASE
             } else {
                 let inside = ((red << edges.n) & free).count_ones()
