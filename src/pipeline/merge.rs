@@ -1,13 +1,18 @@
 //! Merge, verify, report and status over a run directory.
 //!
-//! - [`merge`] reads and verifies every shard, lets the kind assemble the
-//!   tables, writes them to `tables/` and writes `result.toml`.
+//! - [`merge`] hashes and verifies every shard (each fully decoded once),
+//!   lets the kind assemble the tables, writes them to `tables/` and writes
+//!   `result.toml`.
+//! - [`check_merged`] runs the kind's checks and compares with a reference,
+//!   right after a [`merge`] in the same process (what `run` does).
 //! - [`verify`] re-hashes every shard and table, re-runs the merge in memory
 //!   and compares, runs the kind's checks, and compares with a reference.
 //! - [`report`] writes `report.md` from the kind's claims.
 //! - [`status`] says done / pending / damaged per job.
 
+use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
@@ -16,7 +21,10 @@ use super::error::{Error, Result};
 use super::kind::{
     Claim, ClaimStatus, JobKind, JobSpec, RunAccess, ShardSource, TableFile, kind_by_name,
 };
-use super::plan::{JobState, PlanFile, job_state, read_checked_shard, read_shard};
+use super::plan::{
+    JobState, PlanFile, check_shard_bytes, check_shard_content, decode_shard, job_state,
+    read_checked_shard, read_shard, read_shard_bytes, shard_error,
+};
 use super::rundir::RunDir;
 use super::shard::{Shard, write_atomic};
 
@@ -205,20 +213,79 @@ impl RunAccess for RunView {
     }
 }
 
-/// Digests of every shard, verifying each.
-fn shard_digests(view: &RunView) -> Result<Vec<ShardDigest>> {
+/// Digests of every shard, each file read once: its SHA-256, and the cheap
+/// integrity check ([`check_shard_bytes`]: trailer, header, job id, name and
+/// kind; no decompression). Also returns each file's trailer, so that later
+/// reads can tell the file is still the one hashed here.
+fn shard_digests(view: &RunView) -> Result<(Vec<ShardDigest>, Vec<[u8; 32]>)> {
     let mut out = Vec::new();
+    let mut trailers = Vec::new();
     for j in &view.plan.jobs {
-        read_shard(&view.dir, &view.plan.kind, &j.name, &j.id)?;
-        let p = view.dir.shard_path(&j.id);
-        let bytes = std::fs::read(&p).map_err(Error::io(&p))?;
+        let bytes = read_shard_bytes(&view.dir, &j.name, &j.id)?;
+        let digest = check_shard_bytes(&view.dir, &view.plan.kind, &j.name, &j.id, &bytes)?;
+        trailers.push(bytes[bytes.len() - 32..].try_into().expect("32 bytes"));
         out.push(ShardDigest {
             name: j.name.clone(),
             id: j.id.clone(),
-            sha256: sha256_hex(&bytes),
+            sha256: hex::encode(digest),
         });
     }
-    Ok(out)
+    Ok((out, trailers))
+}
+
+/// The run as [`merge`] shows it to the kind: every shard it loads is fully
+/// decoded, checked by the kind ([`JobKind::check_shard`]) and must still
+/// carry the trailer [`shard_digests`] saw (so the digests in `result.toml`
+/// are those of the bytes merged). Records which jobs were loaded, so that
+/// merge can decode the others afterwards.
+struct MergeAccess<'a> {
+    view: &'a RunView,
+    /// Trailer of each job's shard, in plan order.
+    trailers: Vec<[u8; 32]>,
+    /// Names of the jobs loaded so far.
+    loaded: Mutex<BTreeSet<String>>,
+}
+
+impl ShardSource for MergeAccess<'_> {
+    fn load(&self, name: &str) -> Result<Shard> {
+        let (i, j) = self
+            .view
+            .plan
+            .jobs
+            .iter()
+            .enumerate()
+            .find(|(_, j)| j.name == name)
+            .ok_or_else(|| Error::job(name, "no such job in this plan"))?;
+        let (dir, kind) = (&self.view.dir, &self.view.plan.kind);
+        let bytes = read_shard_bytes(dir, &j.name, &j.id)?;
+        if bytes.len() < 32 || bytes[bytes.len() - 32..] != self.trailers[i] {
+            return Err(shard_error(
+                dir,
+                &j.name,
+                &j.id,
+                "changed while being merged".into(),
+            ));
+        }
+        let s = decode_shard(dir, kind, &j.name, &j.id, &bytes)?;
+        check_shard_content(dir, kind, j, &s)?;
+        self.loaded
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(j.name.clone());
+        Ok(s)
+    }
+}
+
+impl RunAccess for MergeAccess<'_> {
+    fn params(&self) -> &toml::Table {
+        self.view.params()
+    }
+    fn jobs(&self) -> &[JobSpec] {
+        self.view.jobs()
+    }
+    fn table(&self, name: &str) -> Result<Vec<u8>> {
+        self.view.table(name)
+    }
 }
 
 fn result_of(view: &RunView, shards: Vec<ShardDigest>, tables: &[TableFile]) -> ResultFile {
@@ -239,15 +306,36 @@ fn result_of(view: &RunView, shards: Vec<ShardDigest>, tables: &[TableFile]) -> 
     }
 }
 
-/// Merges a finished run: verifies every shard, writes `tables/` and
-/// `result.toml`.
+/// Merges a finished run: writes `tables/` and `result.toml`.
+///
+/// Every shard is checked: each file is read and hashed once with the cheap
+/// integrity check (trailer, header, job id, name, kind), then fully decoded
+/// and checked by the kind ([`JobKind::check_shard`]) exactly once — by the
+/// kind's merge for the shards it loads, afterwards for the others. A
+/// successful merge thus proves what `verify` proves of the shards.
 ///
 /// # Errors
 /// [`Error::Shard`] for a missing or damaged shard (naming job and file), or
 /// the kind's merge error (e.g. two boxes disagree).
 pub fn merge(view: &RunView) -> Result<ResultFile> {
-    let shards = shard_digests(view)?;
-    let tables = view.kind.merge(view)?;
+    let (shards, trailers) = shard_digests(view)?;
+    let access = MergeAccess {
+        view,
+        trailers,
+        loaded: Mutex::new(BTreeSet::new()),
+    };
+    let tables = view.kind.merge(&access)?;
+    let loaded = std::mem::take(
+        &mut *access
+            .loaded
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
+    for j in &view.plan.jobs {
+        if !loaded.contains(&j.name) {
+            access.load(&j.name)?;
+        }
+    }
     let tdir = view.dir.tables_dir();
     std::fs::create_dir_all(&tdir).map_err(Error::io(&tdir))?;
     for t in &tables {
@@ -257,6 +345,41 @@ pub fn merge(view: &RunView) -> Result<ResultFile> {
     let text = toml::to_string(&result).expect("result serializes");
     write_atomic(&view.dir.result_path(), text.as_bytes())?;
     Ok(result)
+}
+
+/// The checks `verify` adds to a merge, for a caller that has just merged
+/// in this process ([`merge`] returned `merged`): the kind's checks
+/// ([`JobKind::check`]) and, if given, the digests of a reference manifest.
+/// What else `verify` does is re-prove what that merge proved: re-hash and
+/// decode every shard, re-merge in memory and compare with the tables on
+/// disk. Use [`verify`] for a run merged elsewhere (e.g. by a Slurm job).
+///
+/// # Errors
+/// [`Error::Verify`] listing every problem, worded as [`verify`] words it;
+/// other errors if a table or the reference cannot be read.
+pub fn check_merged(
+    view: &RunView,
+    merged: &ResultFile,
+    reference: Option<&Path>,
+) -> Result<ResultFile> {
+    let mut problems = view.kind.check(view)?;
+    if let Some(rp) = reference {
+        reference_problems(merged, rp, &mut problems)?;
+    }
+    if problems.is_empty() {
+        Ok(merged.clone())
+    } else {
+        Err(Error::Verify { problems })
+    }
+}
+
+/// Appends the differences of `now` from the reference manifest at `rp`.
+fn reference_problems(now: &ResultFile, rp: &Path, problems: &mut Vec<String>) -> Result<()> {
+    let r = ResultFile::load(rp)?;
+    for d in now.diff(&r) {
+        problems.push(format!("{d} [reference {}]", rp.display()));
+    }
+    Ok(())
 }
 
 /// Verifies a merged run: every shard re-hashed and decoded, every table
@@ -314,10 +437,7 @@ pub fn verify(view: &RunView, reference: Option<&Path>) -> Result<ResultFile> {
         current = Some(now);
     }
     if let (Some(now), Some(rp)) = (&current, reference) {
-        let r = ResultFile::load(rp)?;
-        for d in now.diff(&r) {
-            problems.push(format!("{d} [reference {}]", rp.display()));
-        }
+        reference_problems(now, rp, &mut problems)?;
     }
     match current {
         Some(now) if problems.is_empty() => Ok(now),
