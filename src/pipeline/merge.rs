@@ -505,3 +505,90 @@ pub fn status(view: &RunView) -> Vec<(String, String, JobState)> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::jobfile::read_job_file;
+    use crate::pipeline::kind::JobSpec;
+    use crate::pipeline::plan::write_plan;
+    use crate::pipeline::shard::{Durability, Section};
+
+    /// A kind whose merge loads no shard: merge must decode them all itself.
+    struct LoadsNothing;
+
+    impl JobKind for LoadsNothing {
+        fn name(&self) -> &'static str {
+            "chomp-boxes"
+        }
+        fn about(&self) -> &'static str {
+            "test"
+        }
+        fn plan(&self, _: &Path, _: &str) -> Result<(toml::Table, Vec<JobSpec>)> {
+            unreachable!()
+        }
+        fn run(&self, _: &JobSpec, _: &dyn ShardSource) -> Result<Vec<Section>> {
+            unreachable!()
+        }
+        fn merge(&self, _: &dyn RunAccess) -> Result<Vec<TableFile>> {
+            Ok(vec![])
+        }
+        fn check(&self, _: &dyn RunAccess) -> Result<Vec<String>> {
+            Ok(vec![])
+        }
+        fn claims(&self, _: &dyn RunAccess) -> Result<Vec<Claim>> {
+            Ok(vec![])
+        }
+    }
+
+    /// Shards the kind's merge does not load are still fully decoded: a body
+    /// that only decompression refuses (valid trailer) fails the merge,
+    /// naming job and file, whether or not the kind loads it.
+    #[test]
+    fn merge_decodes_the_shards_the_kind_did_not_load() {
+        let t = tempfile::tempdir().unwrap();
+        let job = t.path().join("small.toml");
+        std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n").unwrap();
+        let plan = PlanFile::from_job_file(&read_job_file(&job).unwrap()).unwrap();
+        let dir = RunDir::new(t.path().join("run"));
+        write_plan(&dir, &plan, false).unwrap();
+        for j in &plan.jobs {
+            crate::pipeline::worker::run_worker(
+                &dir.manifest_path(&j.id),
+                Some(dir.root()),
+                Durability::Deferred,
+            )
+            .unwrap();
+        }
+        let real = RunView::open(dir.root()).unwrap();
+        let digests = merge(&real).unwrap();
+        let skipping = RunView {
+            dir: RunDir::new(dir.root()),
+            plan: plan.clone(),
+            kind: &LoadsNothing,
+            specs: plan.specs(),
+        };
+        assert_eq!(merge(&skipping).unwrap().shards, digests.shards);
+
+        let j = plan.job("box-4x5").unwrap();
+        let p = dir.shard_path(&j.id);
+        let good = std::fs::read(&p).unwrap();
+        let hlen = u32::from_le_bytes(good[12..16].try_into().unwrap()) as usize;
+        let body = b"not zstd";
+        let mut bad = good[..16 + hlen].to_vec();
+        bad.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        bad.extend_from_slice(body);
+        bad.extend_from_slice(&crate::pipeline::digest::sha256(&bad));
+        std::fs::write(&p, &bad).unwrap();
+        for view in [&skipping, &real] {
+            match merge(view) {
+                Err(e @ Error::Shard { .. }) => {
+                    let m = e.to_string();
+                    assert!(m.contains("box-4x5") && m.contains(&j.id), "{m}");
+                    assert!(m.contains("zstd"), "{m}");
+                }
+                other => panic!("{:?}", other.map(|r| r.root)),
+            }
+        }
+    }
+}
