@@ -772,6 +772,29 @@ fn cheap_check_after_a_job_and_full_decode_in_merge() {
         JobState::Damaged(_)
     ));
     merge_fails("zstd");
+    // verify lists it (exit 3), also beside a shard with a bad checksum.
+    let verify = || {
+        gt().args(["verify", dir.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let out = verify();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(
+        text(&out).contains("box-4x5") && text(&out).contains("zstd"),
+        "{}",
+        text(&out)
+    );
+    let good_a = std::fs::read(&pa).unwrap();
+    let mut x = good_a.clone();
+    x[20] ^= 1;
+    std::fs::write(&pa, &x).unwrap();
+    let out = verify();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let s = text(&out);
+    assert!(s.contains("box-4x5") && s.contains("zstd"), "{s}");
+    assert!(s.contains("box-3x4") && s.contains("checksum"), "{s}");
+    std::fs::write(&pa, &good_a).unwrap();
     let st = run_ok(&["status", dir.to_str().unwrap()]);
     assert!(
         text(&st).contains("1 done, 0 pending, 1 damaged"),

@@ -22,8 +22,8 @@ use super::kind::{
     Claim, ClaimStatus, JobKind, JobSpec, RunAccess, ShardSource, TableFile, kind_by_name,
 };
 use super::plan::{
-    JobState, PlanFile, check_shard_bytes, check_shard_content, decode_shard, job_state,
-    read_checked_shard, read_shard, read_shard_bytes, shard_error,
+    JobState, PlanFile, PlannedJob, check_shard_bytes, check_shard_content, decode_shard,
+    job_state, read_checked_shard, read_shard, read_shard_bytes, shard_error,
 };
 use super::rundir::RunDir;
 use super::shard::{Shard, write_atomic};
@@ -213,29 +213,49 @@ impl RunAccess for RunView {
     }
 }
 
-/// Digests of every shard, each file read once: its SHA-256, and the cheap
-/// integrity check ([`check_shard_bytes`]: trailer, header, job id, name and
-/// kind; no decompression). Also returns each file's trailer, so that later
-/// reads can tell the file is still the one hashed here.
-fn shard_digests(view: &RunView) -> Result<(Vec<ShardDigest>, Vec<[u8; 32]>)> {
-    let mut out = Vec::new();
-    let mut trailers = Vec::new();
+/// A shard's digest, its file read once: the SHA-256 of the file and the
+/// cheap integrity check ([`check_shard_bytes`]: trailer, header, job id,
+/// name and kind; no decompression). Also returns the file's trailer, so
+/// that later reads can tell the file is still the one hashed here.
+fn hash_shard(view: &RunView, j: &PlannedJob) -> Result<(ShardDigest, [u8; 32])> {
+    let bytes = read_shard_bytes(&view.dir, &j.name, &j.id)?;
+    let digest = check_shard_bytes(&view.dir, &view.plan.kind, &j.name, &j.id, &bytes)?;
+    let trailer = bytes[bytes.len() - 32..].try_into().expect("32 bytes");
+    let d = ShardDigest {
+        name: j.name.clone(),
+        id: j.id.clone(),
+        sha256: hex::encode(digest),
+    };
+    Ok((d, trailer))
+}
+
+/// The kind's merge over shards hashed by [`hash_shard`] (their `trailers`,
+/// in plan order), decoding and checking every shard exactly once: those the
+/// kind loads through [`MergeAccess`], the others afterwards.
+fn merge_decoding_all(view: &RunView, trailers: Vec<[u8; 32]>) -> Result<Vec<TableFile>> {
+    let access = MergeAccess {
+        view,
+        trailers,
+        loaded: Mutex::new(BTreeSet::new()),
+    };
+    let tables = view.kind.merge(&access)?;
+    let loaded = std::mem::take(
+        &mut *access
+            .loaded
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
     for j in &view.plan.jobs {
-        let bytes = read_shard_bytes(&view.dir, &j.name, &j.id)?;
-        let digest = check_shard_bytes(&view.dir, &view.plan.kind, &j.name, &j.id, &bytes)?;
-        trailers.push(bytes[bytes.len() - 32..].try_into().expect("32 bytes"));
-        out.push(ShardDigest {
-            name: j.name.clone(),
-            id: j.id.clone(),
-            sha256: hex::encode(digest),
-        });
+        if !loaded.contains(&j.name) {
+            access.load(&j.name)?;
+        }
     }
-    Ok((out, trailers))
+    Ok(tables)
 }
 
 /// The run as [`merge`] shows it to the kind: every shard it loads is fully
 /// decoded, checked by the kind ([`JobKind::check_shard`]) and must still
-/// carry the trailer [`shard_digests`] saw (so the digests in `result.toml`
+/// carry the trailer [`hash_shard`] saw (so the digests in `result.toml`
 /// are those of the bytes merged). Records which jobs were loaded, so that
 /// merge can decode the others afterwards.
 struct MergeAccess<'a> {
@@ -318,24 +338,15 @@ fn result_of(view: &RunView, shards: Vec<ShardDigest>, tables: &[TableFile]) -> 
 /// [`Error::Shard`] for a missing or damaged shard (naming job and file), or
 /// the kind's merge error (e.g. two boxes disagree).
 pub fn merge(view: &RunView) -> Result<ResultFile> {
-    let (shards, trailers) = shard_digests(view)?;
-    let access = MergeAccess {
-        view,
-        trailers,
-        loaded: Mutex::new(BTreeSet::new()),
-    };
-    let tables = view.kind.merge(&access)?;
-    let loaded = std::mem::take(
-        &mut *access
-            .loaded
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner),
-    );
-    for j in &view.plan.jobs {
-        if !loaded.contains(&j.name) {
-            access.load(&j.name)?;
-        }
-    }
+    let (shards, trailers): (Vec<_>, Vec<_>) = view
+        .plan
+        .jobs
+        .iter()
+        .map(|j| hash_shard(view, j))
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .unzip();
+    let tables = merge_decoding_all(view, trailers)?;
     let tdir = view.dir.tables_dir();
     std::fs::create_dir_all(&tdir).map_err(Error::io(&tdir))?;
     for t in &tables {
@@ -382,13 +393,31 @@ fn reference_problems(now: &ResultFile, rp: &Path, problems: &mut Vec<String>) -
     Ok(())
 }
 
-/// Verifies a merged run: every shard re-hashed and decoded, every table
-/// re-hashed and equal to a fresh in-memory merge, the kind's checks, and
-/// (if given) the digests of a reference manifest.
+/// Every shard that does not decode or fails the kind's `check_shard`, one
+/// line each (naming job and file), in plan order: what `verify` lists once
+/// it knows something is wrong.
+fn shard_problems(view: &RunView) -> Vec<String> {
+    view.plan
+        .jobs
+        .iter()
+        .filter_map(|j| read_checked_shard(&view.dir, &view.plan.kind, j).err())
+        .map(|e| e.to_string())
+        .collect()
+}
+
+/// Verifies a merged run: every shard re-hashed, decoded and checked by the
+/// kind, every table re-hashed and equal to a fresh in-memory merge, the
+/// kind's checks, and (if given) the digests of a reference manifest.
+///
+/// Each shard is decoded once for the fresh merge (as in [`merge`]) and once
+/// more by the kind's checks. When a shard fails the cheap check or the
+/// fresh merge fails, every shard is decoded and checked on its own, so that
+/// every damaged shard is listed.
 ///
 /// # Errors
 /// [`Error::Verify`] listing every mismatch (job, file, digests); other
-/// errors if the run directory is unusable.
+/// errors if the run directory is unusable or the kind's merge fails on
+/// intact shards.
 pub fn verify(view: &RunView, reference: Option<&Path>) -> Result<ResultFile> {
     let mut problems = Vec::new();
     let recorded = ResultFile::load(&view.dir.result_path()).map_err(|e| match e {
@@ -399,17 +428,16 @@ pub fn verify(view: &RunView, reference: Option<&Path>) -> Result<ResultFile> {
         e => e,
     })?;
     let mut shards = Vec::new();
+    let mut trailers = Vec::new();
     for j in &view.plan.jobs {
-        match read_checked_shard(&view.dir, &view.plan.kind, j) {
-            Err(e) => problems.push(e.to_string()),
-            Ok(_) => {
-                let p = view.dir.shard_path(&j.id);
-                let bytes = std::fs::read(&p).map_err(Error::io(&p))?;
-                shards.push(ShardDigest {
-                    name: j.name.clone(),
-                    id: j.id.clone(),
-                    sha256: sha256_hex(&bytes),
-                });
+        match hash_shard(view, j) {
+            Err(_) => {
+                problems = shard_problems(view);
+                break;
+            }
+            Ok((d, t)) => {
+                shards.push(d);
+                trailers.push(t);
             }
         }
     }
@@ -428,7 +456,18 @@ pub fn verify(view: &RunView, reference: Option<&Path>) -> Result<ResultFile> {
     }
     let mut current = None;
     if problems.is_empty() {
-        let fresh = view.kind.merge(view)?;
+        let fresh = match merge_decoding_all(view, trailers) {
+            Ok(fresh) => fresh,
+            Err(e) => {
+                // A merge error on intact shards is the kind's own.
+                let problems = shard_problems(view);
+                return Err(if problems.is_empty() {
+                    e
+                } else {
+                    Error::Verify { problems }
+                });
+            }
+        };
         let now = result_of(view, shards, &fresh);
         for d in now.diff(&recorded) {
             problems.push(format!("{d} (result.toml is stale or tables were edited)"));
