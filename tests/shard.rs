@@ -117,6 +117,15 @@ fn cheap_check_misses_a_bad_body_under_a_valid_trailer_decode_does_not() {
     let bad = with_body(&a, &short);
     assert!(shard::check(&bad).is_ok());
     assert!(shard::decode(&bad).unwrap_err().contains("header declares"));
+    // A valid frame longer than the sections the header declares.
+    let long = zstd::encode_all(&vec![7u8; 20_000][..], 3).unwrap();
+    let bad = with_body(&a, &long);
+    assert!(shard::check(&bad).is_ok());
+    assert!(
+        shard::decode(&bad)
+            .unwrap_err()
+            .contains("more than the 16003 bytes the header declares")
+    );
     // A declared body length that disagrees is seen by both.
     let hlen = u32::from_le_bytes(a[12..16].try_into().unwrap()) as usize;
     let mut content = a[..a.len() - 32].to_vec();

@@ -16,7 +16,7 @@
 //! thread count or hash-map order. The bytes do depend on the zstd library
 //! version, which `Cargo.lock` pins.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -246,12 +246,21 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Shard, String> {
         body,
         total,
     } = frame(sealed(bytes)?)?;
-    let mut raw = Vec::new();
-    zstd::stream::read::Decoder::new(body)
-        .map_err(|e| format!("zstd: {e}"))?
-        .take(total + 1)
-        .read_to_end(&mut raw)
-        .map_err(|e| format!("zstd: {e}"))?;
+    // One-shot decompression straight into a buffer of the declared size:
+    // the streaming decoder copied every byte once more out of its window
+    // and grew its output by doubling.
+    let mut raw: Vec<u8> = Vec::new();
+    raw.try_reserve_exact(total as usize)
+        .map_err(|_| format!("cannot allocate the {total} bytes the header declares"))?;
+    zstd::bulk::Decompressor::new()
+        .and_then(|mut d| d.decompress_to_buffer(body, &mut raw))
+        .map_err(|e| {
+            if e.to_string().contains("too small") {
+                format!("body holds more than the {total} bytes the header declares")
+            } else {
+                format!("zstd: {e}")
+            }
+        })?;
     if raw.len() as u64 != total {
         return Err(format!(
             "body holds {} bytes, header declares {total}",
