@@ -46,7 +46,10 @@ enum Command {
     /// again on the same directory resumes: jobs whose shards verify are
     /// skipped; missing or damaged ones are recomputed. If
     /// manifests/NAME.toml exists next to the job file's folder, the result
-    /// digests are compared with it.
+    /// digests are compared with it. The merge decodes and checks every
+    /// shard; then the kind's checks run (what `verify` adds, without
+    /// re-decoding the shards it just merged). A run merged by a Slurm job
+    /// gets the full `verify`.
     Run(RunArgs),
     /// Write plan.toml and one manifest per job into a run directory, without running.
     Plan {
@@ -72,7 +75,8 @@ enum Command {
         #[arg(long)]
         defer_sync: bool,
     },
-    /// Verify every shard and assemble tables/ and result.toml.
+    /// Verify every shard (hashed, decoded and checked by the kind once each)
+    /// and assemble tables/ and result.toml.
     Merge {
         /// The run directory.
         dir: PathBuf,
@@ -568,10 +572,15 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             },
         };
         let view = RunView::open(run_dir)?;
-        if !merged {
-            merge::merge(&view)?;
-        }
-        let result = merge::verify(&view, reference.as_deref())?;
+        // Merged here: the merge decoded and checked every shard, so only the
+        // kind's checks and the reference remain. Merged by a Slurm job: the
+        // full verify.
+        let result = if merged {
+            merge::verify(&view, reference.as_deref())?
+        } else {
+            let m = merge::merge(&view)?;
+            merge::check_merged(&view, &m, reference.as_deref())?
+        };
         let claims = merge::report(&view)?;
         println!(
             "{name}: {} computed, {} skipped, {} recomputed (damaged) in {:.2} s; root {}",

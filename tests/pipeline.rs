@@ -693,3 +693,209 @@ fn deferred_and_synced_shards_are_identical() {
     }
     assert_eq!(bytes[0], bytes[1]);
 }
+
+/// `bytes` (a shard file) with its zstd body replaced by bytes that are not
+/// a zstd frame, the body length and the sha256 trailer fixed: intact to the
+/// cheap check, undecodable.
+fn with_bad_body(bytes: &[u8]) -> Vec<u8> {
+    let hlen = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let body = b"not a zstd frame at all";
+    let mut content = bytes[..16 + hlen].to_vec();
+    content.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    content.extend_from_slice(body);
+    let d = gametables::pipeline::digest::sha256(&content);
+    content.extend_from_slice(&d);
+    content
+}
+
+/// The executor's check after a job (cheap: trailer and header identity)
+/// refuses a flipped byte, a truncated file and another job's shard; a body
+/// only full decoding refuses passes it, but `merge` fails naming job and
+/// file, `status` calls the shard damaged and `run` recomputes it.
+#[test]
+fn cheap_check_after_a_job_and_full_decode_in_merge() {
+    use gametables::pipeline::plan::{JobState, PlanFile, job_state, written_state};
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("run");
+    let job = t.path().join("small.toml");
+    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n").unwrap();
+    let run = || {
+        gt().args([
+            "run",
+            job.to_str().unwrap(),
+            "--run-dir",
+            dir.to_str().unwrap(),
+            "--no-progress",
+        ])
+        .output()
+        .unwrap()
+    };
+    assert!(run().status.success());
+    let root = root_of(&dir);
+    let rd = RunDir::new(&dir);
+    let plan = PlanFile::load(&rd).unwrap();
+    let (a, b) = (plan.job("box-3x4").unwrap(), plan.job("box-4x5").unwrap());
+    let (pa, pb) = (rd.shard_path(&a.id), rd.shard_path(&b.id));
+    let good = std::fs::read(&pb).unwrap();
+    let damaged = |why: &str| match written_state(&rd, &plan.kind, b) {
+        JobState::Damaged(m) => assert!(m.contains(why), "{m}"),
+        s => panic!("{s:?}"),
+    };
+    let merge_fails = |why: &str| {
+        let out = gt()
+            .args(["merge", dir.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        let s = text(&out);
+        assert!(s.contains("box-4x5") && s.contains(&b.id), "{s}");
+        assert!(s.contains(why), "{s}");
+    };
+    assert_eq!(written_state(&rd, &plan.kind, b), JobState::Done);
+    for i in [0, 13, good.len() / 2, good.len() - 1] {
+        let mut x = good.clone();
+        x[i] ^= 0x10;
+        std::fs::write(&pb, &x).unwrap();
+        damaged("checksum");
+        merge_fails("checksum");
+    }
+    std::fs::write(&pb, &good[..good.len() - 1]).unwrap();
+    damaged("checksum");
+    std::fs::copy(&pa, &pb).unwrap();
+    damaged("belongs to job box-3x4");
+    merge_fails("belongs to job box-3x4");
+    // Valid trailer over a body that does not decompress.
+    std::fs::write(&pb, with_bad_body(&good)).unwrap();
+    assert_eq!(written_state(&rd, &plan.kind, b), JobState::Done);
+    assert!(matches!(
+        job_state(&rd, &plan.kind, b),
+        JobState::Damaged(_)
+    ));
+    merge_fails("zstd");
+    // verify lists it (exit 3), also beside a shard with a bad checksum.
+    let verify = || {
+        gt().args(["verify", dir.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let out = verify();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(
+        text(&out).contains("box-4x5") && text(&out).contains("zstd"),
+        "{}",
+        text(&out)
+    );
+    let good_a = std::fs::read(&pa).unwrap();
+    let mut x = good_a.clone();
+    x[20] ^= 1;
+    std::fs::write(&pa, &x).unwrap();
+    let out = verify();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let s = text(&out);
+    assert!(s.contains("box-4x5") && s.contains("zstd"), "{s}");
+    assert!(s.contains("box-3x4") && s.contains("checksum"), "{s}");
+    std::fs::write(&pa, &good_a).unwrap();
+    let st = run_ok(&["status", dir.to_str().unwrap()]);
+    assert!(
+        text(&st).contains("1 done, 0 pending, 1 damaged"),
+        "{}",
+        text(&st)
+    );
+    let again = run();
+    assert!(again.status.success(), "{}", text(&again));
+    assert!(
+        text(&again).contains("1 computed, 1 skipped, 1 recomputed (damaged)"),
+        "{}",
+        text(&again)
+    );
+    assert_eq!(std::fs::read(&pb).unwrap(), good);
+    assert_eq!(root_of(&dir), root);
+}
+
+/// `run` (which checks its own merge instead of re-verifying it) still exits
+/// 3 with verify's wording when the result differs from an edited
+/// reference manifest (table or shard digest edited, root recomputed), and
+/// refuses a reference whose root no longer matches its digests.
+#[test]
+fn run_against_an_edited_reference_exits_3() {
+    let t = tempfile::tempdir().unwrap();
+    let (jobs, manifests) = (t.path().join("jobs"), t.path().join("manifests"));
+    std::fs::create_dir_all(&jobs).unwrap();
+    std::fs::create_dir_all(&manifests).unwrap();
+    let job = jobs.join("small.toml");
+    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n").unwrap();
+    let dir = t.path().join("run");
+    let run = || {
+        gt().args([
+            "run",
+            job.to_str().unwrap(),
+            "--run-dir",
+            dir.to_str().unwrap(),
+            "--no-progress",
+        ])
+        .output()
+        .unwrap()
+    };
+    let first = run();
+    assert!(first.status.success(), "{}", text(&first));
+    assert!(
+        text(&first).contains("no reference manifest"),
+        "{}",
+        text(&first)
+    );
+    let result = ResultFile::load(&dir.join("result.toml")).unwrap();
+    let write_ref = |r: &ResultFile| {
+        std::fs::write(manifests.join("small.toml"), toml::to_string(r).unwrap()).unwrap()
+    };
+    let reroot = |mut r: ResultFile| {
+        let mut s = String::new();
+        for d in &r.shards {
+            s.push_str(&format!("shard {} {} {}\n", d.name, d.id, d.sha256));
+        }
+        for d in &r.tables {
+            s.push_str(&format!("table {} {}\n", d.name, d.sha256));
+        }
+        r.root = gametables::pipeline::digest::sha256_hex(s.as_bytes());
+        r
+    };
+    // The true result as reference: match.
+    write_ref(&result);
+    let ok = run();
+    assert!(ok.status.success(), "{}", text(&ok));
+    assert!(
+        text(&ok).contains("digests match the reference"),
+        "{}",
+        text(&ok)
+    );
+    // A table digest edited.
+    let mut r = result.clone();
+    r.tables[0].sha256 = "0".repeat(64);
+    write_ref(&reroot(r));
+    let out = run();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let s = text(&out);
+    assert!(
+        s.contains(&format!("table tables/{}", result.tables[0].name)),
+        "{s}"
+    );
+    assert!(s.contains("[reference"), "{s}");
+    assert!(!s.contains("digests match"), "{s}");
+    // A shard digest edited.
+    let mut r = result.clone();
+    r.shards[1].sha256 = "f".repeat(64);
+    write_ref(&reroot(r));
+    let out = run();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(
+        text(&out).contains("shard of job box-4x5"),
+        "{}",
+        text(&out)
+    );
+    // Edited without recomputing the root: refused as unusable.
+    let mut r = result.clone();
+    r.tables[0].sha256 = "0".repeat(64);
+    write_ref(&r);
+    let out = run();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("unusable"), "{}", text(&out));
+}

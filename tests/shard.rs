@@ -66,14 +66,86 @@ fn reseal(mut content: Vec<u8>) -> Vec<u8> {
     content
 }
 
+/// `a` with its zstd body replaced by `body` (body length fixed, trailer
+/// resealed): intact to the cheap check, undecodable.
+fn with_body(a: &[u8], body: &[u8]) -> Vec<u8> {
+    let hlen = u32::from_le_bytes(a[12..16].try_into().unwrap()) as usize;
+    let mut content = a[..16 + hlen].to_vec();
+    content.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    content.extend_from_slice(body);
+    reseal(content)
+}
+
+/// The cheap check (no decompression) refuses a flipped bit at every byte
+/// and a truncation at every length, accepts what `decode` accepts, returns
+/// the header, and gives the file's SHA-256 as `result.toml` lists it.
+#[test]
+fn cheap_check_refuses_every_flipped_byte_and_every_truncation() {
+    let a = sample();
+    let h = shard::check(&a).unwrap();
+    assert_eq!(h, shard::decode(&a).unwrap().header);
+    let (h2, digest) = shard::check_digest(&a).unwrap();
+    assert_eq!(h2, h);
+    assert_eq!(digest, sha256(&a));
+    for i in 0..a.len() {
+        for bit in [0x01, 0x80] {
+            let mut b = a.clone();
+            b[i] ^= bit;
+            assert!(shard::check(&b).is_err(), "flip {bit:#x} at {i}");
+            assert!(shard::check_digest(&b).is_err(), "flip {bit:#x} at {i}");
+        }
+    }
+    for n in 0..a.len() {
+        assert!(shard::check(&a[..n]).is_err(), "truncated to {n}");
+        assert!(shard::check_digest(&a[..n]).is_err(), "truncated to {n}");
+    }
+    let mut longer = a.clone();
+    longer.push(0);
+    assert!(shard::check(&longer).is_err());
+}
+
+/// A body written wrong under a valid trailer passes the cheap check (it
+/// cannot see it) but not `decode`: why merge still decodes every shard.
+#[test]
+fn cheap_check_misses_a_bad_body_under_a_valid_trailer_decode_does_not() {
+    let a = sample();
+    let bad = with_body(&a, b"not a zstd frame");
+    assert!(shard::check(&bad).is_ok());
+    assert!(shard::decode(&bad).unwrap_err().contains("zstd"));
+    // A valid frame of the wrong length.
+    let short = zstd::encode_all(&[1u8, 2, 3][..], 3).unwrap();
+    let bad = with_body(&a, &short);
+    assert!(shard::check(&bad).is_ok());
+    assert!(shard::decode(&bad).unwrap_err().contains("header declares"));
+    // A valid frame longer than the sections the header declares.
+    let long = zstd::encode_all(&vec![7u8; 20_000][..], 3).unwrap();
+    let bad = with_body(&a, &long);
+    assert!(shard::check(&bad).is_ok());
+    assert!(
+        shard::decode(&bad)
+            .unwrap_err()
+            .contains("more than the 16003 bytes the header declares")
+    );
+    // A declared body length that disagrees is seen by both.
+    let hlen = u32::from_le_bytes(a[12..16].try_into().unwrap()) as usize;
+    let mut content = a[..a.len() - 32].to_vec();
+    content[16 + hlen] ^= 1;
+    let bad = reseal(content);
+    assert!(shard::check(&bad).unwrap_err().contains("body length"));
+    assert!(shard::decode(&bad).unwrap_err().contains("body length"));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
     #[test]
     fn decoder_never_panics_on_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
         prop_assert!(shard::decode(&bytes).is_err());
+        prop_assert!(shard::check(&bytes).is_err());
         // With a valid checksum the deeper checks run too.
-        let _ = shard::decode(&reseal(bytes));
+        let sealed = reseal(bytes);
+        let _ = shard::decode(&sealed);
+        let _ = shard::check_digest(&sealed);
     }
 
     #[test]
@@ -91,6 +163,10 @@ proptest! {
         if do_cut {
             content.truncate(cut.index(content.len()));
         }
-        let _ = shard::decode(&reseal(content));
+        let sealed = reseal(content);
+        // Whatever decodes passes the cheap check, with the same header.
+        if let Ok(s) = shard::decode(&sealed) {
+            prop_assert_eq!(shard::check(&sealed).unwrap(), s.header);
+        }
     }
 }

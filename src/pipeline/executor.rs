@@ -1,8 +1,11 @@
 //! The local executor: runs a plan's jobs as worker child processes (the same
 //! binary, `gametables worker MANIFEST`), up to N at once, in dependency
-//! order, skipping jobs whose shards already verify. A worker is killed
-//! when its coordinator dies (`PR_SET_PDEATHSIG`), so no orphan keeps working. Workers write shards
-//! without fsync; the run ends with one `syncfs` of the run directory.
+//! order, skipping jobs whose shards already verify (fully decoded and
+//! checked by the kind). A shard a worker just wrote gets the cheap check
+//! only (sha256 trailer, header names the job); merge decodes every shard.
+//! A worker is killed when its coordinator dies (`PR_SET_PDEATHSIG`), so no
+//! orphan keeps working. Workers write shards without fsync; the run ends
+//! with one `syncfs` of the run directory.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -13,7 +16,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio::task::JoinSet;
 
 use super::error::{Error, Result};
-use super::plan::{JobState, PlanFile, job_state};
+use super::plan::{JobState, PlanFile, job_state, written_state};
 use super::rundir::RunDir;
 
 /// Options of a local run.
@@ -199,7 +202,9 @@ async fn run_jobs(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<
         let j = &plan.jobs[i];
         let log = dir.log_path(&j.id);
         let ok = match &status {
-            Ok(s) if s.success() => match job_state(dir, &plan.kind, j) {
+            // The cheap check (trailer and header identity): the body is
+            // decoded by the jobs that read it and by merge.
+            Ok(s) if s.success() => match written_state(dir, &plan.kind, j) {
                 JobState::Done => true,
                 other => {
                     failures.push(format!(

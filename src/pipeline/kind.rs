@@ -144,7 +144,8 @@ pub trait JobKind: Sync {
 
     /// Checks that a shard whose checksum verified really holds this job's
     /// result (e.g. its header describes the job's own box). Used by
-    /// `status`, resume and verify; a failure marks the shard damaged.
+    /// `status`, resume, merge (once per shard) and verify; a failure marks
+    /// the shard damaged.
     ///
     /// # Errors
     /// A message saying what does not match.
@@ -158,14 +159,17 @@ pub trait JobKind: Sync {
     /// [`super::Error::Job`] if the parameters are invalid or an input is unusable.
     fn run(&self, job: &JobSpec, inputs: &dyn ShardSource) -> Result<Vec<Section>>;
 
-    /// Assembles the global tables from every job's shard.
+    /// Assembles the global tables from every job's shard. Under `merge`,
+    /// each shard loaded is decoded and checked ([`JobKind::check_shard`]);
+    /// shards not loaded are decoded afterwards, so a kind need not load a
+    /// shard only to have it checked.
     ///
     /// # Errors
     /// If shards are inconsistent (e.g. two boxes disagree), naming both.
     fn merge(&self, run: &dyn RunAccess) -> Result<Vec<TableFile>>;
 
-    /// Internal consistency checks on the merged tables (run by `verify`);
-    /// returns one line per problem.
+    /// Internal consistency checks on the merged tables (run by `verify`, and
+    /// by `run` after its own merge); returns one line per problem.
     ///
     /// # Errors
     /// If a table cannot be read.

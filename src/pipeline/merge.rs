@@ -1,13 +1,18 @@
 //! Merge, verify, report and status over a run directory.
 //!
-//! - [`merge`] reads and verifies every shard, lets the kind assemble the
-//!   tables, writes them to `tables/` and writes `result.toml`.
+//! - [`merge`] hashes and verifies every shard (each fully decoded once),
+//!   lets the kind assemble the tables, writes them to `tables/` and writes
+//!   `result.toml`.
+//! - [`check_merged`] runs the kind's checks and compares with a reference,
+//!   right after a [`merge`] in the same process (what `run` does).
 //! - [`verify`] re-hashes every shard and table, re-runs the merge in memory
 //!   and compares, runs the kind's checks, and compares with a reference.
 //! - [`report`] writes `report.md` from the kind's claims.
 //! - [`status`] says done / pending / damaged per job.
 
+use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
@@ -16,7 +21,10 @@ use super::error::{Error, Result};
 use super::kind::{
     Claim, ClaimStatus, JobKind, JobSpec, RunAccess, ShardSource, TableFile, kind_by_name,
 };
-use super::plan::{JobState, PlanFile, job_state, read_checked_shard, read_shard};
+use super::plan::{
+    JobState, PlanFile, PlannedJob, check_shard_bytes, check_shard_content, decode_shard,
+    job_state, read_checked_shard, read_shard, read_shard_bytes, shard_error,
+};
 use super::rundir::RunDir;
 use super::shard::{Shard, write_atomic};
 
@@ -205,20 +213,99 @@ impl RunAccess for RunView {
     }
 }
 
-/// Digests of every shard, verifying each.
-fn shard_digests(view: &RunView) -> Result<Vec<ShardDigest>> {
-    let mut out = Vec::new();
+/// A shard's digest, its file read once: the SHA-256 of the file and the
+/// cheap integrity check ([`check_shard_bytes`]: trailer, header, job id,
+/// name and kind; no decompression). Also returns the file's trailer, so
+/// that later reads can tell the file is still the one hashed here.
+fn hash_shard(view: &RunView, j: &PlannedJob) -> Result<(ShardDigest, [u8; 32])> {
+    let bytes = read_shard_bytes(&view.dir, &j.name, &j.id)?;
+    let digest = check_shard_bytes(&view.dir, &view.plan.kind, &j.name, &j.id, &bytes)?;
+    let trailer = bytes[bytes.len() - 32..].try_into().expect("32 bytes");
+    let d = ShardDigest {
+        name: j.name.clone(),
+        id: j.id.clone(),
+        sha256: hex::encode(digest),
+    };
+    Ok((d, trailer))
+}
+
+/// The kind's merge over shards hashed by [`hash_shard`] (their `trailers`,
+/// in plan order), decoding and checking every shard exactly once: those the
+/// kind loads through [`MergeAccess`], the others afterwards.
+fn merge_decoding_all(view: &RunView, trailers: Vec<[u8; 32]>) -> Result<Vec<TableFile>> {
+    let access = MergeAccess {
+        view,
+        trailers,
+        loaded: Mutex::new(BTreeSet::new()),
+    };
+    let tables = view.kind.merge(&access)?;
+    let loaded = std::mem::take(
+        &mut *access
+            .loaded
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
     for j in &view.plan.jobs {
-        read_shard(&view.dir, &view.plan.kind, &j.name, &j.id)?;
-        let p = view.dir.shard_path(&j.id);
-        let bytes = std::fs::read(&p).map_err(Error::io(&p))?;
-        out.push(ShardDigest {
-            name: j.name.clone(),
-            id: j.id.clone(),
-            sha256: sha256_hex(&bytes),
-        });
+        if !loaded.contains(&j.name) {
+            access.load(&j.name)?;
+        }
     }
-    Ok(out)
+    Ok(tables)
+}
+
+/// The run as [`merge`] shows it to the kind: every shard it loads is fully
+/// decoded, checked by the kind ([`JobKind::check_shard`]) and must still
+/// carry the trailer [`hash_shard`] saw (so the digests in `result.toml`
+/// are those of the bytes merged). Records which jobs were loaded, so that
+/// merge can decode the others afterwards.
+struct MergeAccess<'a> {
+    view: &'a RunView,
+    /// Trailer of each job's shard, in plan order.
+    trailers: Vec<[u8; 32]>,
+    /// Names of the jobs loaded so far.
+    loaded: Mutex<BTreeSet<String>>,
+}
+
+impl ShardSource for MergeAccess<'_> {
+    fn load(&self, name: &str) -> Result<Shard> {
+        let (i, j) = self
+            .view
+            .plan
+            .jobs
+            .iter()
+            .enumerate()
+            .find(|(_, j)| j.name == name)
+            .ok_or_else(|| Error::job(name, "no such job in this plan"))?;
+        let (dir, kind) = (&self.view.dir, &self.view.plan.kind);
+        let bytes = read_shard_bytes(dir, &j.name, &j.id)?;
+        if bytes.len() < 32 || bytes[bytes.len() - 32..] != self.trailers[i] {
+            return Err(shard_error(
+                dir,
+                &j.name,
+                &j.id,
+                "changed while being merged".into(),
+            ));
+        }
+        let s = decode_shard(dir, kind, &j.name, &j.id, &bytes)?;
+        check_shard_content(dir, kind, j, &s)?;
+        self.loaded
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(j.name.clone());
+        Ok(s)
+    }
+}
+
+impl RunAccess for MergeAccess<'_> {
+    fn params(&self) -> &toml::Table {
+        self.view.params()
+    }
+    fn jobs(&self) -> &[JobSpec] {
+        self.view.jobs()
+    }
+    fn table(&self, name: &str) -> Result<Vec<u8>> {
+        self.view.table(name)
+    }
 }
 
 fn result_of(view: &RunView, shards: Vec<ShardDigest>, tables: &[TableFile]) -> ResultFile {
@@ -239,15 +326,27 @@ fn result_of(view: &RunView, shards: Vec<ShardDigest>, tables: &[TableFile]) -> 
     }
 }
 
-/// Merges a finished run: verifies every shard, writes `tables/` and
-/// `result.toml`.
+/// Merges a finished run: writes `tables/` and `result.toml`.
+///
+/// Every shard is checked: each file is read and hashed once with the cheap
+/// integrity check (trailer, header, job id, name, kind), then fully decoded
+/// and checked by the kind ([`JobKind::check_shard`]) exactly once — by the
+/// kind's merge for the shards it loads, afterwards for the others. A
+/// successful merge thus proves what `verify` proves of the shards.
 ///
 /// # Errors
 /// [`Error::Shard`] for a missing or damaged shard (naming job and file), or
 /// the kind's merge error (e.g. two boxes disagree).
 pub fn merge(view: &RunView) -> Result<ResultFile> {
-    let shards = shard_digests(view)?;
-    let tables = view.kind.merge(view)?;
+    let (shards, trailers): (Vec<_>, Vec<_>) = view
+        .plan
+        .jobs
+        .iter()
+        .map(|j| hash_shard(view, j))
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .unzip();
+    let tables = merge_decoding_all(view, trailers)?;
     let tdir = view.dir.tables_dir();
     std::fs::create_dir_all(&tdir).map_err(Error::io(&tdir))?;
     for t in &tables {
@@ -259,13 +358,66 @@ pub fn merge(view: &RunView) -> Result<ResultFile> {
     Ok(result)
 }
 
-/// Verifies a merged run: every shard re-hashed and decoded, every table
-/// re-hashed and equal to a fresh in-memory merge, the kind's checks, and
-/// (if given) the digests of a reference manifest.
+/// The checks `verify` adds to a merge, for a caller that has just merged
+/// in this process ([`merge`] returned `merged`): the kind's checks
+/// ([`JobKind::check`]) and, if given, the digests of a reference manifest.
+/// What else `verify` does is re-prove what that merge proved: re-hash and
+/// decode every shard, re-merge in memory and compare with the tables on
+/// disk. Use [`verify`] for a run merged elsewhere (e.g. by a Slurm job).
+///
+/// # Errors
+/// [`Error::Verify`] listing every problem, worded as [`verify`] words it;
+/// other errors if a table or the reference cannot be read.
+pub fn check_merged(
+    view: &RunView,
+    merged: &ResultFile,
+    reference: Option<&Path>,
+) -> Result<ResultFile> {
+    let mut problems = view.kind.check(view)?;
+    if let Some(rp) = reference {
+        reference_problems(merged, rp, &mut problems)?;
+    }
+    if problems.is_empty() {
+        Ok(merged.clone())
+    } else {
+        Err(Error::Verify { problems })
+    }
+}
+
+/// Appends the differences of `now` from the reference manifest at `rp`.
+fn reference_problems(now: &ResultFile, rp: &Path, problems: &mut Vec<String>) -> Result<()> {
+    let r = ResultFile::load(rp)?;
+    for d in now.diff(&r) {
+        problems.push(format!("{d} [reference {}]", rp.display()));
+    }
+    Ok(())
+}
+
+/// Every shard that does not decode or fails the kind's `check_shard`, one
+/// line each (naming job and file), in plan order: what `verify` lists once
+/// it knows something is wrong.
+fn shard_problems(view: &RunView) -> Vec<String> {
+    view.plan
+        .jobs
+        .iter()
+        .filter_map(|j| read_checked_shard(&view.dir, &view.plan.kind, j).err())
+        .map(|e| e.to_string())
+        .collect()
+}
+
+/// Verifies a merged run: every shard re-hashed, decoded and checked by the
+/// kind, every table re-hashed and equal to a fresh in-memory merge, the
+/// kind's checks, and (if given) the digests of a reference manifest.
+///
+/// Each shard is decoded once for the fresh merge (as in [`merge`]) and once
+/// more by the kind's checks. When a shard fails the cheap check or the
+/// fresh merge fails, every shard is decoded and checked on its own, so that
+/// every damaged shard is listed.
 ///
 /// # Errors
 /// [`Error::Verify`] listing every mismatch (job, file, digests); other
-/// errors if the run directory is unusable.
+/// errors if the run directory is unusable or the kind's merge fails on
+/// intact shards.
 pub fn verify(view: &RunView, reference: Option<&Path>) -> Result<ResultFile> {
     let mut problems = Vec::new();
     let recorded = ResultFile::load(&view.dir.result_path()).map_err(|e| match e {
@@ -276,17 +428,16 @@ pub fn verify(view: &RunView, reference: Option<&Path>) -> Result<ResultFile> {
         e => e,
     })?;
     let mut shards = Vec::new();
+    let mut trailers = Vec::new();
     for j in &view.plan.jobs {
-        match read_checked_shard(&view.dir, &view.plan.kind, j) {
-            Err(e) => problems.push(e.to_string()),
-            Ok(_) => {
-                let p = view.dir.shard_path(&j.id);
-                let bytes = std::fs::read(&p).map_err(Error::io(&p))?;
-                shards.push(ShardDigest {
-                    name: j.name.clone(),
-                    id: j.id.clone(),
-                    sha256: sha256_hex(&bytes),
-                });
+        match hash_shard(view, j) {
+            Err(_) => {
+                problems = shard_problems(view);
+                break;
+            }
+            Ok((d, t)) => {
+                shards.push(d);
+                trailers.push(t);
             }
         }
     }
@@ -305,7 +456,18 @@ pub fn verify(view: &RunView, reference: Option<&Path>) -> Result<ResultFile> {
     }
     let mut current = None;
     if problems.is_empty() {
-        let fresh = view.kind.merge(view)?;
+        let fresh = match merge_decoding_all(view, trailers) {
+            Ok(fresh) => fresh,
+            Err(e) => {
+                // A merge error on intact shards is the kind's own.
+                let problems = shard_problems(view);
+                return Err(if problems.is_empty() {
+                    e
+                } else {
+                    Error::Verify { problems }
+                });
+            }
+        };
         let now = result_of(view, shards, &fresh);
         for d in now.diff(&recorded) {
             problems.push(format!("{d} (result.toml is stale or tables were edited)"));
@@ -314,10 +476,7 @@ pub fn verify(view: &RunView, reference: Option<&Path>) -> Result<ResultFile> {
         current = Some(now);
     }
     if let (Some(now), Some(rp)) = (&current, reference) {
-        let r = ResultFile::load(rp)?;
-        for d in now.diff(&r) {
-            problems.push(format!("{d} [reference {}]", rp.display()));
-        }
+        reference_problems(now, rp, &mut problems)?;
     }
     match current {
         Some(now) if problems.is_empty() => Ok(now),
@@ -384,4 +543,91 @@ pub fn status(view: &RunView) -> Vec<(String, String, JobState)> {
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::jobfile::read_job_file;
+    use crate::pipeline::kind::JobSpec;
+    use crate::pipeline::plan::write_plan;
+    use crate::pipeline::shard::{Durability, Section};
+
+    /// A kind whose merge loads no shard: merge must decode them all itself.
+    struct LoadsNothing;
+
+    impl JobKind for LoadsNothing {
+        fn name(&self) -> &'static str {
+            "chomp-boxes"
+        }
+        fn about(&self) -> &'static str {
+            "test"
+        }
+        fn plan(&self, _: &Path, _: &str) -> Result<(toml::Table, Vec<JobSpec>)> {
+            unreachable!()
+        }
+        fn run(&self, _: &JobSpec, _: &dyn ShardSource) -> Result<Vec<Section>> {
+            unreachable!()
+        }
+        fn merge(&self, _: &dyn RunAccess) -> Result<Vec<TableFile>> {
+            Ok(vec![])
+        }
+        fn check(&self, _: &dyn RunAccess) -> Result<Vec<String>> {
+            Ok(vec![])
+        }
+        fn claims(&self, _: &dyn RunAccess) -> Result<Vec<Claim>> {
+            Ok(vec![])
+        }
+    }
+
+    /// Shards the kind's merge does not load are still fully decoded: a body
+    /// that only decompression refuses (valid trailer) fails the merge,
+    /// naming job and file, whether or not the kind loads it.
+    #[test]
+    fn merge_decodes_the_shards_the_kind_did_not_load() {
+        let t = tempfile::tempdir().unwrap();
+        let job = t.path().join("small.toml");
+        std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n").unwrap();
+        let plan = PlanFile::from_job_file(&read_job_file(&job).unwrap()).unwrap();
+        let dir = RunDir::new(t.path().join("run"));
+        write_plan(&dir, &plan, false).unwrap();
+        for j in &plan.jobs {
+            crate::pipeline::worker::run_worker(
+                &dir.manifest_path(&j.id),
+                Some(dir.root()),
+                Durability::Deferred,
+            )
+            .unwrap();
+        }
+        let real = RunView::open(dir.root()).unwrap();
+        let digests = merge(&real).unwrap();
+        let skipping = RunView {
+            dir: RunDir::new(dir.root()),
+            plan: plan.clone(),
+            kind: &LoadsNothing,
+            specs: plan.specs(),
+        };
+        assert_eq!(merge(&skipping).unwrap().shards, digests.shards);
+
+        let j = plan.job("box-4x5").unwrap();
+        let p = dir.shard_path(&j.id);
+        let good = std::fs::read(&p).unwrap();
+        let hlen = u32::from_le_bytes(good[12..16].try_into().unwrap()) as usize;
+        let body = b"not zstd";
+        let mut bad = good[..16 + hlen].to_vec();
+        bad.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        bad.extend_from_slice(body);
+        bad.extend_from_slice(&crate::pipeline::digest::sha256(&bad));
+        std::fs::write(&p, &bad).unwrap();
+        for view in [&skipping, &real] {
+            match merge(view) {
+                Err(e @ Error::Shard { .. }) => {
+                    let m = e.to_string();
+                    assert!(m.contains("box-4x5") && m.contains(&j.id), "{m}");
+                    assert!(m.contains("zstd"), "{m}");
+                }
+                other => panic!("{:?}", other.map(|r| r.root)),
+            }
+        }
+    }
 }

@@ -358,30 +358,107 @@ pub enum JobState {
     Damaged(String),
 }
 
-/// Reads and verifies the shard of job (`name`, `id`): checksum, format, and
-/// that it belongs to this job and kind.
+/// An [`Error::Shard`] naming job (`name`, `id`) and its shard file.
+pub(crate) fn shard_error(dir: &RunDir, name: &str, id: &str, message: String) -> Error {
+    Error::Shard {
+        job: format!("{name} ({})", &id[..12.min(id.len())]),
+        path: dir.shard_path(id),
+        message,
+    }
+}
+
+/// The bytes of the shard file of job (`name`, `id`), unchecked.
+///
+/// # Errors
+/// [`Error::Shard`] naming job and file: missing or unreadable.
+pub fn read_shard_bytes(dir: &RunDir, name: &str, id: &str) -> Result<Vec<u8>> {
+    std::fs::read(dir.shard_path(id)).map_err(|e| {
+        let message = match e.kind() {
+            std::io::ErrorKind::NotFound => "missing".into(),
+            _ => e.to_string(),
+        };
+        shard_error(dir, name, id, message)
+    })
+}
+
+/// Whether a shard header names job (`name`, `id`) of `kind`.
+fn check_owner(
+    dir: &RunDir,
+    h: &shard::ShardHeader,
+    kind: &str,
+    name: &str,
+    id: &str,
+) -> Result<()> {
+    if h.job_id != id || h.kind != kind || h.job_name != name {
+        return Err(shard_error(
+            dir,
+            name,
+            id,
+            format!(
+                "belongs to job {} ({}), kind {}",
+                h.job_name, h.job_id, h.kind
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Decodes the shard bytes of job (`name`, `id`) (read from its file) and
+/// checks that they belong to it: see [`read_shard`].
+///
+/// # Errors
+/// As [`read_shard`].
+pub fn decode_shard(dir: &RunDir, kind: &str, name: &str, id: &str, bytes: &[u8]) -> Result<Shard> {
+    let s = shard::decode(bytes).map_err(|m| shard_error(dir, name, id, m))?;
+    check_owner(dir, &s.header, kind, name, id)?;
+    Ok(s)
+}
+
+/// Reads and verifies the shard of job (`name`, `id`): checksum, format,
+/// body, and that it belongs to this job and kind.
 ///
 /// # Errors
 /// [`Error::Shard`] naming job and file: missing, damaged, or another job's.
 pub fn read_shard(dir: &RunDir, kind: &str, name: &str, id: &str) -> Result<Shard> {
-    let path = dir.shard_path(id);
-    let err = |message: String| Error::Shard {
-        job: format!("{name} ({})", &id[..12.min(id.len())]),
-        path: path.clone(),
-        message,
-    };
-    let bytes = std::fs::read(&path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => err("missing".into()),
-        _ => err(e.to_string()),
-    })?;
-    let s = shard::decode(&bytes).map_err(err)?;
-    if s.header.job_id != id || s.header.kind != kind || s.header.job_name != name {
-        return Err(err(format!(
-            "belongs to job {} ({}), kind {}",
-            s.header.job_name, s.header.job_id, s.header.kind
-        )));
+    decode_shard(dir, kind, name, id, &read_shard_bytes(dir, name, id)?)
+}
+
+/// The cheap integrity check of the shard bytes of job (`name`, `id`)
+/// ([`shard::check`]: trailer, magic, version, header; no decompression) and
+/// that the header names this job and kind. Returns the SHA-256 of the whole
+/// file, computed in the same pass.
+///
+/// # Errors
+/// [`Error::Shard`] naming job and file.
+pub fn check_shard_bytes(
+    dir: &RunDir,
+    kind: &str,
+    name: &str,
+    id: &str,
+    bytes: &[u8],
+) -> Result<[u8; 32]> {
+    let (h, digest) = shard::check_digest(bytes).map_err(|m| shard_error(dir, name, id, m))?;
+    check_owner(dir, &h, kind, name, id)?;
+    Ok(digest)
+}
+
+/// The kind's own content check ([`JobKind::check_shard`](super::kind::JobKind::check_shard))
+/// of a decoded shard of `job`.
+///
+/// # Errors
+/// [`Error::Shard`] naming job and file.
+pub fn check_shard_content(dir: &RunDir, kind: &str, job: &PlannedJob, s: &Shard) -> Result<()> {
+    if let Some(k) = kind_by_name(kind) {
+        let spec = JobSpec {
+            name: job.name.clone(),
+            params: job.params.clone(),
+            inputs: job.inputs.iter().map(|i| i.name.clone()).collect(),
+            cost: job.cost,
+        };
+        k.check_shard(&spec, s)
+            .map_err(|e| shard_error(dir, &job.name, &job.id, e.to_string()))?;
     }
-    Ok(s)
+    Ok(())
 }
 
 /// [`read_shard`] plus the kind's own content check ([`JobKind::check_shard`](super::kind::JobKind::check_shard)).
@@ -390,29 +467,33 @@ pub fn read_shard(dir: &RunDir, kind: &str, name: &str, id: &str) -> Result<Shar
 /// As [`read_shard`]; a failed content check is an [`Error::Shard`] too.
 pub fn read_checked_shard(dir: &RunDir, kind: &str, job: &PlannedJob) -> Result<Shard> {
     let s = read_shard(dir, kind, &job.name, &job.id)?;
-    if let Some(k) = kind_by_name(kind) {
-        let spec = JobSpec {
-            name: job.name.clone(),
-            params: job.params.clone(),
-            inputs: job.inputs.iter().map(|i| i.name.clone()).collect(),
-            cost: job.cost,
-        };
-        k.check_shard(&spec, &s).map_err(|e| Error::Shard {
-            job: format!("{} ({})", job.name, &job.id[..12.min(job.id.len())]),
-            path: dir.shard_path(&job.id),
-            message: e.to_string(),
-        })?;
-    }
+    check_shard_content(dir, kind, job, &s)?;
     Ok(s)
 }
 
-/// The state of one job's shard.
+/// The state of one job's shard, fully checked ([`read_checked_shard`]):
+/// what `status` shows and what a run decides resume on.
 pub fn job_state(dir: &RunDir, kind: &str, j: &PlannedJob) -> JobState {
+    state_of(dir, j, || read_checked_shard(dir, kind, j).map(|_| ()))
+}
+
+/// The state of a shard just written by a worker that exited 0, checked
+/// cheaply ([`check_shard_bytes`]: trailer and header identity, no
+/// decompression). The body is decoded and checked later by whoever reads
+/// it: dependent jobs and `merge`, which decodes every shard.
+pub fn written_state(dir: &RunDir, kind: &str, j: &PlannedJob) -> JobState {
+    state_of(dir, j, || {
+        let bytes = read_shard_bytes(dir, &j.name, &j.id)?;
+        check_shard_bytes(dir, kind, &j.name, &j.id, &bytes).map(|_| ())
+    })
+}
+
+fn state_of(dir: &RunDir, j: &PlannedJob, check: impl FnOnce() -> Result<()>) -> JobState {
     if !dir.shard_path(&j.id).exists() {
         return JobState::Pending;
     }
-    match read_checked_shard(dir, kind, j) {
-        Ok(_) => JobState::Done,
+    match check() {
+        Ok(()) => JobState::Done,
         Err(Error::Shard { message, .. }) => JobState::Damaged(message),
         Err(e) => JobState::Damaged(e.to_string()),
     }

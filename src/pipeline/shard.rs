@@ -16,7 +16,7 @@
 //! thread count or hash-map order. The bytes do depend on the zstd library
 //! version, which `Cargo.lock` pins.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -147,20 +147,22 @@ pub fn encode_with_level(
     Ok(out)
 }
 
-/// Decodes and verifies shard bytes: checksum, magic, version, header,
-/// section lengths, body. Never panics on arbitrary input.
-///
-/// # Errors
-/// A message saying what is wrong (checksum mismatch, truncated, …).
-pub fn decode(bytes: &[u8]) -> std::result::Result<Shard, String> {
-    const FIXED: usize = 8 + 4 + 4 + 8 + 32;
-    if bytes.len() < FIXED {
-        return Err(format!("truncated: {} bytes", bytes.len()));
-    }
-    let (content, trailer) = bytes.split_at(bytes.len() - 32);
-    if sha256(content) != trailer {
-        return Err("checksum mismatch (damaged or truncated)".into());
-    }
+/// Smallest possible shard file: magic, version, header length, body
+/// length and trailer around an empty header and body.
+const FIXED: usize = 8 + 4 + 4 + 8 + 32;
+
+/// A shard file's parts, located and checked without decompressing the body.
+struct Frame<'a> {
+    header: ShardHeader,
+    body: &'a [u8],
+    /// Sum of the declared section lengths (≤ [`MAX_BODY`]).
+    total: u64,
+}
+
+/// Checks everything before the trailer except the body's content: magic,
+/// version, header, body length, declared section lengths. `content` is the
+/// file without its trailer, whose checksum the caller verified.
+fn frame(content: &[u8]) -> std::result::Result<Frame<'_>, String> {
     if &content[..8] != MAGIC {
         return Err("not a shard (bad magic bytes)".into());
     }
@@ -191,12 +193,88 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Shard, String> {
         .try_fold(0u64, |acc, (_, l)| acc.checked_add(*l))
         .filter(|&t| t <= MAX_BODY)
         .ok_or("section lengths too large")?;
-    let mut raw = Vec::new();
-    zstd::stream::read::Decoder::new(body)
-        .map_err(|e| format!("zstd: {e}"))?
-        .take(total + 1)
-        .read_to_end(&mut raw)
-        .map_err(|e| format!("zstd: {e}"))?;
+    Ok(Frame {
+        header,
+        body,
+        total,
+    })
+}
+
+/// Splits off the trailer and verifies it: the checksum of every byte before.
+fn sealed(bytes: &[u8]) -> std::result::Result<&[u8], String> {
+    if bytes.len() < FIXED {
+        return Err(format!("truncated: {} bytes", bytes.len()));
+    }
+    let (content, trailer) = bytes.split_at(bytes.len() - 32);
+    if sha256(content) != trailer {
+        return Err("checksum mismatch (damaged or truncated)".into());
+    }
+    Ok(content)
+}
+
+/// Checks shard bytes without decompressing the body: length, SHA-256
+/// trailer, magic, version, header, body length and declared section
+/// lengths. Returns the header, so that the caller can check whose shard it
+/// is. Costs one SHA-256 pass over the file, no decompression. Never panics.
+///
+/// Every byte is covered by the trailer, so a damaged or truncated file is
+/// refused; what it does not see is a body that was *written* wrong under a
+/// valid trailer (a zstd frame that does not decompress to the declared
+/// lengths), which only [`decode`] finds.
+///
+/// # Errors
+/// A message saying what is wrong, worded as [`decode`] words it.
+pub fn check(bytes: &[u8]) -> std::result::Result<ShardHeader, String> {
+    Ok(frame(sealed(bytes)?)?.header)
+}
+
+/// [`check`], and the SHA-256 of the whole file (trailer included, as
+/// `result.toml` lists it) from the same pass over the bytes.
+///
+/// # Errors
+/// As [`check`].
+pub fn check_digest(bytes: &[u8]) -> std::result::Result<(ShardHeader, [u8; 32]), String> {
+    use sha2::{Digest, Sha256};
+    if bytes.len() < FIXED {
+        return Err(format!("truncated: {} bytes", bytes.len()));
+    }
+    let (content, trailer) = bytes.split_at(bytes.len() - 32);
+    let mut h = Sha256::new();
+    h.update(content);
+    if h.clone().finalize().as_slice() != trailer {
+        return Err("checksum mismatch (damaged or truncated)".into());
+    }
+    h.update(trailer);
+    let file: [u8; 32] = h.finalize().into();
+    Ok((frame(content)?.header, file))
+}
+
+/// Decodes and verifies shard bytes: checksum, magic, version, header,
+/// section lengths, body. Never panics on arbitrary input.
+///
+/// # Errors
+/// A message saying what is wrong (checksum mismatch, truncated, …).
+pub fn decode(bytes: &[u8]) -> std::result::Result<Shard, String> {
+    let Frame {
+        header,
+        body,
+        total,
+    } = frame(sealed(bytes)?)?;
+    // One-shot decompression straight into a buffer of the declared size:
+    // the streaming decoder copied every byte once more out of its window
+    // and grew its output by doubling.
+    let mut raw: Vec<u8> = Vec::new();
+    raw.try_reserve_exact(total as usize)
+        .map_err(|_| format!("cannot allocate the {total} bytes the header declares"))?;
+    zstd::bulk::Decompressor::new()
+        .and_then(|mut d| d.decompress_to_buffer(body, &mut raw))
+        .map_err(|e| {
+            if e.to_string().contains("too small") {
+                format!("body holds more than the {total} bytes the header declares")
+            } else {
+                format!("zstd: {e}")
+            }
+        })?;
     if raw.len() as u64 != total {
         return Err(format!(
             "body holds {} bytes, header declares {total}",
