@@ -259,6 +259,21 @@ pub fn rank_mask(layer_binom: &[[u64; 37]; 6], m: u64) -> u64 {
     r
 }
 
+/// Asks the CPU to bring `x`'s cache line in (a hint; no effect on results).
+#[inline(always)]
+pub fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and changes no memory; `x` is a live
+    // reference anyway.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            (x as *const T).cast::<i8>(),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
 /// Runs `f(k)` for every `k` in `0..count` on `threads` threads (inline for
 /// one thread or small counts), handing out chunks of 16.
 pub fn par_range(threads: usize, count: u64, f: impl Fn(u64) + Sync) {

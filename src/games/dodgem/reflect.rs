@@ -48,6 +48,9 @@ impl Reflector {
     }
 }
 
+/// Positions whose scattered writes are prefetched together.
+const BATCH: usize = 32;
+
 /// The bytes of layer `(b, a)` from the solved bytes `values` of layer
 /// `src` = `(a, b)` (same encoding): the byte of position p in `(b, a)` is the
 /// byte of its reflection in `(a, b)`.
@@ -64,6 +67,8 @@ pub fn reflect_layer(src: &Layer, values: &[u8]) -> Vec<u8> {
     let nr = src.red_ranks();
     let dst_nr = dst.red_ranks();
     let mut free = [0u8; 32];
+    let mut batch = [(0usize, 0usize); BATCH];
+    let mut nb = 0;
     for rb in 0..src.blue_ranks() {
         let blue = src.blue_set(rb);
         // The reflected blue cars are the red cars of the target; their
@@ -97,9 +102,17 @@ pub fn reflect_layer(src: &Layer, values: &[u8]) -> Vec<u8> {
             }
             let j = ((dst.rank_blue(target_blue) * dst_nr + rank_red) << 1) as usize;
             let i = ((base + rr) << 1) as usize;
-            // Blue to move there is Red to move here, and the other way round.
-            out[j] = values[i + 1];
-            out[j + 1] = values[i];
+            super::block::prefetch(&out[j]);
+            batch[nb] = (j, i);
+            nb += 1;
+            if nb == BATCH || rr + 1 == nr {
+                // Blue to move there is Red to move here, and the other way round.
+                for &(j, i) in &batch[..nb] {
+                    out[j] = values[i + 1];
+                    out[j + 1] = values[i];
+                }
+                nb = 0;
+            }
         }
     }
     out
@@ -125,9 +138,8 @@ pub fn mirror_class_one(layer: &Layer, values: &mut [u8], threads: usize) {
     // borrowed mutably (exclusively) for the life of this view. Each class-1
     // byte is written once (the mirror is a bijection between the classes)
     // and class-0 bytes are only read.
-    let cells: &[std::sync::atomic::AtomicU8] = unsafe {
-        &*(values as *mut [u8] as *const [std::sync::atomic::AtomicU8])
-    };
+    let cells: &[std::sync::atomic::AtomicU8] =
+        unsafe { &*(values as *mut [u8] as *const [std::sync::atomic::AtomicU8]) };
     use std::sync::atomic::Ordering::Relaxed;
     let threads = if layer.len() < 1 << 20 { 1 } else { threads };
     super::block::par_range(threads, layer.blue_ranks(), |rb| {
@@ -143,6 +155,10 @@ pub fn mirror_class_one(layer: &Layer, values: &mut [u8], threads: usize) {
         // The mirrored blue cars are the red cars of the image.
         let image_red = refl.squares(blue);
         let blue_odd = (blue & odd).count_ones();
+        // The writes land far apart: each batch's targets are computed and
+        // prefetched before the first store, so the cache misses overlap.
+        let mut batch = [(0usize, 0u8); BATCH];
+        let mut nb = 0;
         for rr in 0..nr {
             let mut red = 0u64;
             let mut m = layer.red_free_set(rr);
@@ -166,8 +182,16 @@ pub fn mirror_class_one(layer: &Layer, values: &mut [u8], threads: usize) {
             let j = (layer.rank_blue(image_blue) * nr + rank_red) << 1;
             let i = ((rb * nr + rr) << 1) | side0;
             // The image has the other side to move, and is in class 1.
-            let v = cells[i as usize].load(Relaxed);
-            cells[(j | (side0 ^ 1)) as usize].store(v, Relaxed);
+            let target = (j | (side0 ^ 1)) as usize;
+            super::block::prefetch(&cells[target]);
+            batch[nb] = (target, cells[i as usize].load(Relaxed));
+            nb += 1;
+            if nb == BATCH || rr + 1 == nr {
+                for &(t, v) in &batch[..nb] {
+                    cells[t].store(v, Relaxed);
+                }
+                nb = 0;
+            }
         }
     });
 }

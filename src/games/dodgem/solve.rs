@@ -48,8 +48,8 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 
 use super::block::{
-    Block, Geometry, NONE, OFF, as_atomic_words, par_range, rank_after_red_step, rank_mask,
-    rank_with, zeroed_bytes, zeroed_words,
+    Block, Geometry, NONE, OFF, as_atomic_words, par_range, prefetch, rank_after_red_step,
+    rank_mask, rank_with, zeroed_bytes, zeroed_words,
 };
 use super::{LOSS_BASE, Layer, MAX_DEPTH, Side, Value, WIN_BASE};
 
@@ -277,21 +277,6 @@ fn solve_classes(
     bytes
 }
 
-/// Asks the CPU to bring `x`'s cache line in (a hint; no effect on results).
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and changes no memory; `x` is a live
-    // reference anyway.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-            (x as *const T).cast::<i8>(),
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
-}
-
 /// One flag word per 64 blocks, for every depth.
 fn dirty_flags(layer: &Layer) -> Vec<Vec<AtomicU64>> {
     (0..=MAX_DEPTH as usize)
@@ -446,7 +431,6 @@ impl Solver<'_> {
             }
             d += 1;
         }
-
     }
 
     #[inline]
@@ -593,55 +577,55 @@ impl Solver<'_> {
         let win = WIN_BASE + d;
         let loss = LOSS_BASE + d;
         for rb in 0..self.blocks {
-          for own in owners {
-            let own = *own;
-            let dirty = &self.dirty[own.class as usize][d as usize];
-            let pending = self.pending[own.class as usize];
-            if dirty[(rb / 64) as usize].load(Relaxed) >> (rb % 64) & 1 == 0 {
-                continue;
-            }
-            // Placements (index >> 1) of the block.
-            let base = rb * nr;
-            let end = base + nr;
-            // Predecessors of Blue-to-move positions (Red moved last) lie in
-            // this block; only its owners need to look at them.
-            let block_owned = own.block(rb);
-            let blk = &self.back.get().expect("built after seeding")[rb as usize];
-            for w in base / 64..end.div_ceil(64) {
-                let word = &pending[w as usize];
-                let mut bits = word.load(Relaxed);
-                if w == base / 64 {
-                    bits &= u64::MAX << (base % 64);
+            for own in owners {
+                let own = *own;
+                let dirty = &self.dirty[own.class as usize][d as usize];
+                let pending = self.pending[own.class as usize];
+                if dirty[(rb / 64) as usize].load(Relaxed) >> (rb % 64) & 1 == 0 {
+                    continue;
                 }
-                if w == end / 64 {
-                    bits &= (1u64 << (end % 64)) - 1;
-                }
-                while bits != 0 {
-                    let k = w * 64 + u64::from(bits.trailing_zeros());
-                    bits &= bits - 1;
-                    let rr = k - base;
-                    let m = l.red_free_set(rr);
-                    // The side whose position of this placement is in the class.
-                    let side = blk.class(m) ^ own.class;
-                    let v = self.cells[((k << 1) | u64::from(side)) as usize].load(Relaxed);
-                    if v != win && v != loss {
-                        let depth = if v >= LOSS_BASE {
-                            v - LOSS_BASE
-                        } else {
-                            v - WIN_BASE
-                        };
-                        if block_owned && depth < d {
-                            word.fetch_and(!(1 << (k % 64)), Relaxed);
+                // Placements (index >> 1) of the block.
+                let base = rb * nr;
+                let end = base + nr;
+                // Predecessors of Blue-to-move positions (Red moved last) lie in
+                // this block; only its owners need to look at them.
+                let block_owned = own.block(rb);
+                let blk = &self.back.get().expect("built after seeding")[rb as usize];
+                for w in base / 64..end.div_ceil(64) {
+                    let word = &pending[w as usize];
+                    let mut bits = word.load(Relaxed);
+                    if w == base / 64 {
+                        bits &= u64::MAX << (base % 64);
+                    }
+                    if w == end / 64 {
+                        bits &= (1u64 << (end % 64)) - 1;
+                    }
+                    while bits != 0 {
+                        let k = w * 64 + u64::from(bits.trailing_zeros());
+                        bits &= bits - 1;
+                        let rr = k - base;
+                        let m = l.red_free_set(rr);
+                        // The side whose position of this placement is in the class.
+                        let side = blk.class(m) ^ own.class;
+                        let v = self.cells[((k << 1) | u64::from(side)) as usize].load(Relaxed);
+                        if v != win && v != loss {
+                            let depth = if v >= LOSS_BASE {
+                                v - LOSS_BASE
+                            } else {
+                                v - WIN_BASE
+                            };
+                            if block_owned && depth < d {
+                                word.fetch_and(!(1 << (k % 64)), Relaxed);
+                            }
+                            continue;
                         }
-                        continue;
+                        if side == 0 && !block_owned {
+                            continue;
+                        }
+                        self.take(blk, rr, m, side == 1, v == loss, d, &own);
                     }
-                    if side == 0 && !block_owned {
-                        continue;
-                    }
-                    self.take(blk, rr, m, side == 1, v == loss, d, &own);
                 }
             }
-          }
         }
     }
 
@@ -649,7 +633,16 @@ impl Solver<'_> {
     /// with red rank `rr` (free-square mask `m`) and Red to move if
     /// `red_to_move`, whose value has depth `d` and is a loss if `lost`.
     #[allow(clippy::too_many_arguments)]
-    fn take(&self, blk: &Block, rr: u64, m: u64, red_to_move: bool, lost: bool, d: u8, own: &Owner) {
+    fn take(
+        &self,
+        blk: &Block,
+        rr: u64,
+        m: u64,
+        red_to_move: bool,
+        lost: bool,
+        d: u8,
+        own: &Owner,
+    ) {
         let l = self.layer;
         let binom = l.binom();
         let nr = l.red_ranks();
