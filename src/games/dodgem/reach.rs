@@ -88,6 +88,35 @@ impl ReachBits {
             })
         })
     }
+    /// (wins, losses, draws) among the reachable indices of `values`, the
+    /// solved bytes of the same layer ([`Value::to_byte`](super::Value::to_byte)).
+    ///
+    /// # Panics
+    /// If `values` is shorter than the layer.
+    pub fn value_counts(&self, values: &[u8]) -> (u64, u64, u64) {
+        assert!(values.len() as u64 >= self.len, "values of the layer");
+        // Two histograms, so equal neighbouring bytes do not wait on one counter.
+        let mut h = [[0u64; 256]; 2];
+        for (k, &w) in self.words.iter().enumerate() {
+            let base = k * 64;
+            if w == u64::MAX {
+                for pair in values[base..base + 64].chunks_exact(2) {
+                    h[0][pair[0] as usize] += 1;
+                    h[1][pair[1] as usize] += 1;
+                }
+                continue;
+            }
+            let mut m = w;
+            while m != 0 {
+                let b = m.trailing_zeros() as usize;
+                m &= m - 1;
+                h[b & 1][values[base + b] as usize] += 1;
+            }
+        }
+        let count = |r: std::ops::Range<usize>| -> u64 { r.map(|v| h[0][v] + h[1][v]).sum() };
+        let (win, loss) = (super::WIN_BASE as usize, super::LOSS_BASE as usize);
+        (count(win..loss), count(loss..256), count(0..1))
+    }
     /// Little-endian bytes of the words.
     pub fn to_le_bytes(&self) -> Vec<u8> {
         self.words.iter().flat_map(|w| w.to_le_bytes()).collect()

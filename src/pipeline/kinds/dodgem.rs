@@ -676,13 +676,11 @@ fn summarize(run: &dyn RunAccess) -> Result<Summary> {
                 reachable: rmeta.reachable,
                 ..Default::default()
             };
-            for i in bits.iter() {
-                match values[i as usize] {
-                    0 => row.reachable_draws += 1,
-                    v if v >= crate::games::dodgem::LOSS_BASE => row.reachable_losses += 1,
-                    _ => row.reachable_wins += 1,
-                }
-            }
+            (
+                row.reachable_wins,
+                row.reachable_losses,
+                row.reachable_draws,
+            ) = bits.value_counts(values);
             f.positions += row.positions;
             f.wins += row.wins;
             f.losses += row.losses;
