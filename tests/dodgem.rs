@@ -653,12 +653,27 @@ fn layers_derived_by_reflection_equal_layers_solved_directly() {
 
 #[test]
 fn solution_does_not_depend_on_thread_count() {
+    // 2, 3 and 4 threads: one or two threads per parity class off the
+    // diagonal, two to four on class 0 of a diagonal layer, and the mirror
+    // copy of its class 1 on several threads; also without the mirror.
     let b = Board::new(4).unwrap();
     let one = Tables::solve(b, 1);
-    let three = Tables::solve(b, 3);
-    for a in 0..4 {
-        for c in 0..4 {
-            assert_eq!(one.bytes(a, c), three.bytes(a, c), "layer ({a}, {c})");
+    for threads in [2, 3, 4] {
+        let many = Tables::solve(b, threads);
+        let direct = Tables::solve_direct(b, threads);
+        for a in 0..4 {
+            for c in 0..4 {
+                assert_eq!(
+                    one.bytes(a, c),
+                    many.bytes(a, c),
+                    "layer ({a}, {c}), {threads}"
+                );
+                assert_eq!(
+                    one.bytes(a, c),
+                    direct.bytes(a, c),
+                    "layer ({a}, {c}), {threads}"
+                );
+            }
         }
     }
     let r1 = reach_all(b);

@@ -141,7 +141,6 @@ pub fn mirror_class_one(layer: &Layer, values: &mut [u8], threads: usize) {
     let cells: &[std::sync::atomic::AtomicU8] =
         unsafe { &*(values as *mut [u8] as *const [std::sync::atomic::AtomicU8]) };
     use std::sync::atomic::Ordering::Relaxed;
-    let threads = if layer.len() < 1 << 20 { 1 } else { threads };
     super::block::par_range(threads, layer.blue_ranks(), |rb| {
         let blue = layer.blue_set(rb);
         let mut free = [0u8; 32];

@@ -244,8 +244,6 @@ fn solve_classes(
                 .map(|rb| Block::backward_only(layer, &s.geo, rb))
                 .collect(),
         );
-        // Small layers are not worth threads.
-        let threads = if layer.len() < 1 << 20 { 1 } else { threads };
         let classes: Vec<u8> = (0..2u8).filter(|&c| which[c as usize]).collect();
         if threads == 1 {
             // The classes depth by depth, block by block: a block's

@@ -433,7 +433,12 @@ impl JobKind for Dodgem {
                         }
                         _ => Some(below(a, b - 1)?),
                     };
-                    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+                    // Layers under 2²⁰ positions are not worth threads.
+                    let threads = if layer.len() < 1 << 20 {
+                        1
+                    } else {
+                        std::thread::available_parallelism().map_or(1, usize::from)
+                    };
                     solve_layer_with_threads(&layer, vb.as_deref(), vr.as_deref(), threads)
                 };
                 let s = LayerStats::of(&layer, &values);
