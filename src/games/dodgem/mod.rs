@@ -36,7 +36,7 @@ pub use index::{Layer, binomial};
 pub use reach::{
     ReachBits, reach_layer, reach_layer_by_sweeps, reach_layer_forward, reach_layer_with_threads,
 };
-pub use reflect::{Reflector, reflect_layer};
+pub use reflect::{Reflector, mirror_class_one, reflect_layer};
 pub use solve::{
     LayerStats, histogram, solve_layer, solve_layer_both_classes, solve_layer_with_threads,
 };

@@ -30,19 +30,22 @@
 //! value of that depth. No queue is stored: the working memory is the
 //! layer's bytes (one per position; the counters live in the bytes 1 … 15 of
 //! the value encoding), one bit per position, and the two solved layers it
-//! reads.
+//! reads. The mirror maps a diagonal layer (a = b) onto itself and swaps its
+//! classes, so there only class 0 is solved and class 1 is copied
+//! ([`super::mirror_class_one`]).
 //!
-//! **Threads.** One thread solves both classes in turn. With two or more,
-//! each class gets `threads / 2` of them, and its threads never touch the
-//! other class's bytes or bits: no work is done twice and no thread waits
-//! for the other class. Inside a class, thread t of g owns the blocks
-//! rb ≡ t (mod g) and alone writes their bytes (plain loads and stores; only
-//! the pending bits, whose words can straddle two blocks, are set with an
-//! atomic or); each of the g threads looks at every position of depth d of
-//! its class and updates the predecessors it owns, and they meet at a
-//! barrier after each depth. The result does not depend on the order in
-//! which a depth's positions are taken (wins take the minimum depth,
-//! counters only count), hence not on the thread count.
+//! **Threads.** One thread takes the classes block by block at each depth.
+//! With two or more, the classes being solved share the threads equally
+//! (a diagonal layer's class 0 gets them all), and a class's threads never
+//! touch the other class's bytes or bits and never wait for them. Inside a
+//! class, thread t of g owns the blocks rb ≡ t (mod g) and alone writes
+//! their bytes (plain loads and stores; only the pending bits, whose words
+//! can straddle two blocks, are set with an atomic or); each of the g
+//! threads looks at every position of depth d of its class and updates the
+//! predecessors it owns, and they meet at a barrier after each depth. The
+//! result does not depend on the order in which a depth's positions are
+//! taken (wins take the minimum depth, counters only count), hence not on
+//! the thread count.
 
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
@@ -150,10 +153,9 @@ pub fn solve_layer(layer: &Layer, below_blue: Option<&[u8]>, below_red: Option<&
 /// the same for any number.
 ///
 /// A diagonal layer (a = b) is its own mirror image, and the mirror
-/// ([`reflect`](super::reflect)) swaps its two parity classes: only class 0
-/// is solved, and class 1 is copied from it
-/// ([`mirror_class_one`](super::reflect::mirror_class_one)), about half the
-/// work. [`solve_layer_both_classes`] solves both (for cross-checks).
+/// ([`reflect_layer`](super::reflect_layer)) swaps its two parity classes:
+/// only class 0 is solved, and class 1 is copied from it
+/// ([`mirror_class_one`](super::mirror_class_one)), about half the work. [`solve_layer_both_classes`] solves both (for cross-checks).
 ///
 /// # Panics
 /// If a needed layer below is missing or has the wrong length, or a depth
