@@ -217,3 +217,48 @@ fn reach_sweeps_equal_forward_closure_on_random_inputs() {
         }
     }
 }
+
+/// 5×5 layers at thread counts the job kind never uses on this machine
+/// (3, 5, 8; the kind takes `available_parallelism` for layers ≥ 2²⁰),
+/// against the shards of a finished `gametables run jobs/dodgem-5.toml`
+/// whose run directory is given in `GT_DODGEM5_RUN`: (3, 3) (diagonal:
+/// class 0 solved, class 1 mirrored) and (2, 4) (both classes), plus the
+/// sweeps vs the forward closure on reach (3, 3) from the run's reach sets.
+/// `GT_DODGEM5_RUN=/path/to/run cargo test --release --test dodgem_break -- --ignored five`
+/// (about 40 s on 2 cores).
+#[test]
+#[ignore = "needs GT_DODGEM5_RUN (a finished dodgem-5 run directory)"]
+fn five_by_five_layers_at_odd_thread_counts_match_the_run() {
+    use gametables::games::dodgem::{reach_layer_with_threads, solve_layer_with_threads};
+    use gametables::pipeline::kinds::dodgem::{decode_layer, decode_reach};
+    use gametables::pipeline::plan::{PlanFile, read_shard};
+    use gametables::pipeline::rundir::RunDir;
+    let dir = RunDir::new(std::env::var("GT_DODGEM5_RUN").expect("GT_DODGEM5_RUN"));
+    let plan = PlanFile::load(&dir).unwrap();
+    let shard = |name: &str| {
+        let j = plan.job(name).unwrap();
+        read_shard(&dir, &plan.kind, &j.name, &j.id).unwrap()
+    };
+    let layer_bytes =
+        |a: usize, b: usize| decode_layer(shard(&format!("layer-{a}-{b}"))).unwrap().1;
+    let reach = |a: usize, b: usize| decode_reach(&shard(&format!("reach-{a}-{b}"))).unwrap().1;
+    let board = Board::new(5).unwrap();
+    for (a, b) in [(3, 3), (2, 4)] {
+        let want = layer_bytes(a, b);
+        let (bb, br) = (layer_bytes(a - 1, b), layer_bytes(a, b - 1));
+        for threads in [3, 5, 8] {
+            let got =
+                solve_layer_with_threads(&Layer::new(board, a, b), Some(&bb), Some(&br), threads);
+            assert!(got == want, "5×5 layer ({a}, {b}) at {threads} threads");
+        }
+    }
+    let layer = Layer::new(board, 3, 3);
+    let (ub, ur) = (reach(4, 3), reach(3, 4));
+    let want = reach(3, 3);
+    assert_eq!(reach_layer_by_sweeps(&layer, Some(&ub), Some(&ur)), want);
+    assert_eq!(
+        reach_layer_with_threads(&layer, Some(&ub), Some(&ur), 3),
+        want
+    );
+    assert_eq!(reach_layer_forward(&layer, Some(&ub), Some(&ur), 2), want);
+}
