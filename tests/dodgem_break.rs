@@ -223,9 +223,10 @@ fn reach_sweeps_equal_forward_closure_on_random_inputs() {
 /// against the shards of a finished `gametables run jobs/dodgem-5.toml`
 /// whose run directory is given in `GT_DODGEM5_RUN`: (3, 3) (diagonal:
 /// class 0 solved, class 1 mirrored) and (2, 4) (both classes), plus the
-/// sweeps vs the forward closure on reach (3, 3) from the run's reach sets.
+/// sweeps vs the forward closure on reach (3, 3) from the run's reach sets,
+/// and the diagonal layers (2, 2), (3, 3), (4, 4) solved without the mirror.
 /// `GT_DODGEM5_RUN=/path/to/run cargo test --release --test dodgem_break -- --ignored five`
-/// (about 40 s on 2 cores).
+/// (about 45 s on 2 cores).
 #[test]
 #[ignore = "needs GT_DODGEM5_RUN (a finished dodgem-5 run directory)"]
 fn five_by_five_layers_at_odd_thread_counts_match_the_run() {
@@ -251,6 +252,22 @@ fn five_by_five_layers_at_odd_thread_counts_match_the_run() {
                 solve_layer_with_threads(&Layer::new(board, a, b), Some(&bb), Some(&br), threads);
             assert!(got == want, "5×5 layer ({a}, {b}) at {threads} threads");
         }
+    }
+    // The diagonal layers solved without the mirror (both classes by
+    // retrograde analysis): an independent check of the run's mirrored class 1.
+    for a in [2, 3, 4] {
+        let want = layer_bytes(a, a);
+        let (bb, br) = (layer_bytes(a - 1, a), layer_bytes(a, a - 1));
+        let got = gametables::games::dodgem::solve_layer_both_classes(
+            &Layer::new(board, a, a),
+            Some(&bb),
+            Some(&br),
+            2,
+        );
+        assert!(
+            got == want,
+            "5×5 diagonal layer ({a}, {a}) without the mirror"
+        );
     }
     let layer = Layer::new(board, 3, 3);
     let (ub, ur) = (reach(4, 3), reach(3, 4));
