@@ -279,3 +279,29 @@ fn five_by_five_layers_at_odd_thread_counts_match_the_run() {
     );
     assert_eq!(reach_layer_forward(&layer, Some(&ub), Some(&ur), 2), want);
 }
+
+/// Repeats the threaded 4×4 solve (mirror and both-class paths, 2–4
+/// threads) to look for a rare race between a class's threads at a depth
+/// barrier. `cargo test --release --test dodgem_break -- --ignored repeated`
+#[test]
+#[ignore = "stress: 40 repetitions"]
+fn repeated_threaded_solves_are_identical() {
+    let board = Board::new(4).unwrap();
+    let one = Tables::solve_direct(board, 1);
+    for rep in 0..40 {
+        let threads = 2 + rep % 3;
+        let t = if rep % 2 == 0 {
+            Tables::solve(board, threads)
+        } else {
+            Tables::solve_direct(board, threads)
+        };
+        for a in 0..4 {
+            for c in 0..4 {
+                assert!(
+                    one.bytes(a, c) == t.bytes(a, c),
+                    "rep {rep} layer ({a}, {c})"
+                );
+            }
+        }
+    }
+}
