@@ -431,8 +431,13 @@ pub fn verify(view: &RunView, reference: Option<&Path>) -> Result<ResultFile> {
     let mut trailers = Vec::new();
     for j in &view.plan.jobs {
         match hash_shard(view, j) {
-            Err(_) => {
+            Err(e) => {
                 problems = shard_problems(view);
+                if problems.is_empty() {
+                    // Changed back since hashed: still a problem (and the
+                    // trailers are incomplete, so no merge may follow).
+                    problems.push(e.to_string());
+                }
                 break;
             }
             Ok((d, t)) => {

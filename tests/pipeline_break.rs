@@ -1,0 +1,340 @@
+//! Adversarial pipeline checks on a `dodgem` run (n = 3): shards with a
+//! valid trailer whose body does not match the declared lengths, a valid
+//! shard with other bytes than the reference, a file that changes between
+//! `merge`'s hash and the kind's load, and between `verify`'s hash and its
+//! listing of damaged shards.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use gametables::pipeline::codec;
+use gametables::pipeline::digest::sha256;
+use gametables::pipeline::merge::ResultFile;
+use gametables::pipeline::plan::PlanFile;
+use gametables::pipeline::rundir::RunDir;
+use gametables::pipeline::shard::ShardHeader;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn gt() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gametables"));
+    c.env_remove("RUST_LOG")
+        .env_remove(gametables::pipeline::worker::DELAY_ENV);
+    c
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn reference_root() -> String {
+    ResultFile::load(&repo().join("manifests/dodgem-3.toml"))
+        .unwrap()
+        .root
+}
+
+/// `gametables run jobs/dodgem-3.toml --run-dir DIR` (compared with
+/// manifests/dodgem-3.toml).
+fn run3(dir: &Path) -> Output {
+    gt().args([
+        "run",
+        repo().join("jobs/dodgem-3.toml").to_str().unwrap(),
+        "--run-dir",
+        dir.to_str().unwrap(),
+        "--no-progress",
+        "--workers",
+        "1",
+    ])
+    .output()
+    .unwrap()
+}
+
+fn cmd(args: &[&str], dir: &Path) -> Output {
+    gt().args(args).arg(dir).output().unwrap()
+}
+
+/// The parts of a shard file: header and body (checksum not checked).
+fn split(bytes: &[u8]) -> (ShardHeader, Vec<u8>) {
+    let hlen = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let header: ShardHeader = codec::decode(&bytes[16..16 + hlen]).unwrap();
+    let body = bytes[16 + hlen + 8..bytes.len() - 32].to_vec();
+    (header, body)
+}
+
+/// A shard file with a valid trailer around `header` and `body`.
+fn seal(header: &ShardHeader, body: &[u8]) -> Vec<u8> {
+    let head = codec::encode(header).unwrap();
+    let mut out = b"GTSHARD\0".to_vec();
+    out.extend_from_slice(&1u32.to_le_bytes());
+    out.extend_from_slice(&(head.len() as u32).to_le_bytes());
+    out.extend_from_slice(&head);
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(body);
+    let d = sha256(&out);
+    out.extend_from_slice(&d);
+    out
+}
+
+/// The same shard (same header and decoded content) with other bytes: a
+/// zstd skippable frame in front of the body.
+fn same_content_other_bytes(bytes: &[u8]) -> Vec<u8> {
+    let (h, body) = split(bytes);
+    let mut b = 0x184D_2A50u32.to_le_bytes().to_vec();
+    b.extend_from_slice(&4u32.to_le_bytes());
+    b.extend_from_slice(b"skip");
+    b.extend_from_slice(&body);
+    seal(&h, &b)
+}
+
+fn setup() -> (tempfile::TempDir, PathBuf, RunDir, PlanFile) {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("run");
+    let out = run3(&dir);
+    assert!(out.status.success(), "{}", text(&out));
+    let rd = RunDir::new(&dir);
+    let plan = PlanFile::load(&rd).unwrap();
+    (t, dir, rd, plan)
+}
+
+/// A shard whose trailer is valid but whose header declares other section
+/// lengths than its body decompresses to (one more, one fewer byte in
+/// `values`, or in `reachable`): `status` calls it damaged, `merge` fails
+/// naming job and file, `verify` exits 3 naming it, and `run` recomputes it
+/// and reproduces the reference root.
+#[test]
+fn declared_lengths_unlike_the_body_are_named_everywhere_and_recomputed() {
+    let (_t, dir, rd, plan) = setup();
+    for (job, section, delta) in [
+        ("layer-1-2", "values", 1i64),
+        ("layer-1-2", "values", -1),
+        ("layer-2-2", "meta", 1),
+        ("reach-1-1", "reachable", -8),
+    ] {
+        let j = plan.job(job).unwrap();
+        let p = rd.shard_path(&j.id);
+        let good = std::fs::read(&p).unwrap();
+        let (mut h, body) = split(&good);
+        let s = h.sections.iter_mut().find(|s| s.0 == section).unwrap();
+        s.1 = (s.1 as i64 + delta) as u64;
+        std::fs::write(&p, seal(&h, &body)).unwrap();
+        let what = format!("{job} {section} {delta:+}");
+
+        let st = cmd(&["status"], &dir);
+        let s = text(&st);
+        assert!(s.contains("1 damaged"), "{what}: {s}");
+        assert!(s.contains(job), "{what}: {s}");
+
+        let m = cmd(&["merge"], &dir);
+        assert_eq!(m.status.code(), Some(1), "{what}: {}", text(&m));
+        let s = text(&m);
+        assert!(s.contains(job) && s.contains(&j.id), "{what}: {s}");
+        assert!(s.contains("declares"), "{what}: {s}");
+
+        let v = cmd(&["verify"], &dir);
+        assert_eq!(v.status.code(), Some(3), "{what}: {}", text(&v));
+        assert!(text(&v).contains(job), "{what}: {}", text(&v));
+
+        let r = run3(&dir);
+        assert!(r.status.success(), "{what}: {}", text(&r));
+        assert!(
+            text(&r).contains("1 recomputed (damaged)"),
+            "{what}: {}",
+            text(&r)
+        );
+        assert_eq!(std::fs::read(&p).unwrap(), good, "{what}");
+        assert!(text(&r).contains(&reference_root()), "{what}: {}", text(&r));
+    }
+}
+
+/// A valid shard with the right content but other bytes (a skippable zstd
+/// frame in front): it decodes, so `run` keeps it, but the digests differ
+/// from the reference and `run` exits 3 naming the job; after a merge of
+/// the original, `verify` calls result.toml stale.
+#[test]
+fn same_content_other_bytes_is_reported_against_result_and_reference() {
+    let (_t, dir, rd, plan) = setup();
+    let j = plan.job("layer-2-2").unwrap();
+    let p = rd.shard_path(&j.id);
+    let good = std::fs::read(&p).unwrap();
+    let other = same_content_other_bytes(&good);
+    assert_ne!(other, good);
+    std::fs::write(&p, &other).unwrap();
+
+    let v = cmd(&["verify"], &dir);
+    assert_eq!(v.status.code(), Some(3), "{}", text(&v));
+    assert!(
+        text(&v).contains("layer-2-2") && text(&v).contains("stale"),
+        "{}",
+        text(&v)
+    );
+
+    let r = run3(&dir);
+    assert_eq!(r.status.code(), Some(3), "{}", text(&r));
+    assert!(text(&r).contains("layer-2-2"), "{}", text(&r));
+    assert!(text(&r).contains("reference"), "{}", text(&r));
+
+    std::fs::remove_file(&p).unwrap();
+    let r = run3(&dir);
+    assert!(r.status.success(), "{}", text(&r));
+    assert_eq!(std::fs::read(&p).unwrap(), good);
+}
+
+/// Serves the file `path` (made a FIFO) to its readers: the first read gets
+/// `first`, every later one `later`, until `stop`. Returns the reader count.
+fn serve_fifo(
+    path: PathBuf,
+    first: Vec<u8>,
+    later: Vec<u8>,
+    stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<usize> {
+    std::fs::remove_file(&path).unwrap();
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    std::thread::spawn(move || {
+        use std::os::unix::fs::OpenOptionsExt;
+        let open = || {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(&path)
+        };
+        let mut n = 0;
+        loop {
+            // Wait for a reader (without one, a non-blocking open fails).
+            let mut f = loop {
+                if let Ok(f) = open() {
+                    break f;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            };
+            if stop.load(Ordering::SeqCst) {
+                return n;
+            }
+            // Blocking writes from here on.
+            let fd = std::os::fd::AsRawFd::as_raw_fd(&f);
+            unsafe { libc::fcntl(fd, libc::F_SETFL, 0) };
+            let _ = f.write_all(if n == 0 { &first } else { &later });
+            n += 1;
+            drop(f);
+            // Let the reader see the end of the file and close it before the
+            // next open, so each read gets exactly one copy.
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    })
+}
+
+/// Ends [`serve_fifo`]: opens the FIFO once more so its blocked open returns.
+fn end_fifo(path: &Path, stop: &AtomicBool, h: std::thread::JoinHandle<usize>) -> usize {
+    stop.store(true, Ordering::SeqCst);
+    let mut f = std::fs::File::open(path).unwrap();
+    let mut sink = Vec::new();
+    let _ = f.read_to_end(&mut sink);
+    h.join().unwrap()
+}
+
+/// A shard that changes between `merge`'s hash and the kind's load (here:
+/// a valid shard of the same job with other bytes) is refused: merge fails
+/// naming the job and saying it changed, and writes no result.
+#[test]
+fn merge_refuses_a_shard_changed_after_hashing() {
+    let (_t, dir, rd, plan) = setup();
+    let j = plan.job("layer-0-0").unwrap();
+    let p = rd.shard_path(&j.id);
+    let good = std::fs::read(&p).unwrap();
+    std::fs::remove_file(rd.result_path()).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let h = serve_fifo(
+        p.clone(),
+        good.clone(),
+        same_content_other_bytes(&good),
+        stop.clone(),
+    );
+    let m = cmd(&["merge"], &dir);
+    let reads = end_fifo(&p, &stop, h);
+    assert_eq!(reads, 2, "merge reads each shard twice (hash, load)");
+    assert_eq!(m.status.code(), Some(1), "{}", text(&m));
+    let s = text(&m);
+    assert!(s.contains("layer-0-0") && s.contains("changed"), "{s}");
+    assert!(!rd.result_path().exists());
+}
+
+/// A shard damaged when `verify` hashes it and intact when verify then
+/// decodes every shard to list the damaged ones (a file replaced during
+/// verify): verify must report something (exit 3 or 1), never panic.
+#[test]
+fn verify_with_a_shard_repaired_between_hash_and_listing_does_not_panic() {
+    let (_t, dir, rd, plan) = setup();
+    let j = plan.job("layer-0-0").unwrap();
+    let p = rd.shard_path(&j.id);
+    let good = std::fs::read(&p).unwrap();
+    let mut bad = good.clone();
+    bad[20] ^= 1;
+    let stop = Arc::new(AtomicBool::new(false));
+    let h = serve_fifo(p.clone(), bad, good, stop.clone());
+    let v = cmd(&["verify"], &dir);
+    end_fifo(&p, &stop, h);
+    let s = text(&v);
+    assert!(!s.contains("panicked"), "{s}");
+    assert!(matches!(v.status.code(), Some(1 | 3)), "{s}");
+    assert!(s.contains("layer-0-0"), "{s}");
+}
+
+/// A "zstd bomb": a small shard (valid trailer) whose header declares a
+/// 1 GiB `values` section and whose body really decompresses to 1 GiB.
+/// The plan knows the layer has 2,846/… positions, but the decoder
+/// allocates and fills what the header declares before the kind's
+/// `check_shard` sees the length. Expected: `status` refuses it without
+/// touching ~1 GiB. Ignored while it fails: run with
+/// `cargo test --release --test pipeline_break -- --ignored bomb`.
+#[test]
+#[ignore = "fails: shard::decode allocates the declared size before any plan-based bound"]
+fn zstd_bomb_is_refused_without_a_huge_allocation() {
+    let (_t, dir, rd, plan) = setup();
+    let j = plan.job("layer-2-2").unwrap();
+    let p = rd.shard_path(&j.id);
+    let (mut h, _) = split(&std::fs::read(&p).unwrap());
+    const BIG: u64 = 1 << 30;
+    let others: u64 = h
+        .sections
+        .iter()
+        .filter(|x| x.0 != "values")
+        .map(|x| x.1)
+        .sum();
+    for s in &mut h.sections {
+        if s.0 == "values" {
+            s.1 = BIG - others;
+        }
+    }
+    let mut enc = zstd::stream::write::Encoder::new(Vec::new(), 1).unwrap();
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..BIG >> 20 {
+        enc.write_all(&zeros).unwrap();
+    }
+    let body = enc.finish().unwrap();
+    let bomb = seal(&h, &body);
+    assert!(bomb.len() < 1 << 20, "{} bytes", bomb.len());
+    std::fs::write(&p, &bomb).unwrap();
+    let st = cmd(&["status"], &dir);
+    assert!(text(&st).contains("1 damaged"), "{}", text(&st));
+    // Peak RSS of the largest child so far (this test's children only).
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    assert_eq!(
+        unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) },
+        0
+    );
+    let peak_mb = ru.ru_maxrss / 1024;
+    assert!(
+        peak_mb < 256,
+        "status peaked at {peak_mb} MB on a {} byte shard",
+        bomb.len()
+    );
+}
