@@ -51,6 +51,56 @@ impl Reflector {
 /// Positions whose scattered writes are prefetched together.
 const BATCH: usize = 32;
 
+/// Calls `f(rr, red, j)` for every placement of block `rb` of `src`: its
+/// red rank `rr`, its red mask, and the index `j` (even: Blue to move) of
+/// its mirror image's placement in `dst` = layer `(src.b(), src.a())`.
+fn for_each_image(
+    src: &Layer,
+    dst: &Layer,
+    refl: &Reflector,
+    rb: u64,
+    mut f: impl FnMut(u64, u64, u64),
+) {
+    let board = src.board();
+    let binom = src.binom();
+    let blue = src.blue_set(rb);
+    let mut free = [0u8; 32];
+    let mut k = 0;
+    for sq in 0..board.squares() {
+        if blue >> sq & 1 == 0 {
+            free[k] = sq as u8;
+            k += 1;
+        }
+    }
+    // The mirrored blue cars are the image's red cars.
+    let image_red = refl.squares(blue);
+    for rr in 0..src.red_ranks() {
+        let mut red = 0u64;
+        let mut m = src.red_free_set(rr);
+        while m != 0 {
+            red |= 1 << free[m.trailing_zeros() as usize];
+            m &= m - 1;
+        }
+        let image_blue = refl.squares(red);
+        // Colex rank of the image's red cars among the squares free of its blue ones.
+        let mut rank_red = 0;
+        let mut rest = image_red;
+        let mut i = 1;
+        while rest != 0 {
+            let s = rest.trailing_zeros();
+            rest &= rest - 1;
+            let c = s - (image_blue & ((1u64 << s) - 1)).count_ones();
+            rank_red += binom[i][c as usize];
+            i += 1;
+        }
+        f(
+            rr,
+            red,
+            (dst.rank_blue(image_blue) * dst.red_ranks() + rank_red) << 1,
+        );
+    }
+}
+
 /// The bytes of layer `(b, a)` from the solved bytes `values` of layer
 /// `src` = `(a, b)` (same encoding): the byte of position p in `(b, a)` is the
 /// byte of its reflection in `(a, b)`.
@@ -59,49 +109,17 @@ const BATCH: usize = 32;
 /// If `values` does not have `src.len()` bytes.
 pub fn reflect_layer(src: &Layer, values: &[u8]) -> Vec<u8> {
     assert_eq!(values.len() as u64, src.len(), "source layer length");
-    let board = src.board();
-    let dst = Layer::new(board, src.b(), src.a());
-    let refl = Reflector::new(board);
-    let binom = src.binom();
+    let dst = Layer::new(src.board(), src.b(), src.a());
+    let refl = Reflector::new(src.board());
     let mut out = super::block::zeroed_bytes(dst.len() as usize);
     let nr = src.red_ranks();
-    let dst_nr = dst.red_ranks();
-    let mut free = [0u8; 32];
+    // The writes land far apart: each batch's targets are computed and
+    // prefetched before the first store, so the cache misses overlap.
     let mut batch = [(0usize, 0usize); BATCH];
     let mut nb = 0;
     for rb in 0..src.blue_ranks() {
-        let blue = src.blue_set(rb);
-        // The reflected blue cars are the red cars of the target; their
-        // squares, ascending.
-        let target_red = refl.squares(blue);
-        let mut k = 0;
-        for sq in 0..board.squares() {
-            if blue >> sq & 1 == 0 {
-                free[k] = sq as u8;
-                k += 1;
-            }
-        }
-        let base = rb * nr;
-        for rr in 0..nr {
-            let mut red = 0u64;
-            let mut m = src.red_free_set(rr);
-            while m != 0 {
-                red |= 1 << free[m.trailing_zeros() as usize];
-                m &= m - 1;
-            }
-            let target_blue = refl.squares(red);
-            let mut rank_red = 0;
-            let mut rest = target_red;
-            let mut i = 1;
-            while rest != 0 {
-                let s = rest.trailing_zeros();
-                rest &= rest - 1;
-                let c = s - (target_blue & ((1u64 << s) - 1)).count_ones();
-                rank_red += binom[i][c as usize];
-                i += 1;
-            }
-            let j = ((dst.rank_blue(target_blue) * dst_nr + rank_red) << 1) as usize;
-            let i = ((base + rr) << 1) as usize;
+        for_each_image(src, &dst, &refl, rb, |rr, _, j| {
+            let (i, j) = (((rb * nr + rr) << 1) as usize, j as usize);
             super::block::prefetch(&out[j]);
             batch[nb] = (j, i);
             nb += 1;
@@ -113,7 +131,7 @@ pub fn reflect_layer(src: &Layer, values: &[u8]) -> Vec<u8> {
                 }
                 nb = 0;
             }
-        }
+        });
     }
     out
 }
@@ -127,58 +145,25 @@ pub fn reflect_layer(src: &Layer, values: &[u8]) -> Vec<u8> {
 /// # Panics
 /// If the layer is not diagonal or `values` has the wrong length.
 pub fn mirror_class_one(layer: &Layer, values: &mut [u8], threads: usize) {
+    use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
     assert_eq!(layer.a(), layer.b(), "diagonal layers only");
     assert_eq!(values.len() as u64, layer.len(), "layer length");
-    let board = layer.board();
-    let refl = Reflector::new(board);
-    let binom = layer.binom();
+    let refl = Reflector::new(layer.board());
     let nr = layer.red_ranks();
-    let odd = board.odd_squares();
+    let odd = layer.board().odd_squares();
     // SAFETY: `AtomicU8` has the size and alignment of `u8`, and `values` is
     // borrowed mutably (exclusively) for the life of this view. Each class-1
     // byte is written once (the mirror is a bijection between the classes)
     // and class-0 bytes are only read.
-    let cells: &[std::sync::atomic::AtomicU8] =
-        unsafe { &*(values as *mut [u8] as *const [std::sync::atomic::AtomicU8]) };
-    use std::sync::atomic::Ordering::Relaxed;
+    let cells: &[AtomicU8] = unsafe { &*(values as *mut [u8] as *const [AtomicU8]) };
     super::block::par_range(threads, layer.blue_ranks(), |rb| {
-        let blue = layer.blue_set(rb);
-        let mut free = [0u8; 32];
-        let mut k = 0;
-        for sq in 0..board.squares() {
-            if blue >> sq & 1 == 0 {
-                free[k] = sq as u8;
-                k += 1;
-            }
-        }
-        // The mirrored blue cars are the red cars of the image.
-        let image_red = refl.squares(blue);
-        let blue_odd = (blue & odd).count_ones();
-        // The writes land far apart: each batch's targets are computed and
-        // prefetched before the first store, so the cache misses overlap.
+        let blue_odd = (layer.blue_set(rb) & odd).count_ones();
+        // Batched and prefetched as in `reflect_layer`.
         let mut batch = [(0usize, 0u8); BATCH];
         let mut nb = 0;
-        for rr in 0..nr {
-            let mut red = 0u64;
-            let mut m = layer.red_free_set(rr);
-            while m != 0 {
-                red |= 1 << free[m.trailing_zeros() as usize];
-                m &= m - 1;
-            }
+        for_each_image(layer, layer, &refl, rb, |rr, red, j| {
             // The side of this placement in class 0.
             let side0 = u64::from((blue_odd + (red & odd).count_ones()) % 2);
-            let image_blue = refl.squares(red);
-            let mut rank_red = 0;
-            let mut rest = image_red;
-            let mut i = 1;
-            while rest != 0 {
-                let s = rest.trailing_zeros();
-                rest &= rest - 1;
-                let c = s - (image_blue & ((1u64 << s) - 1)).count_ones();
-                rank_red += binom[i][c as usize];
-                i += 1;
-            }
-            let j = (layer.rank_blue(image_blue) * nr + rank_red) << 1;
             let i = ((rb * nr + rr) << 1) | side0;
             // The image has the other side to move, and is in class 1.
             let target = (j | (side0 ^ 1)) as usize;
@@ -191,7 +176,7 @@ pub fn mirror_class_one(layer: &Layer, values: &mut [u8], threads: usize) {
                 }
                 nb = 0;
             }
-        }
+        });
     });
 }
 
