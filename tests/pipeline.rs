@@ -41,6 +41,14 @@ fn run_ok(args: &[&str]) -> Output {
     out
 }
 
+/// `gametables run JOB --run-dir DIR --no-progress`, whatever its exit status.
+fn run_job(job: &Path, dir: &Path) -> Output {
+    let (j, d) = (job.to_str().unwrap(), dir.to_str().unwrap());
+    gt().args(["run", j, "--run-dir", d, "--no-progress"])
+        .output()
+        .unwrap()
+}
+
 /// Plans a one-box `chomp-boxes` job in `root/run` and returns the run
 /// directory and the path of the job's only manifest.
 fn plan_one_box(root: &Path, rows: u32, cols: u32) -> (PathBuf, PathBuf) {
@@ -719,17 +727,7 @@ fn cheap_check_after_a_job_and_full_decode_in_merge() {
     let dir = t.path().join("run");
     let job = t.path().join("small.toml");
     std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n").unwrap();
-    let run = || {
-        gt().args([
-            "run",
-            job.to_str().unwrap(),
-            "--run-dir",
-            dir.to_str().unwrap(),
-            "--no-progress",
-        ])
-        .output()
-        .unwrap()
-    };
+    let run = || run_job(&job, &dir);
     assert!(run().status.success());
     let root = root_of(&dir);
     let rd = RunDir::new(&dir);
@@ -825,17 +823,7 @@ fn run_against_an_edited_reference_exits_3() {
     let job = jobs.join("small.toml");
     std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n").unwrap();
     let dir = t.path().join("run");
-    let run = || {
-        gt().args([
-            "run",
-            job.to_str().unwrap(),
-            "--run-dir",
-            dir.to_str().unwrap(),
-            "--no-progress",
-        ])
-        .output()
-        .unwrap()
-    };
+    let run = || run_job(&job, &dir);
     let first = run();
     assert!(first.status.success(), "{}", text(&first));
     assert!(
