@@ -352,6 +352,32 @@ fn next_free(bits: &[u64], from: u32) -> u32 {
 /// # Errors
 /// A message if the input does not fit the geometry (wrong number of row or
 /// column states, diagonal too short, a row state for a row not started).
+/// Checks a tile's geometry and the number of row states, column states
+/// and diagonal values given for it.
+fn check_inputs(geom: &TileGeom, rows: usize, cols: usize, diag: usize) -> Result<(), String> {
+    geom.check()?;
+    let rows_in = geom.rows_in();
+    if rows != rows_in.len() {
+        return Err(format!(
+            "{rows} row states given, {} needed (rows {}..{})",
+            rows_in.len(),
+            rows_in.start,
+            rows_in.end
+        ));
+    }
+    let width = (geom.q1 - geom.q0) as usize;
+    if !(cols == 0 && geom.r0 == 0) && cols != width {
+        return Err(format!("{cols} column states given, {width} needed"));
+    }
+    if (diag as u64) < u64::from(geom.diag_in()) {
+        return Err(format!(
+            "{diag} diagonal values given, {} needed",
+            geom.diag_in()
+        ));
+    }
+    Ok(())
+}
+
 fn solve_block(
     geom: &TileGeom,
     rows: Vec<RowState>,
@@ -366,31 +392,8 @@ fn solve_block(
         r1,
         q_max,
     } = *geom;
-    geom.check()?;
+    check_inputs(geom, rows.len(), cols.len(), shared.len())?;
     let rows_in = geom.rows_in();
-    if rows.len() != rows_in.len() {
-        return Err(format!(
-            "{} row states given, {} needed (rows {}..{})",
-            rows.len(),
-            rows_in.len(),
-            rows_in.start,
-            rows_in.end
-        ));
-    }
-    if !(cols.is_empty() && r0 == 0) && cols.len() != (q1 - q0) as usize {
-        return Err(format!(
-            "{} column states given, {} needed",
-            cols.len(),
-            q1 - q0
-        ));
-    }
-    if (shared.len() as u64) < u64::from(geom.diag_in()) {
-        return Err(format!(
-            "{} diagonal values given, {} needed",
-            shared.len(),
-            geom.diag_in()
-        ));
-    }
     let nwords = (value_bound(q_max) / 64 + 8) as usize;
     // Two all-zero bitsets of `nwords` words, reused by the thread's next
     // block (fresh ones per block cost page faults at large q_max).
@@ -644,24 +647,7 @@ pub fn solve_tile_blocked(
         r1,
         q_max,
     } = *geom;
-    geom.check()?;
-    let rows_in = geom.rows_in();
-    if input.rows.len() != rows_in.len() {
-        return Err(format!(
-            "{} row states given, {} needed (rows {}..{})",
-            input.rows.len(),
-            rows_in.len(),
-            rows_in.start,
-            rows_in.end
-        ));
-    }
-    if !(input.cols.is_empty() && r0 == 0) && input.cols.len() != (q1 - q0) as usize {
-        return Err(format!(
-            "{} column states given, {} needed",
-            input.cols.len(),
-            q1 - q0
-        ));
-    }
+    check_inputs(geom, input.rows.len(), input.cols.len(), input.diag.len())?;
     let cuts = |a: u32, b: u32, step: u32| -> Vec<(u32, u32)> {
         let mut v = Vec::new();
         let mut x = a;
@@ -675,13 +661,6 @@ pub fn solve_tile_blocked(
     let qcuts = cuts(q0, q1, bq);
     let rcuts = cuts(r0, r1, br);
     let mut diag = input.diag;
-    if (diag.len() as u64) < u64::from(geom.diag_in()) {
-        return Err(format!(
-            "{} diagonal values given, {} needed",
-            diag.len(),
-            geom.diag_in()
-        ));
-    }
     // With diagonal cells in the tile, the blocks append to the diagonal.
     if r0.max(q0) < r1.min(q1) {
         diag.truncate(r0.max(q0) as usize);
