@@ -196,21 +196,11 @@ pub fn reach_layer_forward(
     let mut todo_words = zeroed_words(nwords);
     let reached = as_atomic_words(&mut reached_words);
     let todo = as_atomic_words(&mut todo_words);
-    // One thread needs no locked read-modify-writes: plain loads and stores
-    // of the same words.
-    let single = threads <= 1;
     let push = |j: u64| {
         let (w, bit) = ((j / 64) as usize, 1u64 << (j % 64));
         // A plain load first: most pushes find the position already reached,
         // and a locked read-modify-write costs far more than the load.
-        let r = reached[w].load(Relaxed);
-        if r & bit != 0 {
-            return;
-        }
-        if single {
-            reached[w].store(r | bit, Relaxed);
-            todo[w].store(todo[w].load(Relaxed) | bit, Relaxed);
-        } else if reached[w].fetch_or(bit, Relaxed) & bit == 0 {
+        if reached[w].load(Relaxed) & bit == 0 && reached[w].fetch_or(bit, Relaxed) & bit == 0 {
             todo[w].fetch_or(bit, Relaxed);
         }
     };
@@ -284,13 +274,7 @@ pub fn reach_layer_forward(
                 if todo[w as usize].load(Relaxed) == 0 {
                     continue;
                 }
-                let mut bits = if single {
-                    let b = todo[w as usize].load(Relaxed);
-                    todo[w as usize].store(0, Relaxed);
-                    b
-                } else {
-                    todo[w as usize].swap(0, Relaxed)
-                };
+                let mut bits = todo[w as usize].swap(0, Relaxed);
                 any.store(true, Relaxed);
                 while bits != 0 {
                     let i = w * 64 + u64::from(bits.trailing_zeros());
