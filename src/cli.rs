@@ -272,23 +272,35 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let is_worker = matches!(cli.command, Command::Worker { .. });
     init_logging(if is_worker { "info" } else { "warn" });
-    match dispatch(cli) {
+    let code = match dispatch(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            errln!("error: {e:#}");
             let mismatch = e
                 .downcast_ref::<Error>()
                 .is_some_and(|e| matches!(e, Error::Verify { .. }));
             ExitCode::from(if mismatch { EXIT_MISMATCH } else { 1 })
         }
+    };
+    // Output lost (standard output on a full disk): say so, never exit 0.
+    match crate::output::stdout_error() {
+        Some(e) if code == ExitCode::SUCCESS => {
+            errln!("error: writing standard output: {e}");
+            ExitCode::from(1)
+        }
+        _ => code,
     }
 }
 
 fn init_logging(default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    // A log line that cannot be written (a worker's log on a full disk) is
+    // dropped: tracing's own report of it would go to the same stderr and
+    // panic there.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .log_internal_errors(false)
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .try_init();
@@ -307,14 +319,14 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let dir = RunDir::new(&run_dir);
             let _lock = dir.lock()?;
             write_plan(&dir, &plan, force)?;
-            println!(
+            outln!(
                 "planned {} job(s) of kind {} in {}",
                 plan.jobs.len(),
                 plan.kind,
                 run_dir.display()
             );
             for j in &plan.jobs {
-                println!("  {}  {}", &j.id[..12], j.name);
+                outln!("  {}  {}", &j.id[..12], j.name);
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -335,7 +347,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let view = RunView::open(&dir)?;
             let _lock = view.dir.lock()?;
             let r = merge::merge(&view)?;
-            println!(
+            outln!(
                 "merged {} shard(s), {} table(s); root {}",
                 r.shards.len(),
                 r.tables.len(),
@@ -347,7 +359,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Verify { dir, against } => {
             let view = RunView::open(&dir)?;
             let r = merge::verify(&view, against.as_deref())?;
-            println!(
+            outln!(
                 "ok: {} shard(s) and {} table(s) verify; root {}{}",
                 r.shards.len(),
                 r.tables.len(),
@@ -401,7 +413,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
 
 fn print_claims_summary(dir: &RunDir, claims: &[crate::pipeline::Claim]) {
     let n = |s| claims.iter().filter(|c| c.status == s).count();
-    println!(
+    outln!(
         "report {}: {} claims, {} match, {} mismatch, {} known discrepancies, {} not covered",
         dir.report_path().display(),
         claims.len(),
@@ -411,9 +423,11 @@ fn print_claims_summary(dir: &RunDir, claims: &[crate::pipeline::Claim]) {
         n(ClaimStatus::NotCovered)
     );
     for c in claims.iter().filter(|c| c.status == ClaimStatus::Mismatch) {
-        println!(
+        outln!(
             "  MISMATCH {}: expected {}, ours {}",
-            c.claim, c.expected, c.ours
+            c.claim,
+            c.expected,
+            c.ours
         );
     }
 }
@@ -511,7 +525,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 if same_plan {
                     Some(r)
                 } else {
-                    eprintln!(
+                    errln!(
                         "note: {} was made from other parameters; not compared",
                         r.display()
                     );
@@ -521,7 +535,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         };
         let dir = RunDir::new(run_dir);
         if let (Some(o), true) = (&slurm_opts, args.dry_run) {
-            print!("{}", slurm::dry_run(&dir, plan, o)?);
+            out!("{}", slurm::dry_run(&dir, plan, o)?);
             continue;
         }
         if slurm_opts.is_some() {
@@ -532,7 +546,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             slurm::check_no_active_submission(&dir)?;
         }
         write_plan(&dir, plan, args.force)?;
-        eprintln!(
+        errln!(
             "{name}: {} job(s) of kind {} in {} {}",
             plan.jobs.len(),
             plan.kind,
@@ -561,7 +575,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
                     slurm_ids,
                 } => {
                     let dir = run_dir.display();
-                    println!(
+                    outln!(
                         "{name}: submitted as Slurm jobs {} (submission {submission}); follow with \
                          `gametables status {dir}`, then check with \
                          `gametables verify {dir} --against manifests/{name}.toml`",
@@ -582,7 +596,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             merge::check_merged(&view, &m, reference.as_deref())?
         };
         let claims = merge::report(&view)?;
-        println!(
+        outln!(
             "{name}: {} computed, {} skipped, {} recomputed (damaged) in {:.2} s; root {}",
             summary.computed.len(),
             summary.skipped.len(),
@@ -591,8 +605,8 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             result.root
         );
         match &reference {
-            Some(r) => println!("digests match the reference {}", r.display()),
-            None => println!("no reference manifest for this plan (manifests/{name}.toml)"),
+            Some(r) => outln!("digests match the reference {}", r.display()),
+            None => outln!("no reference manifest for this plan (manifests/{name}.toml)"),
         }
         print_claims_summary(&dir, &claims);
         if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
@@ -617,10 +631,10 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                 serde_json::json!({"job": name, "id": id, "state": state, "reason": why})
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         let count = |f: fn(&JobState) -> bool| rows.iter().filter(|r| f(&r.2)).count();
-        println!(
+        outln!(
             "{} ({}): {} job(s): {} done, {} pending, {} damaged{}",
             dir.display(),
             view.plan.kind,
@@ -635,7 +649,7 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
             }
         );
         for line in slurm::status_lines(&view.dir, &view.plan) {
-            println!("{line}");
+            outln!("{line}");
         }
         for (name, id, st) in &rows {
             let s = match st {
@@ -643,7 +657,7 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                 JobState::Pending => "pending".to_string(),
                 JobState::Damaged(w) => format!("DAMAGED: {w}"),
             };
-            println!("  {}  {:<24} {}", &id[..12], name, s);
+            outln!("  {}  {:<24} {}", &id[..12], name, s);
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -756,21 +770,21 @@ fn cmd_query_chomp(
             "winning_moves": moves.iter().map(|m| [m.row, m.col]).collect::<Vec<_>>(),
             "source": source,
         });
-        println!("{}", serde_json::to_string(&v)?);
+        outln!("{}", serde_json::to_string(&v)?);
     } else {
         let label = rectangle.unwrap_or_else(|| s.to_string());
         if moves.is_empty() {
-            println!("{label}: P-position (the player to move loses; no winning move)");
+            outln!("{label}: P-position (the player to move loses; no winning move)");
         } else {
             let list: Vec<String> = moves.iter().map(ToString::to_string).collect();
-            println!(
+            outln!(
                 "{label}: N-position, {} winning move{}: {}",
                 moves.len(),
                 if moves.len() == 1 { "" } else { "s" },
                 list.join(", ")
             );
         }
-        println!("  ({source})");
+        outln!("  ({source})");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -843,21 +857,24 @@ fn cmd_query_three_row(a: &ThreeRowQuery) -> anyhow::Result<ExitCode> {
             "period": fields.get(4), "start": fields.get(5), "pattern": fields.get(6),
             "class_source": source,
         });
-        println!("{}", serde_json::to_string(&v)?);
+        outln!("{}", serde_json::to_string(&v)?);
     } else {
-        println!("f({}, {}) = {f}", a.q, a.r);
+        outln!("f({}, {}) = {f}", a.q, a.r);
         match p_pos {
-            Some((p, q, r)) => println!("  P-position: ({p}, {q}, {r})"),
-            None => println!(
+            Some((p, q, r)) => outln!("  P-position: ({p}, {q}, {r})"),
+            None => outln!(
                 "  no P-position (p, {}, {}): row {} died at column {f}, where ({f}, {f}, {}) is a P-position",
-                a.q, a.r, a.r, a.r
+                a.q,
+                a.r,
+                a.r,
+                a.r
             ),
         }
-        println!(
+        outln!(
             "  row {}: r,class,c,q0,period,start,pattern = {class_line}",
             a.r
         );
-        println!("  ({source})");
+        outln!("  ({source})");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -899,7 +916,7 @@ fn cmd_query_chomp_grundy(
     };
     if json {
         let v = serde_json::json!({"position": s.rows(), "grundy": value, "source": source});
-        println!("{}", serde_json::to_string(&v)?);
+        outln!("{}", serde_json::to_string(&v)?);
     } else {
         let label = rectangle.unwrap_or_else(|| s.to_string());
         let kind = if value == 0 {
@@ -907,7 +924,7 @@ fn cmd_query_chomp_grundy(
         } else {
             "N-position"
         };
-        println!("{label}: Grundy value {value} ({kind})\n  ({source})");
+        outln!("{label}: Grundy value {value} ({kind})\n  ({source})");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -926,13 +943,13 @@ fn cmd_query_nim(heaps: &str, misere: bool) -> anyhow::Result<ExitCode> {
     let play = if misere { Play::Misere } else { Play::Normal };
     let label = if misere { "misère" } else { "normal" };
     let moves = nim::winning_moves(&h, play);
-    println!("heaps {heaps} ({label} play), nim-sum {}", nim::nim_sum(&h));
+    outln!("heaps {heaps} ({label} play), nim-sum {}", nim::nim_sum(&h));
     if moves.is_empty() {
-        println!("P-position (the player to move loses; no winning move)");
+        outln!("P-position (the player to move loses; no winning move)");
     } else {
-        println!("N-position, {} winning move(s):", moves.len());
+        outln!("N-position, {} winning move(s):", moves.len());
         for m in moves {
-            println!("  {m}");
+            outln!("  {m}");
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -950,25 +967,26 @@ fn cmd_query_subtraction(set: &str, n: usize, heaps: Option<&str>) -> anyhow::Re
     let s: Vec<u32> = parse_list(set, "set")?;
     let game = Subtraction::new(&s).map_err(|e| anyhow!("set `{set}`: {e}"))?;
     let values = game.grundy_sequence(n.max(QUERY_PERIOD_SEARCH));
-    println!(
+    outln!(
         "Sub({{{set}}}): G(0..={n}) = {}",
         values_text(&values[..=n])
     );
     match game.period(&values) {
-        Some(p) => println!(
+        Some(p) => outln!(
             "periodic with period {} from n = {} (proved: the last max S values repeat)",
-            p.period, p.preperiod
+            p.period,
+            p.preperiod
         ),
-        None => println!("no period proved within n ≤ {}", values.len() - 1),
+        None => outln!("no period proved within n ≤ {}", values.len() - 1),
     }
     if let Some(hs) = heaps {
         let h: Vec<u64> = parse_list(hs, "heaps")?;
         let moves = game.winning_moves(&h);
         if moves.is_empty() {
-            println!("heaps {hs}: P-position (no winning move)");
+            outln!("heaps {hs}: P-position (no winning move)");
         } else {
             for (i, take) in moves {
-                println!(
+                outln!(
                     "heaps {hs}: take {take} from heap {} ({} → {})",
                     i + 1,
                     h[i],
@@ -987,12 +1005,12 @@ fn cmd_query_octal(code: &str, n: usize) -> anyhow::Result<ExitCode> {
         bail!("--n {n}: at most 4194304 here; run an `octal` job for more");
     }
     let values = c.grundy_sequence(n.max(QUERY_PERIOD_SEARCH));
-    println!(
+    outln!(
         "octal game {c}: G(0..={n}) = {}",
         values_text(&values[..=n])
     );
     match find_period(&values, c.max_removal()) {
-        Some(p) => println!(
+        Some(p) => outln!(
             "periodic with period {} from n = {} (last exceptional value at n = {}); \
              proved by the Guy–Smith theorem: values agree for {} ≤ n ≤ {} (t = {})",
             p.period,
@@ -1002,7 +1020,7 @@ fn cmd_query_octal(code: &str, n: usize) -> anyhow::Result<ExitCode> {
             p.checked_through,
             c.max_removal()
         ),
-        None => println!("no period proved within n ≤ {}", values.len() - 1),
+        None => outln!("no period proved within n ≤ {}", values.len() - 1),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -1102,22 +1120,22 @@ fn cmd_query_dodgem(
             })).collect::<Vec<_>>(),
             "source": source,
         });
-        println!("{}", serde_json::to_string(&v)?);
+        outln!("{}", serde_json::to_string(&v)?);
     } else {
-        println!("{}  ({n}×{n})", board.position_text(&p));
-        println!("value for {side} (to move): {value}");
+        outln!("{}  ({n}×{n})", board.position_text(&p));
+        outln!("value for {side} (to move): {value}");
         if let Some(note) = note {
-            println!("  {note}");
+            outln!("  {note}");
         }
         if !list.is_empty() {
-            println!(
+            outln!(
                 "moves of {side}, best first (value for {side}; desJardins' notation in brackets):"
             );
             for (m, dj, v) in &list {
-                println!("  {m:<8} [{dj:<8}] {v}");
+                outln!("  {m:<8} [{dj:<8}] {v}");
             }
         }
-        println!("  ({source})");
+        outln!("  ({source})");
     }
     Ok(ExitCode::SUCCESS)
 }

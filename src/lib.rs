@@ -6,7 +6,10 @@
 //! - [`pipeline`]: job files, planning, manifests, shards, executors, merge,
 //!   verify, report; generic over [`pipeline::JobKind`].
 //! - [`cli`]: the `gametables` command line.
+//! - [`output`]: terminal lines that never panic (`outln!`, `errln!`).
 
+#[macro_use]
+pub mod output;
 pub mod cli;
 pub mod games;
 pub mod pipeline;

@@ -65,7 +65,7 @@ pub(crate) fn job_progress_bar(jobs: u64, visible: bool) -> ProgressBar {
 
 /// Prints a line above the progress bar (or plainly when it is hidden).
 fn say(pb: &ProgressBar, line: &str) {
-    pb.suspend(|| eprintln!("{line}"));
+    pb.suspend(|| errln!("{line}"));
 }
 
 /// Runs every job of `plan` that has no verified shard, then makes the
@@ -83,6 +83,74 @@ pub async fn run_local(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Re
     let summary = ran?;
     synced?;
     Ok(summary)
+}
+
+/// What a worker printed, as relayed to its log by [`relay_output`].
+#[derive(Debug, Default)]
+struct WorkerOutput {
+    /// The last non-empty line the worker printed (its error when it fails).
+    last_line: Option<String>,
+    /// Why the log file could not be written, if it could not.
+    log_error: Option<String>,
+}
+
+impl WorkerOutput {
+    /// The log's path for a message, with the reason when it could not be written.
+    fn log_note(&self, path: &std::path::Path) -> String {
+        match &self.log_error {
+            None => path.display().to_string(),
+            Some(e) => format!("{} (not written: {e})", path.display()),
+        }
+    }
+}
+
+/// Bytes of a worker's output kept to find its last line.
+const OUTPUT_TAIL: usize = 8 << 10;
+
+/// Copies a worker's output from `from` to the log at `log_path` (appended)
+/// until the worker closes it, keeping the last line. A log that cannot be
+/// opened or written is noted and the output still read to the end, so the
+/// worker never blocks on a full pipe.
+fn relay_output(mut from: std::io::PipeReader, log_path: &std::path::Path) -> WorkerOutput {
+    use std::io::{Read, Write};
+    let mut out = WorkerOutput::default();
+    let mut log = match std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log_path)
+    {
+        Ok(f) => Some(f),
+        Err(e) => {
+            out.log_error = Some(e.to_string());
+            None
+        }
+    };
+    let mut tail: Vec<u8> = Vec::new();
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        if let Some(f) = &mut log
+            && let Err(e) = f.write_all(&buf[..n])
+        {
+            out.log_error = Some(e.to_string());
+            log = None;
+        }
+        tail.extend_from_slice(&buf[..n]);
+        if tail.len() > 2 * OUTPUT_TAIL {
+            tail.drain(..tail.len() - OUTPUT_TAIL);
+        }
+    }
+    out.last_line = String::from_utf8_lossy(&tail)
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .map(str::to_string);
+    out
 }
 
 /// The body of [`run_local`] without the final sync.
@@ -127,7 +195,8 @@ async fn run_jobs(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<
     }
 
     let mut running: BTreeMap<u64, (usize, Instant)> = BTreeMap::new();
-    let mut set: JoinSet<(u64, std::io::Result<std::process::ExitStatus>)> = JoinSet::new();
+    let mut set: JoinSet<(u64, std::io::Result<std::process::ExitStatus>, WorkerOutput)> =
+        JoinSet::new();
     let mut next_task = 0u64;
     let mut failures: Vec<String> = Vec::new();
     let workers = opts.workers.max(1);
@@ -146,13 +215,13 @@ async fn run_jobs(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<
             if opts.force {
                 let _ = std::fs::remove_file(dir.shard_path(&j.id));
             }
+            // The worker's stdout and stderr share one pipe, which the
+            // coordinator copies to the job's log: if the log cannot be
+            // written (a full disk), the worker's last line still reaches the
+            // user through `run`.
             let log_path = dir.log_path(&j.id);
-            let log = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&log_path)
-                .map_err(Error::io(&log_path))?;
-            let log2 = log.try_clone().map_err(Error::io(&log_path))?;
+            let (reader, writer) = std::io::pipe().map_err(Error::io(&log_path))?;
+            let writer2 = writer.try_clone().map_err(Error::io(&log_path))?;
             let mut cmd = tokio::process::Command::new(&opts.exe);
             cmd.arg("worker")
                 .arg(dir.manifest_path(&j.id))
@@ -160,8 +229,8 @@ async fn run_jobs(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<
                 .arg(dir.root())
                 .arg("--defer-sync")
                 .stdin(Stdio::null())
-                .stdout(Stdio::from(log))
-                .stderr(Stdio::from(log2));
+                .stdout(Stdio::from(writer))
+                .stderr(Stdio::from(writer2));
             let coordinator = std::process::id();
             // SAFETY: between fork and exec the closure calls only
             // async-signal-safe functions (prctl, getppid) and allocates
@@ -182,10 +251,18 @@ async fn run_jobs(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<
                 });
             }
             let mut child = cmd.spawn().map_err(Error::io(&opts.exe))?;
+            // Our copies of the pipe's write end go with the command, so that
+            // the relay sees the end of the output when the worker exits.
+            drop(cmd);
+            let relay = tokio::task::spawn_blocking(move || relay_output(reader, &log_path));
             let task = next_task;
             next_task += 1;
             running.insert(task, (i, Instant::now()));
-            set.spawn(async move { (task, child.wait().await) });
+            set.spawn(async move {
+                let status = child.wait().await;
+                let output = relay.await.unwrap_or_default();
+                (task, status, output)
+            });
         }
         pb.set_message(
             running
@@ -197,10 +274,10 @@ async fn run_jobs(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<
         let Some(res) = set.join_next().await else {
             break;
         };
-        let (task, status) = res.map_err(|e| Error::job("executor", e.to_string()))?;
+        let (task, status, output) = res.map_err(|e| Error::job("executor", e.to_string()))?;
         let (i, t0) = running.remove(&task).expect("task is running");
         let j = &plan.jobs[i];
-        let log = dir.log_path(&j.id);
+        let log = output.log_note(&dir.log_path(&j.id));
         let ok = match &status {
             // The cheap check (trailer and header identity): the body is
             // decoded by the jobs that read it and by merge.
@@ -208,19 +285,21 @@ async fn run_jobs(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<
                 JobState::Done => true,
                 other => {
                     failures.push(format!(
-                        "job {} exited 0 but its shard is {other:?}; log: {}",
+                        "job {} exited 0 but its shard is {other:?}; log: {log}",
                         j.name,
-                        log.display()
                     ));
                     false
                 }
             },
             Ok(s) => {
                 failures.push(format!(
-                    "job {} ({}) failed with {s}; log: {}",
+                    "job {} ({}) failed with {s}{}; log: {log}",
                     j.name,
                     &j.id[..12],
-                    log.display()
+                    output
+                        .last_line
+                        .as_deref()
+                        .map_or(String::new(), |l| format!(": {l}")),
                 ));
                 false
             }

@@ -162,8 +162,11 @@ impl RunDir {
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(&path)(e)),
         }
-        file.set_len(0).map_err(Error::io(&path))?;
-        write!(file, "pid {}", std::process::id()).map_err(Error::io(&path))?;
+        // The pid is only for the message above: the lock is the OS lock, so a
+        // full disk that refuses these bytes does not stop the run.
+        let _ = file
+            .set_len(0)
+            .and_then(|()| write!(file, "pid {}", std::process::id()));
         Ok(RunLock { _file: file })
     }
 }

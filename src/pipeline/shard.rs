@@ -334,21 +334,44 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// [`Error::Io`] naming the path.
 pub fn write_atomic_with(path: &Path, bytes: &[u8], durability: Durability) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
+    // Every failure names `path`, the file the caller asked for, never the
+    // temporary file (which is removed on the way out): a full disk reads
+    // `RUN_DIR/tables/x.csv: No space left on device (os error 28)`.
     // 0644 before the umask, like any other output file (tempfile's default is 0600).
     let mut tmp = tempfile::Builder::new()
         .prefix(".tmp-")
         .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
         .tempfile_in(dir)
-        .map_err(Error::io(dir))?;
-    tmp.write_all(bytes).map_err(Error::io(tmp.path()))?;
+        .map_err(|e| Error::io(path)(without_temp_path(e)))?;
+    // The file itself: tempfile's own `Write` adds the temporary path to errors.
+    tmp.as_file_mut()
+        .write_all(bytes)
+        .map_err(Error::io(path))?;
     if durability == Durability::Now {
-        tmp.as_file().sync_all().map_err(Error::io(tmp.path()))?;
+        tmp.as_file().sync_all().map_err(Error::io(path))?;
     }
-    tmp.persist(path).map_err(|e| Error::io(path)(e.error))?;
+    tmp.persist(path)
+        .map_err(|e| Error::io(path)(without_temp_path(e.error)))?;
     if durability == Durability::Now {
         std::fs::File::open(dir)
             .and_then(|d| d.sync_all())
-            .map_err(Error::io(dir))?;
+            .map_err(Error::io(path))?;
     }
     Ok(())
+}
+
+/// An I/O error from `tempfile` without the temporary file's path it appends
+/// (`… at path "/run/tables/.tmp-x"`): the caller names the real file.
+fn without_temp_path(e: std::io::Error) -> std::io::Error {
+    if e.raw_os_error().is_some() {
+        return e;
+    }
+    match e
+        .get_ref()
+        .map(ToString::to_string)
+        .and_then(|s| s.split_once(" at path ").map(|(head, _)| head.to_string()))
+    {
+        Some(head) => std::io::Error::new(e.kind(), head),
+        None => e,
+    }
 }

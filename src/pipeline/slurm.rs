@@ -854,7 +854,7 @@ pub fn run_slurm(
     let max = max_array_size(&tools.scontrol)?;
     let (pending, summary) = pending_jobs(dir, plan, opts.force);
     for (name, why) in &summary.damaged {
-        eprintln!("job {name}: shard damaged ({why}); resubmitting");
+        errln!("job {name}: shard damaged ({why}); resubmitting");
     }
     if pending.is_empty() {
         return Ok(SlurmOutcome::Finished {
@@ -900,7 +900,7 @@ pub fn run_slurm(
         let script = sub.script_rel(&p.name);
         match submit(&tools, &sub.sbatch_args(&script, &deps)) {
             Ok(id) => {
-                eprintln!(
+                errln!(
                     "submitted {}: {} job(s) as Slurm array job {id} ({script})",
                     p.name,
                     p.jobs.len()
@@ -927,7 +927,7 @@ pub fn run_slurm(
         .collect();
     match submit(&tools, &sub.sbatch_args(&record.merge.script, &all)) {
         Ok(id) => {
-            eprintln!("submitted the merge as Slurm job {id}, after all of them");
+            errln!("submitted the merge as Slurm job {id}, after all of them");
             record.merge.slurm_job_id = id;
             record.save(dir)?;
         }
@@ -1031,7 +1031,7 @@ fn wait(
     }
     let pb = job_progress_bar(plan.jobs.len() as u64, progress);
     pb.set_position(summary.skipped.len() as u64);
-    let say = |line: &str| pb.suspend(|| eprintln!("{line}"));
+    let say = |line: &str| pb.suspend(|| errln!("{line}"));
 
     let t0 = Instant::now();
     let merge_id = record.merge.slurm_job_id.clone();

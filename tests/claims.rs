@@ -1,0 +1,194 @@
+//! Reports that never cry wolf: for every job kind, small valid job files
+//! never yield a MISMATCH claim (a claim whose premise the job file does not
+//! cover is "not covered"), and the kind's own checks find nothing.
+//!
+//! Each case plans, runs (every worker in this process), merges, checks and
+//! reports one random small job file of the kind; proptest shrinks a failing
+//! one to a smallest job file. The issue's examples are regression tests at
+//! the end.
+
+use gametables::pipeline::ClaimStatus;
+use gametables::pipeline::jobfile::read_job_file;
+use gametables::pipeline::merge::{self, RunView};
+use gametables::pipeline::plan::{PlanFile, write_plan};
+use gametables::pipeline::rundir::RunDir;
+use gametables::pipeline::shard::Durability;
+use gametables::pipeline::worker::run_worker;
+use proptest::prelude::*;
+
+/// Plans, runs, merges and reports the job file `text` in a temporary
+/// directory; returns one line per MISMATCH claim or check problem.
+fn problems_of(text: &str) -> Vec<String> {
+    let t = tempfile::tempdir().unwrap();
+    let job = t.path().join("small.toml");
+    std::fs::write(&job, text).unwrap();
+    let jf = read_job_file(&job).unwrap_or_else(|e| panic!("{text}: {e}"));
+    let plan = PlanFile::from_job_file(&jf).unwrap();
+    let dir = RunDir::new(t.path().join("run"));
+    write_plan(&dir, &plan, false).unwrap();
+    for j in &plan.jobs {
+        run_worker(
+            &dir.manifest_path(&j.id),
+            Some(dir.root()),
+            Durability::Deferred,
+        )
+        .unwrap_or_else(|e| panic!("{text}: {e}"));
+    }
+    let view = RunView::open(dir.root()).unwrap();
+    let merged = merge::merge(&view).unwrap_or_else(|e| panic!("{text}: {e}"));
+    let mut problems: Vec<String> = match merge::check_merged(&view, &merged, None) {
+        Ok(_) => Vec::new(),
+        Err(e) => vec![e.to_string()],
+    };
+    let claims = merge::report(&view).unwrap_or_else(|e| panic!("{text}: {e}"));
+    problems.extend(
+        claims
+            .iter()
+            .filter(|c| c.status == ClaimStatus::Mismatch)
+            .map(|c| {
+                format!(
+                    "MISMATCH [{}] {}: published {}, ours {}",
+                    c.source, c.claim, c.expected, c.ours
+                )
+            }),
+    );
+    problems
+}
+
+fn assert_no_problems(text: &str) {
+    let p = problems_of(text);
+    assert!(
+        p.is_empty(),
+        "job file:\n{text}\nproblems:\n  {}",
+        p.join("\n  ")
+    );
+}
+
+/// A `boxes = [...]` list of distinct boxes.
+fn boxes_text(boxes: &[(u32, u32)]) -> String {
+    let mut seen = Vec::new();
+    for b in boxes {
+        if !seen.contains(b) {
+            seen.push(*b);
+        }
+    }
+    let list: Vec<String> = seen.iter().map(|(r, c)| format!("[{r}, {c}]")).collect();
+    format!("boxes = [{}]", list.join(", "))
+}
+
+/// Small boxes, now and then a long thin one or a 10-row one (claims about
+/// 2×n, 3×n and the 10×10 box).
+fn small_box() -> impl Strategy<Value = (u32, u32)> {
+    prop_oneof![
+        6 => (1u32..=9, 1u32..=9),
+        1 => (1u32..=3, 1u32..=220),
+        1 => (10u32..=11, 9u32..=11),
+        1 => (1u32..=16, 1u32..=4),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn chomp_boxes_small_job_files_never_mismatch(boxes in prop::collection::vec(small_box(), 1..4)) {
+        assert_no_problems(&format!("kind = \"chomp-boxes\"\n{}\n", boxes_text(&boxes)));
+    }
+
+    #[test]
+    fn chomp_grundy_small_job_files_never_mismatch(boxes in prop::collection::vec(
+        prop_oneof![4 => (1u32..=8, 1u32..=8), 1 => (1u32..=3, 1u32..=210), 1 => (10u32..=10, 10u32..=11)], 1..3)) {
+        assert_no_problems(&format!("kind = \"chomp-grundy\"\n{}\n", boxes_text(&boxes)));
+    }
+
+    #[test]
+    fn chomp_census_small_job_files_never_mismatch(n_max in 1u32..=45, split in prop::option::of(1u64..=3000)) {
+        let extra = split.map_or(String::new(), |m| format!("max_ranks_per_job = {m}\n"));
+        assert_no_problems(&format!("kind = \"chomp-census\"\nn_max = {n_max}\n{extra}"));
+    }
+
+    #[test]
+    fn octal_small_job_files_never_mismatch(
+        code in prop_oneof![
+            Just("0.77".to_string()), Just("0.07".to_string()), Just("0.137".to_string()),
+            Just("4.7".to_string()), "[0-7]\\.[0-7]{1,3}",
+        ],
+        n_max in 0u64..=300,
+        ranges in prop::option::of(1u64..=6),
+    ) {
+        let extra = ranges.map_or(String::new(), |r| format!("ranges = {r}\n"));
+        let text = format!("kind = \"octal\"\ncode = \"{code}\"\nn_max = {n_max}\n{extra}");
+        // Codes the kind refuses are not valid job files.
+        if read_job_file_text(&text) {
+            assert_no_problems(&text);
+        }
+    }
+
+    #[test]
+    fn three_row_small_job_files_never_mismatch(
+        q_max in prop_oneof![1u32..=300, 300u32..=2500],
+        q_range in 1u32..=900,
+        r_range in prop::option::of(1u32..=900),
+    ) {
+        let q_range = q_range.min(q_max);
+        let extra = r_range.map_or(String::new(), |r| format!("r_range = {}\n", r.min(q_max)));
+        let text = format!("kind = \"three-row\"\nq_max = {q_max}\nq_range = {q_range}\n{extra}");
+        if read_job_file_text(&text) {
+            assert_no_problems(&text);
+        }
+    }
+}
+
+/// Whether `text` is a job file its kind accepts.
+fn read_job_file_text(text: &str) -> bool {
+    let t = tempfile::tempdir().unwrap();
+    let p = t.path().join("j.toml");
+    std::fs::write(&p, text).unwrap();
+    read_job_file(&p).is_ok()
+}
+
+/// Dodgem has one parameter: every board a default test run affords.
+#[test]
+fn dodgem_small_job_files_never_mismatch() {
+    for n in 2..=4 {
+        assert_no_problems(&format!("kind = \"dodgem\"\nn = {n}\n"));
+    }
+}
+
+// ---------------------------------------------------------------- the issue's examples
+
+/// Issue example: Kayles to n_max = 5 compared G(0..=10) with six values and
+/// exited 3; the claim is not covered (the six values match as far as they go).
+#[test]
+fn octal_kayles_to_5_is_not_a_mismatch() {
+    assert_no_problems("kind = \"octal\"\ncode = \"0.77\"\nn_max = 5\n");
+    let t = tempfile::tempdir().unwrap();
+    let job = t.path().join("k5.toml");
+    std::fs::write(&job, "kind = \"octal\"\ncode = \"0.77\"\nn_max = 5\n").unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_gametables"))
+        .arg("run")
+        .arg(&job)
+        .arg("--run-dir")
+        .arg(t.path().join("run"))
+        .arg("--no-progress")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("0 mismatch"), "{out}");
+    let report = std::fs::read_to_string(t.path().join("run/report.md")).unwrap();
+    let line = report
+        .lines()
+        .find(|l| l.contains("G(0..=10)"))
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(line.contains("not covered"), "{line}");
+    assert!(
+        line.contains("0 1 2 3 1 4"),
+        "our six values are shown: {line}"
+    );
+}
