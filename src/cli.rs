@@ -4,6 +4,7 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::{Context, anyhow, bail};
 use clap::{Args, Parser, Subcommand};
@@ -17,7 +18,7 @@ use crate::pipeline::plan::{JobState, PlanFile, write_plan};
 use crate::pipeline::rundir::RunDir;
 use crate::pipeline::shard::Durability;
 use crate::pipeline::slurm::{self, SlurmOptions, SlurmOutcome};
-use crate::pipeline::worker::run_worker;
+use crate::pipeline::worker::run_worker_waiting;
 use crate::pipeline::{ClaimStatus, Error};
 
 /// Exit status for verification failures (digest mismatch, damaged shard,
@@ -74,12 +75,20 @@ enum Command {
         /// a power cut fails its checksum and is recomputed.
         #[arg(long)]
         defer_sync: bool,
+        /// Wait up to SECONDS for input shards not visible yet (a shared
+        /// filesystem can show a shard written on another node late).
+        #[arg(long, value_name = "SECONDS", default_value_t = 0)]
+        latency_wait: u64,
     },
     /// Verify every shard (hashed, decoded and checked by the kind once each)
     /// and assemble tables/ and result.toml.
     Merge {
         /// The run directory.
         dir: PathBuf,
+        /// Wait up to SECONDS for shards not visible yet (a shared
+        /// filesystem can show a shard written on another node late).
+        #[arg(long, value_name = "SECONDS", default_value_t = 0)]
+        latency_wait: u64,
     },
     /// Show done / pending / damaged for every job.
     Status {
@@ -97,11 +106,17 @@ enum Command {
         /// Reference digests, e.g. manifests/chomp-boxes.toml.
         #[arg(long)]
         against: Option<PathBuf>,
+        /// Machine-readable output: {"ok", "shards", "tables", "root", "against", "problems"}.
+        #[arg(long)]
+        json: bool,
     },
     /// Write DIR/report.md: every published claim, our value, and whether it matches.
     Report {
         /// The run directory.
         dir: PathBuf,
+        /// Machine-readable output: a summary object and every claim.
+        #[arg(long)]
+        json: bool,
     },
     /// Look up results.
     #[command(subcommand)]
@@ -143,6 +158,17 @@ struct RunArgs {
     /// Print the sbatch scripts and commands; write and submit nothing.
     #[arg(long)]
     dry_run: bool,
+    /// Keep trying sbatch, squeue, scontrol and scancel for up to SECONDS
+    /// when the controller fails transiently ("Socket timed out on send/recv
+    /// operation", …), with backoff, saying so; 0: never retry. Real errors
+    /// (a bad partition or option) are never retried.
+    #[arg(long, value_name = "SECONDS", default_value_t = slurm::DEFAULT_SLURM_RETRY.as_secs())]
+    slurm_retry: u64,
+    /// How long a Slurm task may be out of the queue before its shard must be
+    /// visible here, and how long tasks and the merge wait for their input
+    /// shards (shared filesystems show files written on other nodes late).
+    #[arg(long, value_name = "SECONDS", default_value_t = slurm::DEFAULT_LATENCY_WAIT.as_secs())]
+    latency_wait: u64,
 }
 
 /// Executors of `run`.
@@ -334,18 +360,28 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             manifest,
             run_dir,
             defer_sync,
+            latency_wait,
         } => {
             let durability = if defer_sync {
                 Durability::Deferred
             } else {
                 Durability::Now
             };
-            run_worker(&manifest, run_dir.as_deref(), durability)?;
+            run_worker_waiting(
+                &manifest,
+                run_dir.as_deref(),
+                durability,
+                Duration::from_secs(latency_wait),
+            )?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Merge { dir } => {
+        Command::Merge { dir, latency_wait } => {
             let view = RunView::open(&dir)?;
             let _lock = view.dir.lock()?;
+            view.dir.wait_for_shards(
+                view.plan.jobs.iter().map(|j| j.id.as_str()),
+                Duration::from_secs(latency_wait),
+            );
             let r = merge::merge(&view)?;
             outln!(
                 "merged {} shard(s), {} table(s); root {}",
@@ -356,22 +392,18 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Status { dir, json } => cmd_status(&dir, json),
-        Command::Verify { dir, against } => {
-            let view = RunView::open(&dir)?;
-            let r = merge::verify(&view, against.as_deref())?;
-            outln!(
-                "ok: {} shard(s) and {} table(s) verify; root {}{}",
-                r.shards.len(),
-                r.tables.len(),
-                r.root,
-                against.map_or(String::new(), |a| format!("; matches {}", a.display()))
-            );
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Report { dir } => {
+        Command::Verify { dir, against, json } => cmd_verify(&dir, against.as_deref(), json),
+        Command::Report { dir, json } => {
             let view = RunView::open(&dir)?;
             let claims = merge::report(&view)?;
-            print_claims_summary(&view.dir, &claims);
+            if json {
+                outln!(
+                    "{}",
+                    serde_json::to_string_pretty(&claims_json(&view.dir, &claims))?
+                );
+            } else {
+                print_claims_summary(&view.dir, &claims);
+            }
             Ok(
                 if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
                     ExitCode::from(EXIT_MISMATCH)
@@ -409,6 +441,71 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Query(Query::Octal { code, n }) => cmd_query_octal(&code, n),
     }
+}
+
+/// `verify`: exit 0 when everything verifies, 3 on mismatches (listed), 1
+/// when the run cannot be verified at all.
+fn cmd_verify(dir: &Path, against: Option<&Path>, json: bool) -> anyhow::Result<ExitCode> {
+    let view = RunView::open(dir)?;
+    let outcome = merge::verify(&view, against);
+    if !json {
+        let r = outcome?;
+        outln!(
+            "ok: {} shard(s) and {} table(s) verify; root {}{}",
+            r.shards.len(),
+            r.tables.len(),
+            r.root,
+            against.map_or(String::new(), |a| format!("; matches {}", a.display()))
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let against = against.map(|a| a.display().to_string());
+    let (v, code) = match outcome {
+        Ok(r) => (
+            serde_json::json!({
+                "ok": true, "run_dir": dir.display().to_string(),
+                "shards": r.shards.len(), "tables": r.tables.len(), "root": r.root,
+                "against": against, "problems": Vec::<String>::new(),
+            }),
+            ExitCode::SUCCESS,
+        ),
+        Err(Error::Verify { problems }) => (
+            serde_json::json!({
+                "ok": false, "run_dir": dir.display().to_string(),
+                "shards": view.plan.jobs.len(), "tables": null, "root": null,
+                "against": against, "problems": problems,
+            }),
+            ExitCode::from(EXIT_MISMATCH),
+        ),
+        Err(e) => return Err(e.into()),
+    };
+    outln!("{}", serde_json::to_string_pretty(&v)?);
+    Ok(code)
+}
+
+/// `report --json`: the counts, where report.md went, and every claim.
+fn claims_json(dir: &RunDir, claims: &[crate::pipeline::Claim]) -> serde_json::Value {
+    let n = |s| claims.iter().filter(|c| c.status == s).count();
+    let word = |s| match s {
+        ClaimStatus::Match => "match",
+        ClaimStatus::Mismatch => "mismatch",
+        ClaimStatus::KnownDiscrepancy => "known discrepancy",
+        ClaimStatus::NotCovered => "not covered",
+    };
+    serde_json::json!({
+        "summary": {
+            "report": dir.report_path().display().to_string(),
+            "claims": claims.len(),
+            "match": n(ClaimStatus::Match),
+            "mismatch": n(ClaimStatus::Mismatch),
+            "known_discrepancy": n(ClaimStatus::KnownDiscrepancy),
+            "not_covered": n(ClaimStatus::NotCovered),
+        },
+        "claims": claims.iter().map(|c| serde_json::json!({
+            "source": c.source, "claim": c.claim, "published": c.expected,
+            "ours": c.ours, "status": word(c.status),
+        })).collect::<Vec<_>>(),
+    })
 }
 
 fn print_claims_summary(dir: &RunDir, claims: &[crate::pipeline::Claim]) {
@@ -470,6 +567,8 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         detach: args.detach,
         force: args.force,
         progress: !args.no_progress,
+        retry_for: Duration::from_secs(args.slurm_retry),
+        latency_wait: Duration::from_secs(args.latency_wait),
     });
     if slurm_opts.is_none()
         && (args.partition.is_some() || !args.sbatch_args.is_empty() || args.detach || args.dry_run)
@@ -538,12 +637,12 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             out!("{}", slurm::dry_run(&dir, plan, o)?);
             continue;
         }
-        if slurm_opts.is_some() {
-            slurm::check_cluster()?;
+        if let Some(o) = &slurm_opts {
+            slurm::check_cluster(o)?;
         }
         let lock = dir.lock()?;
-        if slurm_opts.is_some() {
-            slurm::check_no_active_submission(&dir)?;
+        if let Some(o) = &slurm_opts {
+            slurm::check_no_active_submission(&dir, o)?;
         }
         write_plan(&dir, plan, args.force)?;
         errln!(
@@ -597,10 +696,11 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         };
         let claims = merge::report(&view)?;
         outln!(
-            "{name}: {} computed, {} skipped, {} recomputed (damaged) in {:.2} s; root {}",
+            "{name}: {} computed, {} skipped, {} recomputed (damaged), {} recomputed (deleted) in {:.2} s; root {}",
             summary.computed.len(),
             summary.skipped.len(),
             summary.damaged.len(),
+            summary.deleted.len(),
             t0.elapsed().as_secs_f64(),
             result.root
         );
@@ -617,44 +717,72 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
+    use crate::pipeline::merge::MergeState;
     let view = RunView::open(dir)?;
-    let rows = merge::status(&view);
+    let st = merge::status(&view);
+    let rows = &st.jobs;
+    let count = |f: fn(&JobState) -> bool| rows.iter().filter(|r| f(&r.2)).count();
+    let done = count(|s| *s == JobState::Done);
+    let pending = count(|s| *s == JobState::Pending);
+    let deleted = count(|s| *s == JobState::Deleted);
+    let damaged = count(|s| matches!(s, JobState::Damaged(_)));
+    let slurm = slurm::status_lines(&view.dir, &view.plan);
     if json {
-        let v: Vec<serde_json::Value> = rows
+        let jobs: Vec<serde_json::Value> = rows
             .iter()
             .map(|(name, id, st)| {
                 let (state, why) = match st {
                     JobState::Done => ("done", None),
                     JobState::Pending => ("pending", None),
+                    JobState::Deleted => ("deleted", None),
                     JobState::Damaged(w) => ("damaged", Some(w.clone())),
                 };
                 serde_json::json!({"job": name, "id": id, "state": state, "reason": why})
             })
             .collect();
+        let (merged, root, stale) = match &st.merge {
+            MergeState::NotMerged => (false, None, None),
+            MergeState::Merged(r) => (true, Some(r.clone()), None),
+            MergeState::Stale(w) => (false, None, Some(w.clone())),
+        };
+        let v = serde_json::json!({
+            "summary": {
+                "run_dir": dir.display().to_string(),
+                "job_file": view.plan.job_file,
+                "kind": view.plan.kind,
+                "jobs": rows.len(),
+                "done": done,
+                "pending": pending,
+                "deleted": deleted,
+                "damaged": damaged,
+                "merged": merged,
+                "root": root,
+                "stale_result": stale,
+                "slurm": slurm,
+            },
+            "jobs": jobs,
+        });
         outln!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        let count = |f: fn(&JobState) -> bool| rows.iter().filter(|r| f(&r.2)).count();
         outln!(
-            "{} ({}): {} job(s): {} done, {} pending, {} damaged{}",
+            "{} ({}): {} job(s): {done} done, {pending} pending, {deleted} deleted, {damaged} damaged{}",
             dir.display(),
             view.plan.kind,
             rows.len(),
-            count(|s| *s == JobState::Done),
-            count(|s| *s == JobState::Pending),
-            count(|s| matches!(s, JobState::Damaged(_))),
-            if view.dir.result_path().exists() {
-                "; merged"
-            } else {
-                ""
+            match &st.merge {
+                MergeState::NotMerged => String::new(),
+                MergeState::Merged(root) => format!("; merged, root {root}"),
+                MergeState::Stale(why) => format!("; result.toml is stale: {why}"),
             }
         );
-        for line in slurm::status_lines(&view.dir, &view.plan) {
+        for line in slurm {
             outln!("{line}");
         }
-        for (name, id, st) in &rows {
+        for (name, id, st) in rows {
             let s = match st {
                 JobState::Done => "done".to_string(),
                 JobState::Pending => "pending".to_string(),
+                JobState::Deleted => "DELETED: the run had its shard".to_string(),
                 JobState::Damaged(w) => format!("DAMAGED: {w}"),
             };
             outln!("  {}  {:<24} {}", &id[..12], name, s);

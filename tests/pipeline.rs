@@ -257,18 +257,33 @@ fn damaged_truncated_and_deleted_shards_are_detected_and_recomputed() {
     std::fs::remove_file(&r).unwrap();
     verify("box-3x200", &r);
 
+    // Regression (issue 15, item 7): `status` said "merged" with damaged and
+    // deleted shards, and called a deleted shard "pending".
     let st = run_ok(&["status", dir.to_str().unwrap()]);
     let s = text(&st);
-    assert!(s.contains("11 done, 1 pending, 2 damaged"), "{s}");
+    assert!(
+        s.contains("11 done, 0 pending, 1 deleted, 2 damaged; result.toml is stale: 3 shard(s)"),
+        "{s}"
+    );
+    assert!(!s.contains("merged"), "{s}");
+    assert!(s.contains("box-3x200                DELETED"), "{s}");
 
     let before = shard_times(&dir);
     let out = run_boxes(&dir, &[]);
     let s = text(&out);
+    // Regression: `run` named the damaged shards but not the deleted one.
     assert!(
-        s.contains("3 computed, 11 skipped, 2 recomputed (damaged)"),
+        s.contains("3 computed, 11 skipped, 2 recomputed (damaged), 1 recomputed (deleted)"),
         "{s}"
     );
     assert!(s.contains("box-8x24: shard damaged"), "{s}");
+    assert!(s.contains("job box-3x200: shard deleted"), "{s}");
+    let st = run_ok(&["status", dir.to_str().unwrap()]);
+    assert!(
+        text(&st).contains("14 done, 0 pending, 0 deleted, 0 damaged; merged, root"),
+        "{}",
+        text(&st)
+    );
     assert_eq!(root_of(&dir), reference_root());
     // Only the three damaged shards were rewritten.
     let after = shard_times(&dir);
@@ -653,7 +668,7 @@ fn shard_with_foreign_meta_is_reported_not_a_panic() {
     // status calls it damaged, and run recomputes it.
     let st = run_ok(&["status", dir.to_str().unwrap()]);
     assert!(
-        text(&st).contains("0 done, 0 pending, 1 damaged"),
+        text(&st).contains("0 done, 0 pending, 0 deleted, 1 damaged"),
         "{}",
         text(&st)
     );
@@ -795,7 +810,7 @@ fn cheap_check_after_a_job_and_full_decode_in_merge() {
     std::fs::write(&pa, &good_a).unwrap();
     let st = run_ok(&["status", dir.to_str().unwrap()]);
     assert!(
-        text(&st).contains("1 done, 0 pending, 1 damaged"),
+        text(&st).contains("1 done, 0 pending, 0 deleted, 1 damaged"),
         "{}",
         text(&st)
     );

@@ -16,7 +16,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio::task::JoinSet;
 
 use super::error::{Error, Result};
-use super::plan::{JobState, PlanFile, job_state, written_state};
+use super::plan::{JobState, PlanFile, job_states, written_state};
 use super::rundir::RunDir;
 
 /// Options of a local run.
@@ -39,8 +39,36 @@ pub struct RunSummary {
     pub skipped: Vec<String>,
     /// Jobs recomputed because their shards were damaged (name, reason).
     pub damaged: Vec<(String, String)>,
+    /// Jobs recomputed because their shards were deleted ([`JobState::Deleted`]).
+    pub deleted: Vec<String>,
     /// Jobs computed in this run.
     pub computed: Vec<String>,
+}
+
+/// The jobs of `plan` to run (plan indices; all with `force`) and the summary
+/// so far: skipped, damaged and deleted jobs ([`job_states`]). Shared by both
+/// executors.
+pub(crate) fn pending_jobs(dir: &RunDir, plan: &PlanFile, force: bool) -> (Vec<usize>, RunSummary) {
+    let mut summary = RunSummary::default();
+    if force {
+        return ((0..plan.jobs.len()).collect(), summary);
+    }
+    let mut pending = Vec::new();
+    for (i, (j, state)) in plan.jobs.iter().zip(job_states(dir, plan)).enumerate() {
+        match state {
+            JobState::Done => summary.skipped.push(j.name.clone()),
+            JobState::Pending => pending.push(i),
+            JobState::Deleted => {
+                summary.deleted.push(j.name.clone());
+                pending.push(i);
+            }
+            JobState::Damaged(why) => {
+                summary.damaged.push((j.name.clone(), why));
+                pending.push(i);
+            }
+        }
+    }
+    (pending, summary)
 }
 
 /// The progress bar of a run over `jobs` jobs (hidden unless `visible`;
@@ -155,27 +183,13 @@ fn relay_output(mut from: std::io::PipeReader, log_path: &std::path::Path) -> Wo
 
 /// The body of [`run_local`] without the final sync.
 async fn run_jobs(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<RunSummary> {
-    let mut summary = RunSummary::default();
-    let mut done: BTreeSet<String> = BTreeSet::new();
-    let mut pending: Vec<usize> = Vec::new();
-    for (i, j) in plan.jobs.iter().enumerate() {
-        let state = if opts.force {
-            JobState::Pending
-        } else {
-            job_state(dir, &plan.kind, j)
-        };
-        match state {
-            JobState::Done => {
-                done.insert(j.id.clone());
-                summary.skipped.push(j.name.clone());
-            }
-            JobState::Pending => pending.push(i),
-            JobState::Damaged(why) => {
-                summary.damaged.push((j.name.clone(), why));
-                pending.push(i);
-            }
-        }
-    }
+    let (mut pending, mut summary) = pending_jobs(dir, plan, opts.force);
+    let mut done: BTreeSet<String> = plan
+        .jobs
+        .iter()
+        .filter(|j| summary.skipped.contains(&j.name))
+        .map(|j| j.id.clone())
+        .collect();
     // Costly jobs first among those ready (longest-processing-time order).
     pending.sort_by_key(|&i| (std::cmp::Reverse(plan.jobs[i].cost), i));
 
@@ -191,6 +205,12 @@ async fn run_jobs(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<
         say(
             &pb,
             &format!("job {name}: shard damaged ({why}); recomputing"),
+        );
+    }
+    for name in &summary.deleted {
+        say(
+            &pb,
+            &format!("job {name}: shard deleted (the run had it); recomputing"),
         );
     }
 

@@ -23,7 +23,7 @@ use super::kind::{
 };
 use super::plan::{
     JobState, PlanFile, PlannedJob, check_shard_bytes, check_shard_content, decode_shard,
-    job_state, read_checked_shard, read_shard, read_shard_bytes, shard_error,
+    job_states, read_checked_shard, read_shard, read_shard_bytes, shard_error,
 };
 use super::rundir::RunDir;
 use super::shard::{Shard, write_atomic};
@@ -535,19 +535,63 @@ pub fn report(view: &RunView) -> Result<Vec<Claim>> {
     Ok(claims)
 }
 
-/// Each job's state, in plan order.
-pub fn status(view: &RunView) -> Vec<(String, String, JobState)> {
-    view.plan
-        .jobs
-        .iter()
-        .map(|j| {
-            (
-                j.name.clone(),
-                j.id.clone(),
-                job_state(&view.dir, &view.plan.kind, j),
-            )
-        })
-        .collect()
+/// Whether a run's tables are the merge of its shards as they are now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MergeState {
+    /// No `result.toml`.
+    NotMerged,
+    /// `result.toml` lists exactly the plan's jobs and every shard is done;
+    /// its root digest.
+    Merged(String),
+    /// `result.toml` exists but no longer describes the shards (some are
+    /// damaged, deleted or missing, or it is unreadable); why.
+    Stale(String),
+}
+
+/// What `status` shows: each job's state in plan order, and the merge.
+#[derive(Debug, Clone)]
+pub struct RunStatus {
+    /// (name, id, state) of every job, in plan order ([`job_states`]).
+    pub jobs: Vec<(String, String, JobState)>,
+    /// Whether `result.toml` describes the shards as they are.
+    pub merge: MergeState,
+}
+
+/// Each job's state ([`job_states`]: every shard fully decoded and checked)
+/// and whether the run is merged. A run whose shards are not all done is
+/// never called merged, whatever `result.toml` says.
+pub fn status(view: &RunView) -> RunStatus {
+    let states = job_states(&view.dir, &view.plan);
+    let not_done = states.iter().filter(|s| **s != JobState::Done).count();
+    let merge = match ResultFile::load(&view.dir.result_path()) {
+        Err(Error::Io { err, .. }) if err.kind() == std::io::ErrorKind::NotFound => {
+            MergeState::NotMerged
+        }
+        Err(e) => MergeState::Stale(format!("result.toml unreadable ({e})")),
+        Ok(_) if not_done > 0 => MergeState::Stale(format!(
+            "{not_done} shard(s) damaged, deleted or missing since; `run` recomputes them and merges again"
+        )),
+        Ok(r)
+            if !r
+                .shards
+                .iter()
+                .map(|d| &d.id)
+                .eq(view.plan.jobs.iter().map(|j| &j.id)) =>
+        {
+            MergeState::Stale("result.toml lists other jobs than the plan".into())
+        }
+        Ok(r) => MergeState::Merged(r.root),
+    };
+    RunStatus {
+        jobs: view
+            .plan
+            .jobs
+            .iter()
+            .zip(states)
+            .map(|(j, st)| (j.name.clone(), j.id.clone(), st))
+            .collect(),
+        merge,
+    }
 }
 
 #[cfg(test)]

@@ -354,8 +354,43 @@ pub enum JobState {
     Done,
     /// No shard yet.
     Pending,
+    /// No shard, but the run had one: `result.toml` lists the job, or a job
+    /// that reads it has its shard (so it was deleted). Only
+    /// [`job_states`] tells this from [`JobState::Pending`].
+    Deleted,
     /// A shard exists but does not verify; the reason.
     Damaged(String),
+}
+
+/// Every job's state ([`job_state`], fully checked) in plan order, a missing
+/// shard the run had already made marked [`JobState::Deleted`]: what
+/// `status` shows and what `run` says it recomputes.
+pub fn job_states(dir: &RunDir, plan: &PlanFile) -> Vec<JobState> {
+    let mut states: Vec<JobState> = plan
+        .jobs
+        .iter()
+        .map(|j| job_state(dir, &plan.kind, j))
+        .collect();
+    let merged: Vec<String> = super::merge::ResultFile::load(&dir.result_path())
+        .map(|r| r.shards.into_iter().map(|s| s.id).collect())
+        .unwrap_or_default();
+    let mut read_by_done: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+    for (j, st) in plan.jobs.iter().zip(&states) {
+        if *st == JobState::Done {
+            read_by_done.extend(j.inputs.iter().map(|i| i.id.as_str()));
+        }
+    }
+    let deleted: Vec<bool> = plan
+        .jobs
+        .iter()
+        .map(|j| merged.contains(&j.id) || read_by_done.contains(j.id.as_str()))
+        .collect();
+    for (st, had) in states.iter_mut().zip(deleted) {
+        if *st == JobState::Pending && had {
+            *st = JobState::Deleted;
+        }
+    }
+    states
 }
 
 /// An [`Error::Shard`] naming job (`name`, `id`) and its shard file.

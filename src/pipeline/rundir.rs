@@ -134,6 +134,37 @@ impl RunDir {
         Ok(())
     }
 
+    /// Waits until the shards of `ids` exist, polling every 250 ms, for at
+    /// most `wait`; returns how many were still missing then. A shared
+    /// filesystem (NFS attribute caching) can show a shard written on another
+    /// node seconds late: workers and the merge job on a cluster wait
+    /// `--latency-wait` for their inputs before calling one missing. Returns
+    /// at once when all exist (always the case for local runs).
+    pub fn wait_for_shards<'a>(
+        &self,
+        ids: impl IntoIterator<Item = &'a str>,
+        wait: std::time::Duration,
+    ) -> usize {
+        let ids: Vec<&str> = ids.into_iter().collect();
+        let t0 = std::time::Instant::now();
+        loop {
+            let missing = ids
+                .iter()
+                .filter(|id| !self.shard_path(id).exists())
+                .count();
+            if missing == 0 || t0.elapsed() >= wait {
+                return missing;
+            }
+            if t0.elapsed().is_zero() || t0.elapsed().as_millis() % 10_000 < 250 {
+                tracing::info!(
+                    missing,
+                    "waiting for input shards to appear (--latency-wait)"
+                );
+            }
+            std::thread::sleep(std::time::Duration::from_millis(250));
+        }
+    }
+
     /// Takes the coordinator lock (`.lock`), non-blocking.
     ///
     /// # Errors

@@ -29,8 +29,21 @@
 //! `squeue --states=all` (machine format, `--noheader --format=…`), which
 //! lists finished jobs for `MinJobAge` seconds with their final state. A task
 //! that left the queue in a failed state, or that left it without a shard
-//! appearing within [`SHARD_GRACE`], has failed; the error names the job, its
-//! Slurm job id and its log.
+//! appearing within `--latency-wait` ([`DEFAULT_LATENCY_WAIT`]), has
+//! failed; the error names the job, its Slurm job id and its log. Workers and
+//! the merge job get the same `--latency-wait` for input shards that a
+//! shared filesystem shows late on their node.
+//!
+//! # Transient failures
+//! A busy controller answers `Socket timed out on send/recv operation` (and
+//! the like, see [`TRANSIENT`]). `sbatch`, `squeue`, `scontrol` and `scancel`
+//! are then tried again with backoff (1 s doubling to 30 s) for up to
+//! `--slurm-retry` seconds ([`DEFAULT_SLURM_RETRY`]), each retry said on
+//! stderr; any other failure (a bad partition or option) is reported at once.
+//! Before `sbatch` is tried again, the queue is asked whether the script went
+//! in anyway (its answer lost), so no script is submitted twice. While
+//! waiting, a failing `squeue` is polled again for as long, shards being
+//! watched meanwhile.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -38,12 +51,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
 
 use super::digest::sha256_hex;
 use super::error::{Error, Result};
-use super::executor::{RunSummary, job_progress_bar};
-use super::plan::{JobState, PlanFile, job_state};
+use super::executor::{RunSummary, job_progress_bar, pending_jobs};
+use super::plan::PlanFile;
 use super::rundir::{RunDir, RunLock};
 use super::shard::write_atomic;
 
@@ -53,10 +67,19 @@ pub const SUBMISSION_SCHEMA: u32 = 1;
 /// `MaxArraySize` assumed when `scontrol` cannot tell (Slurm's default).
 pub const DEFAULT_MAX_ARRAY_SIZE: usize = 1001;
 
-/// How long a task may be out of the queue without its shard appearing
-/// before it counts as failed (covers attribute caching on shared
-/// filesystems).
-pub const SHARD_GRACE: Duration = Duration::from_secs(30);
+/// Default of `--latency-wait`: how long a task may be out of the queue
+/// without its shard appearing before it counts as failed (shards written on
+/// a compute node can appear late on the submit node: NFS attribute caching).
+/// Workers and the merge job wait as long for input shards not yet visible.
+pub const DEFAULT_LATENCY_WAIT: Duration = Duration::from_secs(60);
+
+/// Default of `--slurm-retry`: how long `sbatch`, `squeue`, `scontrol` and
+/// `scancel` are tried again after transient controller failures ("Socket
+/// timed out on send/recv operation", …).
+pub const DEFAULT_SLURM_RETRY: Duration = Duration::from_secs(300);
+
+/// How long `status` retries `squeue` after transient failures.
+const STATUS_RETRY: Duration = Duration::from_secs(20);
 
 /// Slurm job states after which a job no longer runs (squeue `%T`).
 const TERMINAL_STATES: [&str; 10] = [
@@ -89,6 +112,13 @@ pub struct SlurmOptions {
     pub force: bool,
     /// Show the progress bar (only drawn on a terminal anyway).
     pub progress: bool,
+    /// How long to keep retrying a Slurm command that fails transiently
+    /// (`--slurm-retry`; [`DEFAULT_SLURM_RETRY`]); zero: never retry.
+    pub retry_for: Duration,
+    /// Grace for shards to appear after their task left the queue, and for
+    /// input shards to appear on a node (`--latency-wait`;
+    /// [`DEFAULT_LATENCY_WAIT`]).
+    pub latency_wait: Duration,
 }
 
 /// What [`run_slurm`] did.
@@ -396,7 +426,8 @@ impl Submission<'_> {
         let _ = writeln!(s, "esac");
         let _ = writeln!(
             s,
-            "exec \"$GAMETABLES\" worker \"$RUN_DIR/manifests/$JOB_ID.toml\" --run-dir \"$RUN_DIR\""
+            "exec \"$GAMETABLES\" worker \"$RUN_DIR/manifests/$JOB_ID.toml\" --run-dir \"$RUN_DIR\" \\\n  --latency-wait {}",
+            self.opts.latency_wait.as_secs()
         );
         s
     }
@@ -410,7 +441,11 @@ impl Submission<'_> {
             path_str(&self.root)
         );
         self.preamble(&mut s);
-        let _ = writeln!(s, "exec \"$GAMETABLES\" merge \"$RUN_DIR\"");
+        let _ = writeln!(
+            s,
+            "exec \"$GAMETABLES\" merge \"$RUN_DIR\" --latency-wait {}",
+            self.opts.latency_wait.as_secs()
+        );
         s
     }
 
@@ -454,12 +489,18 @@ impl Submission<'_> {
 
 // ---------------------------------------------------------------- talking to Slurm
 
-/// The Slurm commands, found on `PATH`.
+/// The Slurm commands, found on `PATH`, and how long to retry them.
 struct Tools {
     sbatch: PathBuf,
     squeue: PathBuf,
     scontrol: PathBuf,
     scancel: PathBuf,
+    /// A command that fails transiently ([`is_transient`]) is tried again,
+    /// with backoff, until this much time has passed since its first try.
+    retry_for: Duration,
+    /// Where retry notices go: the progress bar while one is drawn (hidden
+    /// otherwise, which prints them plainly).
+    notices: std::sync::Mutex<ProgressBar>,
 }
 
 fn which(name: &str) -> Option<PathBuf> {
@@ -469,8 +510,34 @@ fn which(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// First wait between two tries of a Slurm command; it doubles up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_secs(1);
+/// Longest wait between two tries of a Slurm command.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// Messages of Slurm commands that mean "the controller is busy or briefly
+/// away", worth trying again (lower case). Anything else (a bad partition,
+/// a bad option, a refused account) is a real error and is not retried.
+const TRANSIENT: [&str; 9] = [
+    "socket timed out on send/recv operation",
+    "unable to contact slurm controller",
+    "slurm temporarily unable to accept job",
+    "resource temporarily unavailable",
+    "transport endpoint is not connected",
+    "zero bytes were transmitted or received",
+    "communication connection failure",
+    "slurmctld is not responding",
+    "in standby mode",
+];
+
+/// Whether a failure of [`call_once`] is a transient controller failure.
+fn is_transient(err: &str) -> bool {
+    let e = err.to_lowercase();
+    TRANSIENT.iter().any(|t| e.contains(t))
+}
+
 impl Tools {
-    fn find() -> Result<Tools> {
+    fn find(retry_for: Duration) -> Result<Tools> {
         let get = |name: &str| {
             which(name).ok_or_else(|| Error::Slurm {
                 message: format!(
@@ -484,12 +551,74 @@ impl Tools {
             squeue: get("squeue")?,
             scontrol: get("scontrol")?,
             scancel: get("scancel")?,
+            retry_for,
+            notices: std::sync::Mutex::new(ProgressBar::hidden()),
         })
+    }
+
+    /// Prints a notice above the progress bar (or plainly).
+    fn notice(&self, line: &str) {
+        self.notices
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .suspend(|| errln!("{line}"));
+    }
+
+    /// Runs a Slurm command, trying again with backoff (1 s, 2 s, 4 s, …,
+    /// at most 30 s apart) while it fails transiently and
+    /// [`Tools::retry_for`] has not passed, saying so each time. `Err`
+    /// holds a one-line reason.
+    fn call(&self, exe: &Path, args: &[String]) -> std::result::Result<String, String> {
+        self.call_until(exe, args, |_| None)
+    }
+
+    /// [`Tools::call`], asking `settled` after each transient failure
+    /// whether the command took effect anyway (e.g. sbatch submitted the job
+    /// but its answer was lost); `Some` ends the retries with that output.
+    fn call_until(
+        &self,
+        exe: &Path,
+        args: &[String],
+        settled: impl Fn(&Tools) -> Option<String>,
+    ) -> std::result::Result<String, String> {
+        let t0 = Instant::now();
+        let mut delay = FIRST_BACKOFF;
+        let mut tries = 1u32;
+        loop {
+            match call_once(exe, args) {
+                Err(e) if is_transient(&e) => {
+                    if let Some(out) = settled(self) {
+                        return Ok(out);
+                    }
+                    if t0.elapsed() + delay > self.retry_for {
+                        return Err(if tries == 1 {
+                            e
+                        } else {
+                            format!(
+                                "{e} (a transient failure, still there after {tries} tries in {} s; \
+                                 --slurm-retry sets how long to keep trying)",
+                                t0.elapsed().as_secs()
+                            )
+                        });
+                    }
+                    self.notice(&format!(
+                        "slurm: {e}; transient, trying again in {} s (try {}, for up to {} s)",
+                        delay.as_secs(),
+                        tries + 1,
+                        self.retry_for.as_secs()
+                    ));
+                    std::thread::sleep(delay);
+                    delay = (delay * 2).min(MAX_BACKOFF);
+                    tries += 1;
+                }
+                other => return other,
+            }
+        }
     }
 }
 
-/// Runs a Slurm command; `Err` holds a one-line reason.
-fn call(exe: &Path, args: &[String]) -> std::result::Result<String, String> {
+/// Runs a Slurm command once; `Err` holds a one-line reason.
+fn call_once(exe: &Path, args: &[String]) -> std::result::Result<String, String> {
     let name = exe
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
@@ -532,8 +661,10 @@ fn parse_max_array_size(config: &str) -> usize {
         .unwrap_or(DEFAULT_MAX_ARRAY_SIZE)
 }
 
-fn max_array_size(scontrol: &Path) -> Result<usize> {
-    let config = call(scontrol, &["show".into(), "config".into()]).map_err(|e| unreachable(&e))?;
+fn max_array_size(tools: &Tools) -> Result<usize> {
+    let config = tools
+        .call(&tools.scontrol, &["show".into(), "config".into()])
+        .map_err(|e| unreachable(&e))?;
     Ok(parse_max_array_size(&config))
 }
 
@@ -611,29 +742,65 @@ fn parse_squeue(text: &str) -> Vec<QueueRow> {
 }
 
 /// The queue rows of one run directory's jobs (by job name), keyed by
-/// (Slurm job id, task id).
+/// (Slurm job id, task id). With `retry`, transient failures are retried
+/// ([`Tools::call`]); without, one try (the waiting loop polls again anyway).
 fn queue(
     tools: &Tools,
     job_name: &str,
+    retry: bool,
 ) -> std::result::Result<BTreeMap<(String, Option<u32>), QueueRow>, String> {
-    let out = call(
-        &tools.squeue,
-        &[
-            "--noheader".into(),
-            "--array".into(),
-            "--states=all".into(),
-            format!("--name={job_name}"),
-            SQUEUE_FORMAT.into(),
-        ],
-    )?;
+    let args = [
+        "--noheader".into(),
+        "--array".into(),
+        "--states=all".into(),
+        format!("--name={job_name}"),
+        SQUEUE_FORMAT.into(),
+    ];
+    let out = if retry {
+        tools.call(&tools.squeue, &args)?
+    } else {
+        call_once(&tools.squeue, &args)?
+    };
     Ok(parse_squeue(&out)
         .into_iter()
         .map(|r| ((r.job.clone(), r.task), r))
         .collect())
 }
 
-fn submit(tools: &Tools, args: &[String]) -> std::result::Result<String, String> {
-    let out = call(&tools.sbatch, args)?;
+/// The Slurm job id of a job called `job_name` whose batch script is
+/// `script` (squeue `%o`), if the queue lists one: a submission whose answer
+/// was lost in a transient failure, which must not be submitted twice.
+fn submitted_as(tools: &Tools, job_name: &str, script: &str) -> Option<String> {
+    let out = call_once(
+        &tools.squeue,
+        &[
+            "--noheader".into(),
+            "--states=all".into(),
+            format!("--name={job_name}"),
+            "--format=%F|%o".into(),
+        ],
+    )
+    .ok()?;
+    out.lines().find_map(|l| {
+        let (id, command) = l.trim().split_once('|')?;
+        (command.trim() == script && !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| id.to_string())
+    })
+}
+
+/// Submits with `sbatch --parsable` (`args` end with the script's absolute
+/// path) and returns the Slurm job id. Transient failures are retried; before
+/// each retry the queue is asked whether the job went in anyway (its answer
+/// lost), so a script is never submitted twice.
+fn submit(tools: &Tools, job_name: &str, args: &[String]) -> std::result::Result<String, String> {
+    let script = args.last().cloned().unwrap_or_default();
+    let out = tools.call_until(&tools.sbatch, args, |t| {
+        let id = submitted_as(t, job_name, &script)?;
+        t.notice(&format!(
+            "slurm: sbatch failed, but {script} is in the queue as job {id}: using it"
+        ));
+        Some(id)
+    })?;
     // `--parsable` prints `JOBID` or `JOBID;CLUSTER`.
     let id = out.trim().split(';').next().unwrap_or("").to_string();
     if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
@@ -646,27 +813,6 @@ fn submit(tools: &Tools, args: &[String]) -> std::result::Result<String, String>
 }
 
 // ---------------------------------------------------------------- entry points
-
-/// Plan indices of the jobs to submit, with the run summary so far.
-fn pending_jobs(dir: &RunDir, plan: &PlanFile, force: bool) -> (Vec<usize>, RunSummary) {
-    let mut summary = RunSummary::default();
-    let mut pending = Vec::new();
-    for (i, j) in plan.jobs.iter().enumerate() {
-        match if force {
-            JobState::Pending
-        } else {
-            job_state(dir, &plan.kind, j)
-        } {
-            JobState::Done => summary.skipped.push(j.name.clone()),
-            JobState::Pending => pending.push(i),
-            JobState::Damaged(why) => {
-                summary.damaged.push((j.name.clone(), why));
-                pending.push(i);
-            }
-        }
-    }
-    (pending, summary)
-}
 
 fn absolute(p: &Path) -> Result<PathBuf> {
     let a = std::path::absolute(p).map_err(Error::io(p))?;
@@ -707,14 +853,15 @@ fn build<'a>(
 /// # Errors
 /// Only if the run directory's path cannot be made absolute or has white space.
 pub fn dry_run(dir: &RunDir, plan: &PlanFile, opts: &SlurmOptions) -> Result<String> {
-    let (max, source) = match which("scontrol").map(|s| max_array_size(&s)) {
-        Some(Ok(n)) => (n, "from `scontrol show config`"),
-        Some(Err(_)) => (
-            DEFAULT_MAX_ARRAY_SIZE,
-            "assumed: `scontrol show config` failed",
-        ),
-        None => (DEFAULT_MAX_ARRAY_SIZE, "assumed: no `scontrol` on PATH"),
-    };
+    let (max, source) =
+        match which("scontrol").map(|s| call_once(&s, &["show".into(), "config".into()])) {
+            Some(Ok(config)) => (parse_max_array_size(&config), "from `scontrol show config`"),
+            Some(Err(_)) => (
+                DEFAULT_MAX_ARRAY_SIZE,
+                "assumed: `scontrol show config` failed",
+            ),
+            None => (DEFAULT_MAX_ARRAY_SIZE, "assumed: no `scontrol` on PATH"),
+        };
     let (pending, summary) = pending_jobs(dir, plan, opts.force);
     let sub = build(dir, plan, opts, &pending, max)?;
     let mut out = String::new();
@@ -791,9 +938,9 @@ fn shell_args(args: &[String]) -> String {
 ///
 /// # Errors
 /// [`Error::Slurm`], one line saying what is missing and what to do.
-pub fn check_cluster() -> Result<()> {
-    let tools = Tools::find()?;
-    max_array_size(&tools.scontrol).map(|_| ())
+pub fn check_cluster(opts: &SlurmOptions) -> Result<()> {
+    let tools = Tools::find(opts.retry_for)?;
+    max_array_size(&tools).map(|_| ())
 }
 
 /// Checks that no earlier submission for this run directory is still queued
@@ -802,13 +949,13 @@ pub fn check_cluster() -> Result<()> {
 /// # Errors
 /// [`Error::RunDir`] naming the Slurm jobs still in the queue;
 /// [`Error::Slurm`] if `squeue` fails.
-pub fn check_no_active_submission(dir: &RunDir) -> Result<()> {
-    let tools = Tools::find()?;
+pub fn check_no_active_submission(dir: &RunDir, opts: &SlurmOptions) -> Result<()> {
+    let tools = Tools::find(opts.retry_for)?;
     let Some(prev) = SubmissionRecord::latest(dir)? else {
         return Ok(());
     };
     let ids: BTreeSet<String> = prev.slurm_ids().into_iter().collect();
-    let rows = queue(&tools, &prev.job_name).map_err(|e| unreachable(&e))?;
+    let rows = queue(&tools, &prev.job_name, true).map_err(|e| unreachable(&e))?;
     let mut active: Vec<String> = rows
         .values()
         .filter(|r| r.active() && ids.contains(&r.job))
@@ -850,11 +997,14 @@ pub fn run_slurm(
     opts: &SlurmOptions,
     lock: RunLock,
 ) -> Result<SlurmOutcome> {
-    let tools = Tools::find()?;
-    let max = max_array_size(&tools.scontrol)?;
+    let tools = Tools::find(opts.retry_for)?;
+    let max = max_array_size(&tools)?;
     let (pending, summary) = pending_jobs(dir, plan, opts.force);
     for (name, why) in &summary.damaged {
         errln!("job {name}: shard damaged ({why}); resubmitting");
+    }
+    for name in &summary.deleted {
+        errln!("job {name}: shard deleted (the run had it); resubmitting");
     }
     if pending.is_empty() {
         return Ok(SlurmOutcome::Finished {
@@ -888,7 +1038,7 @@ pub fn run_slurm(
     let cancel_all = |record: &SubmissionRecord| {
         let ids = record.slurm_ids();
         if !ids.is_empty() {
-            let _ = call(&tools.scancel, &ids);
+            let _ = tools.call(&tools.scancel, &ids);
         }
     };
     for (k, p) in sub.parts.iter().enumerate() {
@@ -898,7 +1048,7 @@ pub fn run_slurm(
             .map(|&a| record.arrays[a].slurm_job_id.clone())
             .collect();
         let script = sub.script_rel(&p.name);
-        match submit(&tools, &sub.sbatch_args(&script, &deps)) {
+        match submit(&tools, &sub.job_name, &sub.sbatch_args(&script, &deps)) {
             Ok(id) => {
                 errln!(
                     "submitted {}: {} job(s) as Slurm array job {id} ({script})",
@@ -925,7 +1075,11 @@ pub fn run_slurm(
         .iter()
         .map(|a| a.slurm_job_id.clone())
         .collect();
-    match submit(&tools, &sub.sbatch_args(&record.merge.script, &all)) {
+    match submit(
+        &tools,
+        &sub.job_name,
+        &sub.sbatch_args(&record.merge.script, &all),
+    ) {
         Ok(id) => {
             errln!("submitted the merge as Slurm job {id}, after all of them");
             record.merge.slurm_job_id = id;
@@ -947,7 +1101,7 @@ pub fn run_slurm(
             slurm_ids: record.slurm_ids(),
         });
     }
-    wait(dir, plan, &tools, &record, summary, opts.progress)
+    wait(dir, plan, &tools, &record, summary, opts)
 }
 
 /// Where one submitted task stands, as far as the coordinator knows.
@@ -977,8 +1131,10 @@ fn log_of_task(dir: &RunDir, slurm_id: &str) -> PathBuf {
     dir.root().join(format!("logs/slurm-{slurm_id}.out"))
 }
 
-/// Updates a task or the merge job from a queue row; returns a failure reason.
-fn judge(row: Option<&QueueRow>, seen: &mut Seen, now: Instant) -> Option<String> {
+/// Updates a task or the merge job from a queue row; returns a failure
+/// reason. A job that left the queue without a shard fails only after
+/// `grace` (`--latency-wait`).
+fn judge(row: Option<&QueueRow>, seen: &mut Seen, now: Instant, grace: Duration) -> Option<String> {
     match row {
         Some(r) if r.active() => {
             *seen = Seen::Queued;
@@ -993,11 +1149,11 @@ fn judge(row: Option<&QueueRow>, seen: &mut Seen, now: Instant) -> Option<String
                     now
                 }
             };
-            (now.duration_since(since) >= SHARD_GRACE).then(|| {
+            (now.duration_since(since) >= grace).then(|| {
                 format!(
-                    "left the queue ({}) but wrote nothing within {} s",
+                    "left the queue ({}) but wrote nothing within {} s (--latency-wait)",
                     row.map_or("no longer listed", |r| r.state.as_str()),
-                    SHARD_GRACE.as_secs()
+                    grace.as_secs()
                 )
             })
         }
@@ -1010,7 +1166,7 @@ fn wait(
     tools: &Tools,
     record: &SubmissionRecord,
     mut summary: RunSummary,
-    progress: bool,
+    opts: &SlurmOptions,
 ) -> Result<SlurmOutcome> {
     let index: BTreeMap<&str, usize> = plan
         .jobs
@@ -1029,9 +1185,14 @@ fn wait(
             });
         }
     }
-    let pb = job_progress_bar(plan.jobs.len() as u64, progress);
+    let pb = job_progress_bar(plan.jobs.len() as u64, opts.progress);
     pb.set_position(summary.skipped.len() as u64);
     let say = |line: &str| pb.suspend(|| errln!("{line}"));
+    *tools
+        .notices
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = pb.clone();
+    let grace = opts.latency_wait;
 
     let t0 = Instant::now();
     let merge_id = record.merge.slurm_job_id.clone();
@@ -1039,7 +1200,9 @@ fn wait(
     let mut merge_note: Option<String> = None;
     let mut failures: Vec<String> = Vec::new();
     let mut last_poll: Option<Instant> = None;
-    let mut queue_warned = false;
+    // Since when squeue has been failing (the loop polls again anyway, so
+    // each poll is one try); past `retry_for` the run gives up waiting.
+    let mut queue_failing: Option<Instant> = None;
     loop {
         let now = Instant::now();
         for t in tasks
@@ -1064,16 +1227,37 @@ fn wait(
         let interval = (t0.elapsed() / 30).clamp(Duration::from_secs(2), Duration::from_secs(30));
         if last_poll.is_none_or(|p| now.duration_since(p) >= interval) {
             last_poll = Some(now);
-            match queue(tools, &record.job_name) {
+            match queue(tools, &record.job_name, false) {
                 Err(e) => {
-                    if !queue_warned {
+                    let since = *queue_failing.get_or_insert(now);
+                    if now.duration_since(since) >= tools.retry_for {
+                        pb.finish_and_clear();
+                        return Err(Error::Slurm {
+                            message: format!(
+                                "{e}, for {} s now (--slurm-retry); the jobs may still be queued or \
+                                 running: follow them with `gametables status {}` and run again once \
+                                 they are done (finished shards are kept)",
+                                now.duration_since(since).as_secs(),
+                                dir.root().display()
+                            ),
+                        });
+                    }
+                    if since == now {
                         say(&format!(
-                            "warning: squeue failed ({e}); still watching for shards"
+                            "slurm: {e}{}; trying again at every poll for up to {} s, watching for \
+                             shards meanwhile",
+                            if is_transient(&e) { " (transient)" } else { "" },
+                            tools.retry_for.as_secs()
                         ));
-                        queue_warned = true;
                     }
                 }
                 Ok(rows) => {
+                    if let Some(since) = queue_failing.take() {
+                        say(&format!(
+                            "slurm: squeue answers again (after {} s)",
+                            now.duration_since(since).as_secs()
+                        ));
+                    }
                     let (mut running, mut waiting) = (0, 0);
                     for t in tasks
                         .iter_mut()
@@ -1085,7 +1269,7 @@ fn wait(
                             Some(_) if row.is_some_and(QueueRow::active) => waiting += 1,
                             _ => {}
                         }
-                        if let Some(why) = judge(row, &mut t.seen, now) {
+                        if let Some(why) = judge(row, &mut t.seen, now, grace) {
                             let j = &plan.jobs[t.job];
                             let sid = t.slurm_id();
                             let log = log_of_task(dir, &sid);
@@ -1111,14 +1295,14 @@ fn wait(
                             // The merge can never run; Slurm cancels it
                             // (--kill-on-invalid-dep), or we do.
                             if row.is_some_and(|r| r.active()) {
-                                let _ = call(&tools.scancel, std::slice::from_ref(&merge_id));
+                                let _ = tools.call(&tools.scancel, std::slice::from_ref(&merge_id));
                             } else {
                                 merge_note = Some(format!(
                                     "merge job {merge_id} not run: some of its inputs failed"
                                 ));
                                 merge_seen = Seen::Failed(String::new());
                             }
-                        } else if let Some(why) = judge(row, &mut merge_seen, now) {
+                        } else if let Some(why) = judge(row, &mut merge_seen, now, grace) {
                             let log = dir.root().join(format!("logs/slurm-{merge_id}-merge.out"));
                             failures.push(format!(
                                 "merge: Slurm job {merge_id} {why}; log: {}",
@@ -1151,7 +1335,7 @@ fn wait(
     let ids: BTreeSet<String> = record.slurm_ids().into_iter().collect();
     let t_drain = Instant::now();
     while t_drain.elapsed() < Duration::from_secs(120) {
-        match queue(tools, &record.job_name) {
+        match queue(tools, &record.job_name, false) {
             Ok(rows) if rows.values().any(|r| r.active() && ids.contains(&r.job)) => {}
             _ => break,
         }
@@ -1195,8 +1379,8 @@ pub fn status_lines(dir: &RunDir, plan: &PlanFile) -> Vec<String> {
             .join(", "),
         record.merge.slurm_job_id
     );
-    let rows = match Tools::find()
-        .and_then(|t| queue(&t, &record.job_name).map_err(|e| unreachable(&e)))
+    let rows = match Tools::find(STATUS_RETRY)
+        .and_then(|t| queue(&t, &record.job_name, true).map_err(|e| unreachable(&e)))
     {
         Ok(r) => r,
         Err(e) => return vec![format!("{head}: queue unknown ({e})")],
@@ -1230,8 +1414,10 @@ pub fn status_lines(dir: &RunDir, plan: &PlanFile) -> Vec<String> {
             }
         }
     }
-    let merge = if dir.result_path().exists() {
+    let merge = if dir.result_path().exists() && failed.is_empty() && running + waiting == 0 {
         "merged".to_string()
+    } else if dir.result_path().exists() {
+        "result.toml is stale".to_string()
     } else {
         match rows.get(&(record.merge.slurm_job_id.clone(), None)) {
             Some(r) => format!("merge {}", r.state.to_lowercase()),
@@ -1387,6 +1573,26 @@ mod tests {
     }
 
     #[test]
+    fn transient_failures_are_told_from_real_errors() {
+        for e in [
+            "`sbatch` failed (exit status: 1): sbatch: error: Batch job submission failed: Socket timed out on send/recv operation",
+            "`squeue` failed (exit status: 1): slurm_load_jobs error: Socket timed out on send/recv operation",
+            "`scontrol` failed (exit status: 1): slurm_load_ctl_conf error: Unable to contact slurm controller (connect failure)",
+            "`sbatch` failed (exit status: 1): sbatch: error: Slurm temporarily unable to accept job, sleeping and retrying",
+        ] {
+            assert!(is_transient(e), "{e}");
+        }
+        for e in [
+            "`sbatch` failed (exit status: 1): sbatch: error: invalid partition specified: nope",
+            "`sbatch` failed (exit status: 1): sbatch: error: Batch job submission failed: Invalid account or account/partition combination specified",
+            "`sbatch` failed (exit status: 1): sbatch: unrecognized option '--bogus'",
+            "`scancel` could not start: No such file or directory (os error 2)",
+        ] {
+            assert!(!is_transient(e), "{e}");
+        }
+    }
+
+    #[test]
     fn a_task_gone_without_shard_fails_only_after_the_grace() {
         let t = Instant::now();
         let mut seen = Seen::Queued;
@@ -1396,16 +1602,21 @@ mod tests {
             state: "COMPLETED".into(),
             reason: "None".into(),
         };
-        assert_eq!(judge(Some(&completed), &mut seen, t), None);
+        let grace = DEFAULT_LATENCY_WAIT;
+        assert_eq!(judge(Some(&completed), &mut seen, t, grace), None);
         assert_eq!(seen, Seen::Gone(t));
-        assert!(judge(Some(&completed), &mut seen, t + SHARD_GRACE).is_some());
+        assert_eq!(
+            judge(Some(&completed), &mut seen, t + grace / 2, grace),
+            None
+        );
+        assert!(judge(Some(&completed), &mut seen, t + grace, grace).is_some());
         let cancelled = QueueRow {
             state: "CANCELLED".into(),
             ..completed
         };
         let mut seen = Seen::Queued;
         assert_eq!(
-            judge(Some(&cancelled), &mut seen, t).as_deref(),
+            judge(Some(&cancelled), &mut seen, t, grace).as_deref(),
             Some("CANCELLED")
         );
     }

@@ -28,6 +28,26 @@ pub fn run_worker(
     run_dir: Option<&Path>,
     durability: Durability,
 ) -> Result<()> {
+    run_worker_waiting(
+        manifest_path,
+        run_dir,
+        durability,
+        std::time::Duration::ZERO,
+    )
+}
+
+/// [`run_worker`], first waiting up to `latency_wait` for input shards that
+/// are not visible yet ([`RunDir::wait_for_shards`]; `worker --latency-wait`,
+/// which Slurm tasks get).
+///
+/// # Errors
+/// As [`run_worker`].
+pub fn run_worker_waiting(
+    manifest_path: &Path,
+    run_dir: Option<&Path>,
+    durability: Durability,
+    latency_wait: std::time::Duration,
+) -> Result<()> {
     let m = Manifest::load(manifest_path)?;
     let dir =
         RunDir::new(run_dir.map_or_else(|| run_dir_of_manifest(manifest_path), Path::to_path_buf));
@@ -42,6 +62,7 @@ pub fn run_worker(
     let kind = kind_by_name(&m.kind).expect("Manifest::load checks the kind");
     let out = dir.resolve(&m.output)?;
     tracing::info!(job = %m.name, id = %m.job_id, kind = %m.kind, "job started");
+    dir.wait_for_shards(m.inputs.iter().map(|i| i.id.as_str()), latency_wait);
     let t0 = Instant::now();
     let inputs = DirShards {
         dir: &dir,

@@ -966,6 +966,12 @@ pub fn three_row_claims(m: &Merged) -> Vec<Claim> {
                 }
             ),
         )),
+        Some(RowClass::Undetermined) => c.push(Claim::not_covered(
+            BROUWER,
+            "row r = 120",
+            "period 2, pattern ±1",
+            "q_max too small to decide row 120",
+        )),
         Some(cl) => c.push(Claim::compare(
             BROUWER,
             "row r = 120",
@@ -975,7 +981,7 @@ pub fn three_row_claims(m: &Merged) -> Vec<Claim> {
         None => c.push(Claim::not_covered(
             BROUWER,
             "row r = 120",
-            "period 2",
+            "period 2, pattern ±1",
             "q_max < 120",
         )),
     }
@@ -1019,27 +1025,41 @@ pub fn three_row_claims(m: &Merged) -> Vec<Claim> {
             "q_max too small",
         ));
     }
-    if q >= 135 {
-        let f135_95 = match &m.rows[95] {
+    // Rows 95 and 94 once this run decides them (row 94's linear run needs
+    // 200 columns past q₀ = 133 before the classification may call it).
+    let decided_row =
+        |claim: &str, expected: &str, r: usize, ours: &dyn Fn(&RowClass) -> String| match m
+            .rows
+            .get(r)
+        {
+            Some(cl) if *cl != RowClass::Undetermined => {
+                Claim::compare(SEED0, claim, expected, ours(cl))
+            }
+            _ => Claim::not_covered(
+                SEED0,
+                claim,
+                expected,
+                &format!("q_max too small to decide row {r}"),
+            ),
+        };
+    c.push(decided_row(
+        "(135, 135, 95) is a P-position, so row 95 dies there (it is not a linear row)",
+        "row 95 dies at 135",
+        95,
+        &|cl| match cl {
             RowClass::Dead { c } => format!("row 95 dies at {c}"),
             other => other.name().to_string(),
-        };
-        c.push(Claim::compare(
-            SEED0,
-            "(135, 135, 95) is a P-position, so row 95 dies there (it is not a linear row)",
-            "row 95 dies at 135",
-            f135_95,
-        ));
-        c.push(Claim::compare(
-            SEED0,
-            "row 94: f(q, 94) = q + 56 exactly from q = 133 (not at 132)",
-            "linear, c = 56, q₀ = 133",
-            match &m.rows[94] {
-                RowClass::Linear { c, q0 } => format!("linear, c = {c}, q₀ = {q0}"),
-                other => other.name().to_string(),
-            },
-        ));
-    }
+        },
+    ));
+    c.push(decided_row(
+        "row 94: f(q, 94) = q + 56 exactly from q = 133 (not at 132)",
+        "linear, c = 56, q₀ = 133",
+        94,
+        &|cl| match cl {
+            RowClass::Linear { c, q0 } => format!("linear, c = {c}, q₀ = {q0}"),
+            other => other.name().to_string(),
+        },
+    ));
     if q == 16_000 {
         let first = m.rows.iter().position(|c| *c == RowClass::Undetermined);
         c.push(Claim::compare(

@@ -1,0 +1,187 @@
+//! A consistent command line (issue 15, item 7): `--json` on `status`,
+//! `verify` and `report` (numbers as JSON numbers, a summary object),
+//! `status` never says "merged" over damaged or deleted shards, and usage
+//! errors exit 2 everywhere.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn gt() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gametables"));
+    c.env_remove("RUST_LOG")
+        .env_remove(gametables::pipeline::worker::DELAY_ENV)
+        .stdin(Stdio::null());
+    c
+}
+
+fn show(o: &Output) -> String {
+    format!(
+        "status {}\n--- stdout\n{}--- stderr\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn json_of(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", show(o)))
+}
+
+/// A finished two-box chomp-boxes run in `root/run`.
+fn small_run(root: &Path) -> PathBuf {
+    let job = root.join("small.toml");
+    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n").unwrap();
+    let dir = root.join("run");
+    let o = gt()
+        .arg("run")
+        .arg(&job)
+        .arg("--run-dir")
+        .arg(&dir)
+        .arg("--no-progress")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    dir
+}
+
+fn shard_of(dir: &Path, job: &str) -> PathBuf {
+    let plan =
+        gametables::pipeline::plan::PlanFile::load(&gametables::pipeline::rundir::RunDir::new(dir))
+            .unwrap();
+    dir.join(format!("shards/{}.shard", plan.job(job).unwrap().id))
+}
+
+#[test]
+fn status_json_has_a_summary_and_never_says_merged_over_missing_shards() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = small_run(t.path());
+    let o = gt().arg("status").arg(&dir).arg("--json").output().unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let v = json_of(&o);
+    let s = &v["summary"];
+    assert_eq!(s["jobs"], 2);
+    assert_eq!(s["done"], 2);
+    assert_eq!(s["merged"], true);
+    assert_eq!(s["kind"], "chomp-boxes");
+    assert!(s["root"].as_str().is_some_and(|r| r.len() == 64), "{v}");
+    assert_eq!(v["jobs"][0]["state"], "done");
+
+    // Deleted after the merge: "deleted", not "pending", and not merged.
+    std::fs::remove_file(shard_of(&dir, "box-3x4")).unwrap();
+    let o = gt().arg("status").arg(&dir).arg("--json").output().unwrap();
+    let v = json_of(&o);
+    let s = &v["summary"];
+    assert_eq!(
+        (s["done"].clone(), s["deleted"].clone()),
+        (1.into(), 1.into()),
+        "{v}"
+    );
+    assert_eq!(s["merged"], false, "{v}");
+    assert!(s["stale_result"].as_str().is_some(), "{v}");
+    assert_eq!(v["jobs"][0]["state"], "deleted");
+    let o = gt().arg("status").arg(&dir).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(!text.contains("merged"), "{text}");
+    assert!(text.contains("1 deleted"), "{text}");
+
+    // Damaged: not merged either.
+    let o = gt()
+        .arg("run")
+        .arg(t.path().join("small.toml"))
+        .arg("--run-dir")
+        .arg(&dir)
+        .arg("--no-progress")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let p = shard_of(&dir, "box-4x5");
+    let mut b = std::fs::read(&p).unwrap();
+    let k = b.len() / 2;
+    b[k] ^= 0x40;
+    std::fs::write(&p, &b).unwrap();
+    let o = gt().arg("status").arg(&dir).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("1 damaged; result.toml is stale"), "{text}");
+    assert!(!text.contains("merged"), "{text}");
+}
+
+#[test]
+fn verify_and_report_json() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = small_run(t.path());
+    let o = gt().arg("verify").arg(&dir).arg("--json").output().unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let v = json_of(&o);
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["shards"], 2);
+    assert!(v["tables"].as_u64().is_some_and(|n| n >= 3), "{v}");
+    assert_eq!(v["problems"].as_array().map(Vec::len), Some(0));
+
+    let o = gt().arg("report").arg(&dir).arg("--json").output().unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let v = json_of(&o);
+    let s = &v["summary"];
+    let claims = v["claims"].as_array().unwrap();
+    assert_eq!(s["claims"].as_u64(), Some(claims.len() as u64));
+    assert_eq!(s["mismatch"], 0);
+    assert!(
+        claims
+            .iter()
+            .all(|c| c["status"].is_string() && c["published"].is_string())
+    );
+
+    // A mismatch: exit 3 and the problem listed, still JSON.
+    std::fs::write(dir.join("tables/boxes.csv"), "edited\n").unwrap();
+    let o = gt().arg("verify").arg(&dir).arg("--json").output().unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", show(&o));
+    let v = json_of(&o);
+    assert_eq!(v["ok"], false);
+    let problems = v["problems"].as_array().unwrap();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.as_str().unwrap().contains("boxes.csv")),
+        "{v}"
+    );
+}
+
+/// Usage errors (a missing or malformed argument) exit 2 with clap's usage
+/// line, whatever the command.
+#[test]
+fn usage_errors_exit_2_everywhere() {
+    let cases: &[&[&str]] = &[
+        &[],
+        &["run"],
+        &["run", "a.toml", "b.toml", "--run-dir", "d"],
+        &["run", "a.toml", "--detach"],
+        &["run", "a.toml", "--workers", "0"],
+        &["plan", "a.toml"],
+        &["worker"],
+        &["merge"],
+        &["status"],
+        &["verify"],
+        &["report"],
+        &["query"],
+        &["query", "nim"],
+        &["query", "subtraction"],
+        &["query", "octal"],
+        &["query", "three-row", "--q", "3"],
+        &["query", "dodgem"],
+        &["no-such-command"],
+        &["status", "d", "--no-such-flag"],
+    ];
+    for args in cases {
+        let o = gt().args(*args).output().unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "gametables {args:?}: {}",
+            show(&o)
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("error:") || err.contains("Usage:"),
+            "gametables {args:?}: {err}"
+        );
+    }
+}
