@@ -167,6 +167,13 @@ fn usage_errors_exit_2_everywhere() {
         &["query", "octal"],
         &["query", "three-row", "--q", "3"],
         &["query", "dodgem"],
+        // Regression (issue example): `query chomp` with no position exited 1.
+        &["query", "chomp"],
+        &["query", "chomp", "--grundy"],
+        &["query", "chomp", "8x"],
+        &["query", "three-row", "--q", "3", "--r", "5"],
+        &["query", "octal", "0.9"],
+        &["query", "subtraction", "--set", "0"],
         &["no-such-command"],
         &["status", "d", "--no-such-flag"],
     ];

@@ -580,7 +580,17 @@ impl Board {
             match key.to_ascii_lowercase().as_str() {
                 "blue" | "red" => {
                     let mut m = 0u64;
-                    for s in val.split(',').filter(|s| !s.is_empty() && *s != "-") {
+                    let squares: Vec<&str> = if val.is_empty() || val == "-" {
+                        Vec::new()
+                    } else {
+                        val.split(',').collect()
+                    };
+                    if squares.iter().any(|s| s.is_empty()) {
+                        return Err(bad(format!(
+                            "`{field}` has an empty square: write squares like {key}:a2,a3"
+                        )));
+                    }
+                    for s in squares {
                         let sq = self.parse_square(s).map_err(|e| bad(e.to_string()))?;
                         if m >> sq & 1 == 1 {
                             return Err(bad(format!("{key} lists {s} twice")));

@@ -65,7 +65,10 @@ pub fn is_p_position(heaps: &[u64], play: Play) -> bool {
 }
 
 /// Every winning move of `heaps` under `play`, ordered by heap index: the
-/// moves to a P-position. Empty iff `heaps` is a P-position. O(len) time.
+/// moves to a P-position. O(len) time. Empty for a P-position, and also for
+/// the one N-position without moves: no token left in misère play (the
+/// player to move has already won, the last token taken by the other); so
+/// tell P from N with [`is_p_position`], not by this list being empty.
 ///
 /// Normal play: heap i goes to `hᵢ ⊕ S` when that is smaller (S the
 /// nim-sum). Misère play: the same while a heap ≥ 2 remains afterwards;

@@ -1027,21 +1027,21 @@ pub fn three_row_claims(m: &Merged) -> Vec<Claim> {
     }
     // Rows 95 and 94 once this run decides them (row 94's linear run needs
     // 200 columns past q₀ = 133 before the classification may call it).
-    let decided_row =
-        |claim: &str, expected: &str, r: usize, ours: &dyn Fn(&RowClass) -> String| match m
-            .rows
-            .get(r)
-        {
-            Some(cl) if *cl != RowClass::Undetermined => {
-                Claim::compare(SEED0, claim, expected, ours(cl))
-            }
-            _ => Claim::not_covered(
-                SEED0,
-                claim,
-                expected,
-                &format!("q_max too small to decide row {r}"),
-            ),
-        };
+    let decided_row = |claim: &str,
+                       expected: &str,
+                       r: usize,
+                       ours: &dyn Fn(&RowClass) -> String| match m.rows.get(r)
+    {
+        Some(cl) if *cl != RowClass::Undetermined => {
+            Claim::compare(SEED0, claim, expected, ours(cl))
+        }
+        _ => Claim::not_covered(
+            SEED0,
+            claim,
+            expected,
+            &format!("q_max too small to decide row {r}"),
+        ),
+    };
     c.push(decided_row(
         "(135, 135, 95) is a P-position, so row 95 dies there (it is not a linear row)",
         "row 95 dies at 135",
