@@ -850,7 +850,11 @@ fn layer_table_rows_equal_counts_of_the_solved_layers_4x4() {
         .arg(&job)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let csv = std::fs::read_to_string(dir.join("tables/dodgem-4-layers.csv")).unwrap();
     let t = solved(4);
     let reach = reach_all(t.board());
