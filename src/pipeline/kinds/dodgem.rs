@@ -32,9 +32,11 @@
 //!
 //! Tables: `dodgem-N-summary.toml` (totals, positions with both sides on the
 //! board, reachable positions, positions lost for whoever moves, longest
-//! decided positions, the start, per-layer counts) and
+//! decided positions, the start, per-layer counts),
 //! `dodgem-N-first-moves.csv` (`move,desjardins,value,depth` for every first
-//! move, from Blue's side).
+//! move, from Blue's side) and `dodgem-N-layers.csv` (per layer: positions,
+//! wins, losses, draws, longest win and loss, reachable counts; columns in
+//! [`layers_csv`]).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -527,6 +529,10 @@ impl JobKind for Dodgem {
                 name: format!("dodgem-{}-first-moves.csv", s.n),
                 bytes: s.first_moves_csv().into_bytes(),
             },
+            TableFile {
+                name: format!("dodgem-{}-layers.csv", s.n),
+                bytes: layers_csv(&s.file.layers).into_bytes(),
+            },
         ])
     }
 
@@ -648,6 +654,36 @@ impl Summary {
         }
         s
     }
+}
+
+/// Header of `tables/dodgem-N-layers.csv` (see [`layers_csv`]).
+pub const LAYERS_CSV_HEADER: &str = "a,b,positions,wins,losses,draws,longest_win,longest_loss,\
+     reachable,reachable_wins,reachable_losses,reachable_draws";
+
+/// `tables/dodgem-N-layers.csv`: one row per layer (a, b) in (a, b) order.
+///
+/// Columns: `a`, `b` (blue and red cars on the board); `positions` (with
+/// side to move: 2·C(n², a)·C(n² − a, b)); `wins`, `losses`, `draws` (for
+/// the side to move; they sum to `positions`); `longest_win`,
+/// `longest_loss` (largest depth in plies of a won / lost position, 0 if
+/// there is none); `reachable` and its `reachable_wins`,
+/// `reachable_losses`, `reachable_draws` (positions reachable from the
+/// start), empty when the run does not compute reachability.
+pub fn layers_csv(rows: &[LayerRow]) -> String {
+    let mut s = format!("{LAYERS_CSV_HEADER}\n");
+    for r in rows {
+        let _ = write!(
+            s,
+            "{},{},{},{},{},{},{},{},",
+            r.a, r.b, r.positions, r.wins, r.losses, r.draws, r.max_win_depth, r.max_loss_depth
+        );
+        let _ = writeln!(
+            s,
+            "{},{},{},{}",
+            r.reachable, r.reachable_wins, r.reachable_losses, r.reachable_draws
+        );
+    }
+    s
 }
 
 fn summarize(run: &dyn RunAccess) -> Result<Summary> {
