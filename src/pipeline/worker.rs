@@ -61,7 +61,13 @@ pub fn run_worker_waiting(
     }
     let kind = kind_by_name(&m.kind).expect("Manifest::load checks the kind");
     let out = dir.resolve(&m.output)?;
-    tracing::info!(job = %m.name, id = %m.job_id, kind = %m.kind, "job started");
+    tracing::info!(
+        job = %m.name,
+        id = %m.job_id,
+        kind = %m.kind,
+        threads = super::resources::worker_threads(),
+        "job started"
+    );
     dir.wait_for_shards(m.inputs.iter().map(|i| i.id.as_str()), latency_wait);
     let t0 = Instant::now();
     let inputs = DirShards {
