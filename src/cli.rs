@@ -13,9 +13,9 @@ use crate::pipeline::executor::{LocalOptions, run_local};
 use crate::pipeline::jobfile::read_job_file;
 use crate::pipeline::merge::{self, ResultFile, RunView};
 use crate::pipeline::plan::{JobState, PlanFile, write_plan};
-use crate::pipeline::probe::ProbeError;
+use crate::pipeline::probe::{ProbeError, Progress};
 use crate::pipeline::resources::{
-    available_memory, cores, fmt_bytes, parse_size, set_worker_threads,
+    available_memory, cores, fmt_bytes, parse_size, set_allocation_limit, set_worker_threads,
 };
 use crate::pipeline::rundir::RunDir;
 use crate::pipeline::shard::Durability;
@@ -71,6 +71,11 @@ enum Command {
         /// Replace a different plan already in the directory.
         #[arg(long)]
         force: bool,
+        /// The most the plan itself may take in memory, e.g. 8G (default:
+        /// half of the memory this process may get here); a job file that
+        /// would plan more is refused before anything is allocated.
+        #[arg(long, value_parser = parse_memory)]
+        memory: Option<u64>,
     },
     /// Run one job from its manifest and write its shard (used by `run`; also by hand or by a cluster).
     Worker {
@@ -132,8 +137,7 @@ enum Command {
         json: bool,
     },
     /// Look up results.
-    #[command(subcommand)]
-    Query(Query),
+    Query(QueryArgs),
 }
 
 #[derive(Args, Debug)]
@@ -197,6 +201,18 @@ enum Executor {
     Local,
     /// sbatch job arrays on a Slurm cluster.
     Slurm,
+}
+
+/// `query`: the game's subcommand and what every query shares.
+#[derive(Args, Debug)]
+struct QueryArgs {
+    /// The most this query may allocate, e.g. 8G (default: half of the
+    /// memory this process may get here: available memory, `ulimit -v`,
+    /// cgroup). A query that needs more is refused before it allocates.
+    #[arg(long, global = true, value_parser = parse_memory)]
+    memory: Option<u64>,
+    #[command(subcommand)]
+    game: Query,
 }
 
 #[derive(Subcommand, Debug)]
@@ -378,7 +394,11 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             job_file,
             run_dir,
             force,
+            memory,
         } => {
+            if let Some(m) = memory {
+                set_allocation_limit(m);
+            }
             let jf = read_job_file(&job_file)?;
             let plan = PlanFile::from_job_file(&jf)?;
             let dir = RunDir::new(&run_dir);
@@ -470,7 +490,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 },
             )
         }
-        Command::Query(q) => cmd_query(q),
+        Command::Query(q) => {
+            if let Some(m) = q.memory {
+                set_allocation_limit(m);
+            }
+            cmd_query(q.game)
+        }
     }
 }
 
@@ -596,7 +621,11 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let workers = args.workers.map_or_else(cores, |w| w as usize);
     let exe = std::env::current_exe().context("cannot find the gametables executable")?;
     let memory_budget = match args.memory {
-        Some(m) => m,
+        Some(m) => {
+            // The budget bounds the plans too (PlanFile::from_job_file checks).
+            set_allocation_limit(m);
+            m
+        }
         None => available_memory().context(
             "cannot read the available memory from /proc/meminfo; give a budget with --memory",
         )?,
@@ -853,6 +882,63 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Runs `work` (an in-memory query filling `progress`) on a thread; if it
+/// takes more than two seconds, says so on stderr once (what it computes and
+/// how far it is), then shows a progress bar when stderr is a terminal.
+fn with_progress<T: Send>(progress: &Progress, work: impl FnOnce() -> T + Send) -> T {
+    use std::sync::atomic::Ordering;
+    // Test hook: how long a query runs before it says so (milliseconds).
+    let quiet = std::env::var("GAMETABLES_TEST_PROGRESS_AFTER_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(Duration::from_secs(2), Duration::from_millis);
+    std::thread::scope(|sc| {
+        let h = sc.spawn(work);
+        let t0 = std::time::Instant::now();
+        let mut bar: Option<indicatif::ProgressBar> = None;
+        while !h.is_finished() {
+            std::thread::sleep(Duration::from_millis(100));
+            let (done, total) = (
+                progress.done.load(Ordering::Relaxed),
+                progress.total.load(Ordering::Relaxed),
+            );
+            let what = progress
+                .what
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone();
+            match &bar {
+                None if t0.elapsed() >= quiet && !h.is_finished() => {
+                    errln!(
+                        "query: computing {what} in memory ({}% done after {} s); this takes a while",
+                        (done * 100).checked_div(total).unwrap_or(0),
+                        t0.elapsed().as_secs()
+                    );
+                    let b = indicatif::ProgressBar::new(total.max(1));
+                    b.set_style(
+                        indicatif::ProgressStyle::with_template(
+                            "{elapsed_precise} [{bar:30}] {percent}%  {msg}",
+                        )
+                        .expect("valid template")
+                        .progress_chars("=> "),
+                    );
+                    bar = Some(b);
+                }
+                Some(b) => {
+                    b.set_length(total.max(1));
+                    b.set_position(done.min(total));
+                    b.set_message(what);
+                }
+                None => {}
+            }
+        }
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+    })
+}
+
 /// Prints an answer as JSON (one line) or as text.
 fn print_answer(
     text: &dyn std::fmt::Display,
@@ -930,10 +1016,16 @@ fn cmd_query(q: Query) -> anyhow::Result<ExitCode> {
                 Some(d) => ThreeRowProbe::open(d)?,
                 None => ThreeRowProbe::new(),
             };
-            let ans = probe.answer(&ThreeRowRequest {
-                q: a.q,
-                r: a.r,
-                q_max: a.q_max,
+            let progress = Progress::default();
+            let ans = with_progress(&progress, || {
+                probe.answer_with(
+                    &ThreeRowRequest {
+                        q: a.q,
+                        r: a.r,
+                        q_max: a.q_max,
+                    },
+                    &progress,
+                )
             })?;
             print_answer(&ans, a.json.then(|| ans.json()))
         }
@@ -955,7 +1047,10 @@ fn cmd_query(q: Query) -> anyhow::Result<ExitCode> {
             print_answer(&a, json.then(|| a.json()))
         }
         Query::Octal { code, n, json } => {
-            let a = OctalProbe.answer(&OctalRequest { code, n })?;
+            let progress = Progress::default();
+            let a = with_progress(&progress, || {
+                OctalProbe.answer_with(&OctalRequest { code, n }, &progress)
+            })?;
             print_answer(&a, json.then(|| a.json()))
         }
     }

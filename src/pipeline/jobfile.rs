@@ -51,6 +51,62 @@ pub fn error_at_key(path: &Path, text: &str, key: &str, message: impl Into<Strin
     }
 }
 
+/// Memory a plan takes per job while it is built and written (the job in
+/// the kind's list, in `plan.toml` and its manifest, its parameters): a
+/// generous bound, so that the check comes before any real allocation.
+pub const PLAN_BYTES_PER_JOB: u128 = 2048;
+
+/// Memory a plan takes per input of a job (its name in the kind's list, name
+/// and id in `plan.toml` and in the manifest).
+pub const PLAN_BYTES_PER_INPUT: u128 = 512;
+
+/// A number for people: `1,234`, or `1.7e12` when large.
+fn count_text(n: u128) -> String {
+    if n < 10_000_000 {
+        let s = n.to_string();
+        let mut out = String::new();
+        for (i, c) in s.chars().enumerate() {
+            if i > 0 && (s.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    } else {
+        format!("{:.1e}", n as f64)
+    }
+}
+
+/// Checks, before the kind builds its jobs, that the plan a job file expands
+/// into fits in memory: `jobs` jobs reading `inputs` input shards in all
+/// cost [`PLAN_BYTES_PER_JOB`] and [`PLAN_BYTES_PER_INPUT`] each, and must
+/// stay within [`allocation_limit`](super::resources::allocation_limit).
+/// Every kind whose number of jobs is not bounded by the length of the job
+/// file (sizes, ranges, tiles) calls it from [`JobKind::plan`] with counts
+/// computed arithmetically, so a job file like `n_max = 400` is refused with
+/// the numbers instead of aborting in an allocation.
+///
+/// # Errors
+/// [`Error::JobFile`] at `key`, naming the jobs, inputs, bytes and limit.
+pub fn check_plan_size(
+    path: &Path,
+    text: &str,
+    key: &str,
+    jobs: u128,
+    inputs: u128,
+) -> Result<()> {
+    let bytes = jobs
+        .saturating_mul(PLAN_BYTES_PER_JOB)
+        .saturating_add(inputs.saturating_mul(PLAN_BYTES_PER_INPUT));
+    let what = format!(
+        "this job file plans {} job(s) reading {} input shard(s) in all; the plan alone",
+        count_text(jobs),
+        count_text(inputs)
+    );
+    super::resources::check_allocation(&what, u64::try_from(bytes).unwrap_or(u64::MAX))
+        .map_err(|e| error_at_key(path, text, key, e))
+}
+
 /// Parses a job file's text into the kind's parameter struct `T` (which
 /// should have `#[serde(deny_unknown_fields)]` and a `kind` field).
 ///

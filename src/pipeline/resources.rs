@@ -9,6 +9,13 @@
 //! threads (`--mem`, `--cpus-per-task`). A worker learns its threads from
 //! `worker --threads N` (the local executor passes it), else from
 //! `SLURM_CPUS_PER_TASK`, else from the cores it may run on.
+//!
+//! What one command allocates itself is bounded too: a query, and the plan
+//! a job file expands into, know their size before allocating and are
+//! refused above [`allocation_limit`] ([`check_allocation`]), which is half
+//! of what this process may get ([`default_allocation_limit`]: the
+//! available memory, an address-space limit (`ulimit -v`), a cgroup limit)
+//! unless `--memory` sets it.
 
 use std::sync::OnceLock;
 
@@ -132,6 +139,76 @@ pub fn fmt_seconds(s: u64) -> String {
         120..7200 => format!("{:.1} min", s as f64 / 60.0),
         _ => format!("{:.1} h", s as f64 / 3600.0),
     }
+}
+
+static ALLOCATION_LIMIT: OnceLock<u64> = OnceLock::new();
+
+/// Sets the most one query or one plan of this process may allocate
+/// (`--memory`). Only the first call counts.
+pub fn set_allocation_limit(bytes: u64) {
+    let _ = ALLOCATION_LIMIT.set(bytes);
+}
+
+/// What [`check_allocation`] allows: what [`set_allocation_limit`] set,
+/// else [`default_allocation_limit`].
+pub fn allocation_limit() -> u64 {
+    *ALLOCATION_LIMIT.get_or_init(default_allocation_limit)
+}
+
+/// The default bound on what one query or plan may allocate: half of the
+/// least of the available memory (`MemAvailable`), this process's
+/// address-space limit (`ulimit -v`, `RLIMIT_AS`) and its cgroup's memory
+/// limit (`memory.max`); 1 GiB if none can be read. Half, because a
+/// process needs room beside its largest allocation, and a shared machine
+/// beside the process.
+pub fn default_allocation_limit() -> u64 {
+    [available_memory(), address_space_limit(), cgroup_memory_limit()]
+        .into_iter()
+        .flatten()
+        .min()
+        .map_or(1 << 30, |m| m / 2)
+}
+
+/// `RLIMIT_AS` (`ulimit -v`) in bytes, `None` when unlimited.
+pub fn address_space_limit() -> Option<u64> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `r` is a valid out-pointer for the call.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } != 0 || r.rlim_cur == libc::RLIM_INFINITY {
+        return None;
+    }
+    Some(r.rlim_cur)
+}
+
+/// The memory limit of this process's cgroup (v2 `memory.max`), `None` if
+/// there is none or it cannot be read.
+pub fn cgroup_memory_limit() -> Option<u64> {
+    let cgroup = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = cgroup.lines().find_map(|l| l.strip_prefix("0::"))?;
+    std::fs::read_to_string(format!("/sys/fs/cgroup{}/memory.max", path.trim_end_matches('/')))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Refuses to allocate `need` bytes for `what` above [`allocation_limit`].
+///
+/// # Errors
+/// One line naming `what`, the estimate and the limit, and how to raise it.
+pub fn check_allocation(what: &str, need: u64) -> Result<(), String> {
+    let limit = allocation_limit();
+    if need <= limit {
+        return Ok(());
+    }
+    Err(format!(
+        "{what} needs about {} of memory, more than the limit of {} (half of what this \
+         process may use here; --memory raises it)",
+        fmt_bytes(need),
+        fmt_bytes(limit)
+    ))
 }
 
 /// Megabytes (MiB, rounded up) for Slurm's `--mem`, at least 1.

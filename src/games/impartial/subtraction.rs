@@ -82,25 +82,59 @@ impl Subtraction {
 
     /// Every winning move in the sum of heaps `heaps`: `(heap index, tokens
     /// taken)`, by heap then by tokens. Empty iff the sum is a P-position
-    /// (Sprague–Grundy: P iff the XOR of the heaps' values is 0).
+    /// (Sprague–Grundy: P iff the XOR of the heaps' values is 0). Computes
+    /// `G` up to the largest heap: see [`Subtraction::winning_moves_from`]
+    /// for heaps beyond what memory holds.
     pub fn winning_moves(&self, heaps: &[u64]) -> Vec<(usize, u32)> {
         let max = heaps.iter().copied().max().unwrap_or(0) as usize;
         let g = self.grundy_sequence(max);
-        let total = heaps.iter().fold(0, |x, &h| x ^ g[h as usize]);
+        self.winning_moves_from(&g, None, heaps)
+            .expect("values cover every heap")
+    }
+
+    /// [`Subtraction::winning_moves`] with `G` read from `values` (a prefix
+    /// of this game's sequence) and, past its end, from `period` (proved by
+    /// that prefix, [`Subtraction::period`]): heaps of any size without
+    /// computing up to them. `None` if a heap lies past `values` and no
+    /// period is given.
+    pub fn winning_moves_from(
+        &self,
+        values: &[u32],
+        period: Option<Period>,
+        heaps: &[u64],
+    ) -> Option<Vec<(usize, u32)>> {
+        let g = |n: u64| value_at(values, period, n);
+        let mut total = 0;
+        for &h in heaps {
+            total ^= g(h)?;
+        }
         let mut out = Vec::new();
         if total == 0 {
-            return out;
+            return Some(out);
         }
         for (i, &h) in heaps.iter().enumerate() {
-            let want = g[h as usize] ^ total;
+            let want = g(h)? ^ total;
             for &s in &self.set {
-                if u64::from(s) <= h && g[(h - u64::from(s)) as usize] == want {
+                if u64::from(s) <= h && g(h - u64::from(s))? == want {
                     out.push((i, s));
                 }
             }
         }
-        out
+        Some(out)
     }
+}
+
+/// `G(n)` from a prefix `values` of a Grundy sequence and, past its end, from
+/// the period it proves: `G(n) = G(n₀ + (n − n₀) mod p)`. `None` if `n` is past
+/// `values` and there is no period.
+pub fn value_at(values: &[u32], period: Option<Period>, n: u64) -> Option<u32> {
+    if let Some(&v) = usize::try_from(n).ok().and_then(|i| values.get(i)) {
+        return Some(v);
+    }
+    let p = period?;
+    let (n0, per) = (p.preperiod as u64, p.period as u64);
+    let i = n0 + (n - n0) % per;
+    values.get(usize::try_from(i).ok()?).copied()
 }
 
 /// The least n₀ such that `values[n + p] == values[n]` for every n ≥ n₀

@@ -46,7 +46,7 @@ mod tile;
 pub use classify::{PERIOD_MAX, RowClass, classify, min_run};
 pub use tile::{
     ColState, LiveRow, RowState, TileGeom, TileInput, TileOutput, TileRecord, WinningMove, naive_f,
-    solve_tile, solve_tile_blocked, value_bound,
+    solve_tile, solve_tile_blocked, solve_tile_blocked_progress, value_bound,
 };
 
 /// `f(q, r)` for every `r ≤ q ≤ q_max` by one tile over the whole triangle:

@@ -1,6 +1,6 @@
 //! The tile solver: Brouwer's recurrence over `q ∈ [q0, q1)`, `r ∈ [r0, r1)`.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex, RwLock};
 
 use super::classify::PERIOD_MAX;
@@ -639,6 +639,26 @@ pub fn solve_tile_blocked(
     block_r: u32,
     threads: usize,
 ) -> Result<TileOutput, String> {
+    let progress = AtomicU64::new(0);
+    solve_tile_blocked_progress(geom, input, record, block_q, block_r, threads, &progress)
+}
+
+/// [`solve_tile_blocked`], adding to `progress` the cells
+/// ([`TileGeom::cells`]) of each anti-diagonal of blocks once it is solved,
+/// so that another thread can show how far a long solve is (`query
+/// three-row`). Nothing else reads the counter; the output is the same.
+///
+/// # Errors
+/// As [`solve_tile`].
+pub fn solve_tile_blocked_progress(
+    geom: &TileGeom,
+    input: TileInput,
+    record: &TileRecord,
+    block_q: u32,
+    block_r: u32,
+    threads: usize,
+    progress: &AtomicU64,
+) -> Result<TileOutput, String> {
     let (bq, br) = (block_q.max(1), block_r.max(1));
     let TileGeom {
         q0,
@@ -711,7 +731,10 @@ pub fn solve_tile_blocked(
                     )
                 })
                 .collect();
-            for (i, j, o) in solve(tasks) {
+            let cells: u64 = tasks.iter().map(|t| t.2.cells()).sum();
+            let solved = solve(tasks);
+            progress.fetch_add(cells, Ordering::Relaxed);
+            for (i, j, o) in solved {
                 let o = o?;
                 let bq0 = qcuts[i].0;
                 for (k, c) in o.p_count.iter().enumerate() {

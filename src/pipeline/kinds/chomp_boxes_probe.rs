@@ -224,6 +224,11 @@ impl ChompProbe {
                     b.len()
                 )));
             }
+            crate::pipeline::resources::check_allocation(
+                &format!("solving the {rows}x{cols} box in memory"),
+                crate::pipeline::kinds::chomp_boxes::box_job_memory(b.len()),
+            )
+            .map_err(ProbeError::NotSolved)?;
             let p = b.solve();
             (
                 format!("solved in memory ({rows}x{cols} box)"),

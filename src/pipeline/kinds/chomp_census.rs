@@ -38,7 +38,7 @@ use crate::games::chomp::Staircase;
 use crate::games::chomp::census::{CensusMarker, MAX_SIZE, PartitionRanks, SizeCounts};
 use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
-use crate::pipeline::jobfile::{error_at_key, parse_params};
+use crate::pipeline::jobfile::{check_plan_size, error_at_key, parse_params};
 use crate::pipeline::kind::{Claim, JobKind, JobSpec, RunAccess, ShardSource, TableFile};
 use crate::pipeline::shard::{Section, Shard};
 
@@ -90,7 +90,7 @@ pub fn split_size(pr: &PartitionRanks, s: u32, max_ranks: u64) -> Vec<(u64, u64)
     let mut cuts = vec![0u64];
     for c in 1..s {
         let edge = pr.first_part_ranks(s, c).end;
-        let want = total * cuts.len() as u64 / parts;
+        let want = (u128::from(total) * cuts.len() as u128 / u128::from(parts)) as u64;
         if (cuts.len() as u64) < parts && edge >= want && edge > *cuts.last().expect("0") {
             cuts.push(edge);
         }
@@ -238,12 +238,22 @@ impl JobKind for ChompCensus {
             ));
         }
         let pr = PartitionRanks::new(p.n_max);
+        // Every job of size s reads every job of a smaller size: count the
+        // plan before building it (n_max = 400 would list ~10⁹ inputs).
+        let sizes: Vec<Vec<(u64, u64)>> = (1..=p.n_max)
+            .map(|s| split_size(&pr, s, max_ranks))
+            .collect();
+        let (mut count, mut links) = (0u128, 0u128);
+        for r in &sizes {
+            links += r.len() as u128 * count;
+            count += r.len() as u128;
+        }
+        check_plan_size(path, text, "n_max", count, links)?;
         let mut jobs: Vec<JobSpec> = Vec::new();
         let mut smaller = 0u64; // positions of every size below s
-        for s in 1..=p.n_max {
-            smaller += pr.count(s - 1);
+        for (s, ranges) in (1..=p.n_max).zip(sizes) {
+            smaller = smaller.saturating_add(pr.count(s - 1));
             let inputs: Vec<String> = jobs.iter().map(|j| j.name.clone()).collect();
-            let ranges = split_size(&pr, s, max_ranks);
             let k = ranges.len();
             for (i, (a, b)) in ranges.into_iter().enumerate() {
                 let mut params = toml::Table::new();

@@ -101,6 +101,12 @@ impl GrundyProbe {
                     b.len()
                 )));
             }
+            // As a chomp-grundy job: u32 values, the process.
+            crate::pipeline::resources::check_allocation(
+                &format!("Grundy values of the {rows}x{cols} box in memory"),
+                b.len().saturating_mul(4) + (24 << 20),
+            )
+            .map_err(ProbeError::NotSolved)?;
             let g = grundy_values(&b);
             (
                 format!("solved in memory ({rows}x{cols} box)"),

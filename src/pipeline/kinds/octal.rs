@@ -36,7 +36,7 @@ use crate::games::impartial::mex;
 use crate::games::impartial::octal::{OctalCode, OctalPeriod, find_period};
 use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
-use crate::pipeline::jobfile::{error_at_key, parse_params};
+use crate::pipeline::jobfile::{check_plan_size, error_at_key, parse_params};
 use crate::pipeline::kind::{Claim, JobKind, JobSpec, RunAccess, ShardSource, TableFile};
 use crate::pipeline::shard::{Section, Shard};
 
@@ -277,6 +277,14 @@ impl JobKind for Octal {
                 "`ranges` must be 1…1000",
             ));
         }
+        // Range k reads ranges 0…k−1.
+        check_plan_size(
+            path,
+            text,
+            "ranges",
+            u128::from(ranges),
+            u128::from(ranges) * u128::from(ranges - 1) / 2,
+        )?;
         let bounds = range_bounds(p.n_max, ranges);
         let width = (bounds.len() - 1).to_string().len().max(2);
         let mut jobs: Vec<JobSpec> = Vec::new();

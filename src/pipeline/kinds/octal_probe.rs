@@ -6,7 +6,7 @@
 use std::fmt;
 
 use crate::games::impartial::octal::{OctalCode, OctalPeriod, find_period};
-use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, param, required};
+use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, Progress, param, required};
 
 /// Values computed by a query to find a period (`G(0..2¹⁴)` at least).
 pub const QUERY_PERIOD_SEARCH: usize = 1 << 14;
@@ -122,6 +122,16 @@ impl OctalProbe {
     /// [`ProbeError::BadRequest`] for a malformed code;
     /// [`ProbeError::NotSolved`] for `n` above [`MAX_IN_MEMORY_N`].
     pub fn answer(&self, req: &OctalRequest) -> ProbeResult<OctalAnswer> {
+        self.answer_with(req, &Progress::default())
+    }
+
+    /// [`OctalProbe::answer`], reporting in `progress` how far the values
+    /// are (in units of n², as the work grows: a million values of a game
+    /// without a rare-value class take about a minute).
+    ///
+    /// # Errors
+    /// As [`OctalProbe::answer`].
+    pub fn answer_with(&self, req: &OctalRequest, progress: &Progress) -> ProbeResult<OctalAnswer> {
         let c = OctalCode::parse(&req.code).map_err(ProbeError::bad)?;
         let n = req.n;
         if n > MAX_IN_MEMORY_N {
@@ -129,7 +139,25 @@ impl OctalProbe {
                 "--n {n}: at most {MAX_IN_MEMORY_N} here; run an `octal` job for more"
             )));
         }
-        let mut values = c.grundy_sequence(n.max(QUERY_PERIOD_SEARCH));
+        let end = n.max(QUERY_PERIOD_SEARCH) + 1;
+        // Values as u32 and the solver's byte copies (value and reversed),
+        // the text printed.
+        crate::pipeline::resources::check_allocation(
+            &format!("--n {n}: G(0..={n}) in memory"),
+            end as u64 * 24,
+        )
+        .map_err(ProbeError::NotSolved)?;
+        let square = |x: usize| (x as u64) * (x as u64);
+        progress.start(square(end), format!("G(0..{end}) of the octal game {c}"));
+        // In 64 steps of equal work (the cost of G(0..e) grows like e²).
+        let mut values = Vec::new();
+        for k in 1..=64u64 {
+            let e = ((end as f64) * (k as f64 / 64.0).sqrt()).ceil() as usize;
+            c.extend(&mut values, e.min(end));
+            progress
+                .done
+                .store(square(values.len()), std::sync::atomic::Ordering::Relaxed);
+        }
         let period = find_period(&values, c.max_removal());
         let searched = values.len();
         values.truncate(n + 1);

@@ -8,12 +8,15 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::games::three_row::{
-    RowState, TileGeom, TileInput, TileOutput, TileRecord, classify, solve_tile_blocked,
+    RowState, TileGeom, TileInput, TileOutput, TileRecord, classify, solve_tile_blocked_progress,
 };
 use crate::pipeline::Error;
-use crate::pipeline::kinds::three_row::row_line;
+use crate::pipeline::kinds::three_row::{MAX_Q, row_line, tile_memory};
 use crate::pipeline::merge::RunView;
-use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, param, required};
+use crate::pipeline::probe::{
+    Params, Probe, ProbeError, ProbeResult, Progress, param, required,
+};
+use crate::pipeline::resources::{check_allocation, cores};
 
 /// Default last column of the in-memory classification.
 pub const DEFAULT_Q_MAX: u32 = 16_000;
@@ -114,25 +117,60 @@ impl Default for ThreeRowProbe {
     }
 }
 
-/// Solves rows `0..rows` of columns `0..=q_last` in memory.
-fn solve(q_last: u32, rows: u32) -> ProbeResult<TileOutput> {
-    let g = TileGeom {
+/// The geometry of rows `0..rows`, columns `0..=q_last`.
+fn geometry(q_last: u32, rows: u32) -> TileGeom {
+    TileGeom {
         q0: 0,
         q1: q_last + 1,
         r0: 0,
         r1: rows,
         q_max: q_last,
-    };
-    let threads = crate::pipeline::resources::cores();
-    solve_tile_blocked(
+    }
+}
+
+/// Refuses, before allocating, an in-memory solve of rows `0..rows` to
+/// column `q_last` above the allocation limit (`--memory`).
+fn check_solve_memory(q_last: u32, rows: u32, flag: &str) -> ProbeResult<()> {
+    let what = format!(
+        "{flag}: computing rows 0..={} to column {q_last} in memory",
+        rows - 1
+    );
+    check_allocation(&what, tile_memory(u64::from(rows), u64::from(q_last) + 1)).map_err(|e| {
+        ProbeError::NotSolved(format!(
+            "{e}; a three-row run (--run-dir) answers classes without it"
+        ))
+    })
+}
+
+/// Solves rows `0..rows` of columns `0..=q_last` in memory, counting cells
+/// in `progress`.
+fn solve(q_last: u32, rows: u32, progress: &Progress) -> ProbeResult<TileOutput> {
+    let g = geometry(q_last, rows);
+    progress.start(
+        g.cells(),
+        format!("f(q, r) for rows r ≤ {} and columns q ≤ {q_last}", rows - 1),
+    );
+    solve_tile_blocked_progress(
         &g,
         TileInput::default(),
         &TileRecord::default(),
         256,
         256,
-        threads,
+        cores(),
+        &progress.done,
     )
     .map_err(ProbeError::bad)
+}
+
+/// Cells of the in-memory solves a request needs (for a progress note).
+pub fn cells_of(a: &ThreeRowRequest, with_run: bool) -> u64 {
+    let first = geometry(a.q, a.r + 1).cells();
+    let q_max = a.q_max.unwrap_or(DEFAULT_Q_MAX).max(a.q);
+    if with_run || q_max == a.q {
+        first
+    } else {
+        first + geometry(q_max, a.r + 1).cells()
+    }
 }
 
 impl ThreeRowProbe {
@@ -188,13 +226,40 @@ impl ThreeRowProbe {
     /// run's rows table does not have row `r`; [`ProbeError::Run`] if it
     /// cannot be read.
     pub fn answer(&self, a: &ThreeRowRequest) -> ProbeResult<ThreeRowAnswer> {
+        self.answer_with(a, &Progress::default())
+    }
+
+    /// [`ThreeRowProbe::answer`], counting the cells solved in `progress`.
+    /// Refuses, before allocating, a solve above the allocation limit
+    /// ([`check_allocation`]; `query --memory`).
+    ///
+    /// # Errors
+    /// As [`ThreeRowProbe::answer`]; [`ProbeError::NotSolved`] naming the
+    /// memory needed and the limit.
+    pub fn answer_with(
+        &self,
+        a: &ThreeRowRequest,
+        progress: &Progress,
+    ) -> ProbeResult<ThreeRowAnswer> {
         if a.r > a.q {
             return Err(ProbeError::bad(format!(
                 "--r {} > --q {}: three-row positions have p ≥ q ≥ r",
                 a.r, a.q
             )));
         }
-        let out = solve(a.q, a.r + 1)?;
+        let q_max = a.q_max.unwrap_or(DEFAULT_Q_MAX).max(a.q);
+        check_solve_memory(a.q, a.r + 1, &format!("--q {} --r {}", a.q, a.r))?;
+        if self.run.is_none() {
+            check_solve_memory(q_max, a.r + 1, &format!("--q-max {q_max} --r {}", a.r))?;
+        }
+        for (flag, v) in [("--q", a.q), ("--q-max", q_max)] {
+            if v > MAX_Q {
+                return Err(ProbeError::bad(format!(
+                    "{flag} {v}: at most {MAX_Q} (as for a three-row run's q_max)"
+                )));
+            }
+        }
+        let out = solve(a.q, a.r + 1, progress)?;
         let f = match &out.rows[a.r as usize] {
             RowState::Dead { c } => *c,
             RowState::Live(l) => a.q + l.d_at(a.q),
@@ -220,8 +285,14 @@ impl ThreeRowProbe {
                 (line.clone(), p.display().to_string())
             }
             None => {
-                let q_max = a.q_max.unwrap_or(DEFAULT_Q_MAX).max(a.q);
-                let o = solve(q_max, a.r + 1)?;
+                // The first solve already went to q_max when q = q_max.
+                let again;
+                let o = if q_max == a.q {
+                    &out
+                } else {
+                    again = solve(q_max, a.r + 1, progress)?;
+                    &again
+                };
                 let c = classify(a.r, &o.rows[a.r as usize], q_max);
                 (
                     row_line(a.r, &c),

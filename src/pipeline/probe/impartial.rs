@@ -10,6 +10,7 @@ use crate::games::impartial::subtraction::{Period, Subtraction};
 use crate::pipeline::kinds::octal_probe::values_text;
 
 use super::{ProbeError, ProbeResult, parse_list};
+use crate::pipeline::resources::check_allocation;
 
 /// Values computed by `query subtraction` to find a period.
 pub const QUERY_PERIOD_SEARCH: usize = 1 << 14;
@@ -123,18 +124,31 @@ pub fn subtraction_answer(
 ) -> ProbeResult<SubtractionAnswer> {
     let s: Vec<u32> = parse_list(set, "set")?;
     let game = Subtraction::new(&s).map_err(|e| ProbeError::bad(format!("set `{set}`: {e}")))?;
+    let h: Option<Vec<u64>> = heaps.map(|hs| parse_list(hs, "heaps")).transpose()?;
+    // Known before allocating: 4 bytes per value computed, and about 12 per
+    // value printed (text or JSON).
+    let need = (n.max(QUERY_PERIOD_SEARCH) as u64 + 1)
+        .saturating_mul(4)
+        .saturating_add((n as u64).saturating_add(1).saturating_mul(12));
+    check_allocation(&format!("--n {n}: printing G(0..={n})"), need)
+        .map_err(ProbeError::NotSolved)?;
     let mut values = game.grundy_sequence(n.max(QUERY_PERIOD_SEARCH));
     let period = game.period(&values);
     let searched = values.len();
-    values.truncate(n + 1);
-    let (heaps, winning_moves) = match heaps {
-        Some(hs) => {
-            let h: Vec<u64> = parse_list(hs, "heaps")?;
-            let moves = game.winning_moves(&h);
-            (Some((hs.to_string(), h)), moves)
-        }
-        None => (None, Vec::new()),
+    // Heaps of any size: G past the values computed comes from the period
+    // they prove (a subtraction game with a finite set is periodic).
+    let winning_moves = match &h {
+        Some(h) => game.winning_moves_from(&values, period, h).ok_or_else(|| {
+            ProbeError::NotSolved(format!(
+                "heaps `{}`: no period proved within n ≤ {}, and a heap is larger",
+                heaps.unwrap_or_default(),
+                searched - 1
+            ))
+        })?,
+        None => Vec::new(),
     };
+    values.truncate(n + 1);
+    let heaps = heaps.zip(h).map(|(hs, h)| (hs.to_string(), h));
     Ok(SubtractionAnswer {
         set_label: set.to_string(),
         set: s,

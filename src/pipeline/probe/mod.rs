@@ -58,6 +58,33 @@ impl ProbeError {
 /// Result of a probe.
 pub type ProbeResult<T> = std::result::Result<T, ProbeError>;
 
+/// How far a long in-memory answer is, for a progress display: the probe
+/// sets `total` (in units of its choosing, e.g. cells) and `what`, then adds
+/// to `done` as it goes; another thread reads them. A probe that finishes
+/// quickly may leave it untouched.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Units done so far.
+    pub done: std::sync::atomic::AtomicU64,
+    /// Units in all (0: unknown yet).
+    pub total: std::sync::atomic::AtomicU64,
+    /// What is being computed, e.g. `f(q, r) for 9.0e8 cells`.
+    pub what: std::sync::Mutex<String>,
+}
+
+impl Progress {
+    /// Starts a new stage of `total` units described by `what`.
+    pub fn start(&self, total: u64, what: impl Into<String>) {
+        use std::sync::atomic::Ordering;
+        *self
+            .what
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = what.into();
+        self.done.store(0, Ordering::Relaxed);
+        self.total.store(total, Ordering::Relaxed);
+    }
+}
+
 /// A request as `key=value` pairs (the query string of an HTTP request).
 pub type Params = BTreeMap<String, String>;
 
