@@ -103,6 +103,16 @@ enum Command {
         /// The run directory.
         dir: PathBuf,
     },
+    /// Draw the merged tables of DIR as pictures in DIR/plots/ (SVG and PNG; not in the digests).
+    ///
+    /// Three-row Chomp: three-row-f-minus-q (f(q, r) − q over the (q, r) triangle, row classes).
+    /// Chomp census: census-counts (P-positions, one and several winning bites by number of
+    /// squares, log scale). Dodgem: dodgem-N-layers (wins / losses / draws per layer). Octal:
+    /// octal-grundy (G(n) with the period marked). Chomp boxes and Grundy draw nothing yet.
+    Plot {
+        /// The run directory (merged).
+        dir: PathBuf,
+    },
     /// Look up results.
     #[command(subcommand)]
     Query(Query),
@@ -354,6 +364,17 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 r.root,
                 against.map_or(String::new(), |a| format!("; matches {}", a.display()))
             );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Plot { dir } => {
+            let view = RunView::open(&dir)?;
+            let drawn = crate::pipeline::plots::write_plots(&view)?;
+            if drawn.is_empty() {
+                println!("kind `{}` draws no pictures", view.kind.name());
+            }
+            for (p, svg, png) in drawn {
+                println!("{}: {} ({})", svg.display(), p.title, png.display());
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Report { dir } => {

@@ -13,6 +13,7 @@ pub mod kind;
 pub mod kinds;
 pub mod merge;
 pub mod plan;
+pub mod plots;
 pub mod rundir;
 pub mod shard;
 pub mod slurm;

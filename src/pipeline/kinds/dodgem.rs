@@ -529,6 +529,37 @@ impl JobKind for Dodgem {
             .unwrap_or_default();
         Ok(dodgem_claims(run, &summary, &csv))
     }
+
+    /// `dodgem-N-layers`: wins, losses and draws per layer, from the summary table.
+    fn plots(&self, run: &dyn RunAccess) -> Result<Vec<crate::plot::PlotFile>> {
+        use crate::plot::dodgem::{DodgemChart, LayerCounts};
+        let n = run_board(run)?.n();
+        let text =
+            String::from_utf8(run.table(&format!("dodgem-{n}-summary.toml"))?).unwrap_or_default();
+        let summary: SummaryFile = toml::from_str(&text)
+            .map_err(|e| Error::job(self.name(), format!("summary table: {}", e.message())))?;
+        let layers = summary
+            .layers
+            .iter()
+            .map(|l| LayerCounts {
+                a: l.a,
+                b: l.b,
+                positions: l.positions,
+                wins: l.wins,
+                losses: l.losses,
+                draws: l.draws,
+            })
+            .collect();
+        let chart = DodgemChart {
+            n: n as u32,
+            layers,
+        };
+        Ok(vec![crate::pipeline::plots::drawn(crate::plot::render(
+            &format!("dodgem-{n}-layers"),
+            &format!("Dodgem {n}×{n}: wins, losses and draws for the side to move, per layer"),
+            &chart,
+        ))?])
+    }
 }
 
 fn run_board(run: &dyn RunAccess) -> Result<Board> {

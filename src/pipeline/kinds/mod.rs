@@ -4,6 +4,7 @@
 pub mod chomp_boxes;
 pub mod chomp_census;
 pub mod chomp_grundy;
+pub mod chomp_policy;
 pub mod dodgem;
 pub mod octal;
 pub mod three_row;
