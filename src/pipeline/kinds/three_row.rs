@@ -528,17 +528,21 @@ pub struct Merged {
     pub small_f: Vec<(u32, u32, u32)>,
 }
 
+/// The run's `q_max` parameter.
+fn run_q_max(run: &dyn RunAccess) -> Result<u32> {
+    run.params()
+        .get("q_max")
+        .and_then(toml::Value::as_integer)
+        .and_then(|v| u32::try_from(v).ok())
+        .ok_or_else(|| Error::job("three-row", "run parameters lack q_max"))
+}
+
 /// Reads every tile of a run into a [`Merged`].
 ///
 /// # Errors
 /// If a shard is missing or damaged, or the tiles do not cover the triangle.
 pub fn merge_run(run: &dyn RunAccess) -> Result<Merged> {
-    let q_max = run
-        .params()
-        .get("q_max")
-        .and_then(toml::Value::as_integer)
-        .and_then(|v| u32::try_from(v).ok())
-        .ok_or_else(|| Error::job("three-row", "run parameters lack q_max"))?;
+    let q_max = run_q_max(run)?;
     let n = q_max as usize + 1;
     let mut rows: Vec<Option<RowClass>> = vec![None; n];
     let mut diag: Vec<u32> = Vec::new();
@@ -880,12 +884,7 @@ impl JobKind for ThreeRow {
     /// tiles' `f-sample` sections, with the row classes of the rows table.
     fn plots(&self, run: &dyn RunAccess) -> Result<Vec<crate::plot::PlotFile>> {
         use crate::plot::three_row::{RowKind, ThreeRowChart};
-        let q_max = run
-            .params()
-            .get("q_max")
-            .and_then(toml::Value::as_integer)
-            .and_then(|v| u32::try_from(v).ok())
-            .ok_or_else(|| Error::job("three-row", "run parameters lack q_max"))?;
+        let q_max = run_q_max(run)?;
         let text = String::from_utf8(run.table("three-row-rows.csv")?).unwrap_or_default();
         let classes = text
             .lines()
