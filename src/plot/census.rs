@@ -4,7 +4,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{Chart, DrawResult, bold, font, palette, thousands};
+use super::{Chart, DrawResult, Series, bold, font, palette, thousands};
 
 /// Counts of one size `s` (a line of `census.csv`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,7 +60,7 @@ impl Chart for CensusChart {
             .y_label_formatter(&|v| thousands(*v))
             .light_line_style(RGBColor(235, 235, 235))
             .draw()?;
-        let series: [(&str, RGBColor, fn(&CensusRow) -> u64); 4] = [
+        let series: [Series<CensusRow>; 4] = [
             (
                 "all positions: partitions of s (A000041)",
                 palette::GREY,

@@ -5,7 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{Chart, DrawResult, bold, font, palette, thousands};
+use super::{Chart, DrawResult, Series, bold, font, palette, thousands};
 
 /// Counts of one layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,7 +66,7 @@ impl Chart for DodgemChart {
             .axis_desc_style(font(16.0))
             .light_line_style(RGBColor(235, 235, 235))
             .draw()?;
-        let kinds: [(&str, RGBColor, fn(&LayerCounts) -> u64); 3] = [
+        let kinds: [Series<LayerCounts>; 3] = [
             ("side to move wins", palette::BLUE, |l| l.wins),
             ("side to move loses", palette::VERMILION, |l| l.losses),
             ("draw", palette::GREY, |l| l.draws),

@@ -62,6 +62,10 @@ pub struct PlotError {
 /// The result of drawing on a backend `DB`.
 pub type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
+/// One data series of a chart: its legend label, its colour and how to
+/// read its value from a row.
+pub type Series<T> = (&'static str, RGBColor, fn(&T) -> u64);
+
 /// A picture that can be drawn on any plotters backend.
 pub trait Chart {
     /// Width and height in pixels.
@@ -155,7 +159,7 @@ pub fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);
