@@ -136,6 +136,16 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Draw the merged tables of DIR as pictures in DIR/plots/ (SVG and PNG; not in the digests).
+    ///
+    /// Three-row Chomp: three-row-f-minus-q (f(q, r) − q over the (q, r) triangle, row classes).
+    /// Chomp census: census-counts (P-positions, one and several winning bites by number of
+    /// squares, log scale). Dodgem: dodgem-N-layers (wins / losses / draws per layer). Octal:
+    /// octal-grundy (G(n) with the period marked). Chomp boxes and Grundy draw nothing yet.
+    Plot {
+        /// The run directory (merged).
+        dir: PathBuf,
+    },
     /// Look up results.
     Query(QueryArgs),
 }
@@ -471,6 +481,17 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Status { dir, json } => cmd_status(&dir, json),
         Command::Verify { dir, against, json } => cmd_verify(&dir, against.as_deref(), json),
+        Command::Plot { dir } => {
+            let view = RunView::open(&dir)?;
+            let drawn = crate::pipeline::plots::write_plots(&view)?;
+            if drawn.is_empty() {
+                outln!("kind `{}` draws no pictures", view.kind.name());
+            }
+            for (p, svg, png) in drawn {
+                outln!("{}: {} ({})", svg.display(), p.title, png.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Report { dir, json } => {
             let view = RunView::open(&dir)?;
             let claims = merge::report(&view)?;

@@ -5,6 +5,7 @@
 //! - [`games`]: pure solvers (Chomp boxes, …).
 //! - [`pipeline`]: job files, planning, manifests, shards, executors, merge,
 //!   verify, report; generic over [`pipeline::JobKind`].
+//! - [`plot`]: pictures of merged tables (SVG and PNG), drawn with plotters.
 //! - [`cli`]: the `gametables` command line.
 //! - [`output`]: terminal lines that never panic (`outln!`, `errln!`).
 
@@ -13,3 +14,4 @@ pub mod output;
 pub mod cli;
 pub mod games;
 pub mod pipeline;
+pub mod plot;

@@ -250,6 +250,26 @@ pub trait JobKind: Sync {
     /// # Errors
     /// If a table or shard cannot be read.
     fn claims(&self, run: &dyn RunAccess) -> Result<Vec<Claim>>;
+
+    /// Markdown appended to `report.md` after the claims: comparisons with
+    /// published figures that are not claims to match (e.g. sampled
+    /// counts). Default: nothing.
+    ///
+    /// # Errors
+    /// If a table or shard cannot be read.
+    fn report_notes(&self, _run: &dyn RunAccess) -> Result<String> {
+        Ok(String::new())
+    }
+
+    /// The pictures this kind draws of a merged run (`gametables plot`,
+    /// written as SVG and PNG to `RUN_DIR/plots/`, outside the digests),
+    /// built with [`crate::plot`]. Default: none.
+    ///
+    /// # Errors
+    /// If a table or shard cannot be read or a picture cannot be drawn.
+    fn plots(&self, _run: &dyn RunAccess) -> Result<Vec<crate::plot::PlotFile>> {
+        Ok(Vec::new())
+    }
 }
 
 /// Every job kind this build knows.

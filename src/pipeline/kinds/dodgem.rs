@@ -550,6 +550,69 @@ impl JobKind for Dodgem {
             .unwrap_or_default();
         Ok(dodgem_claims(run, &summary, &csv))
     }
+
+    /// `dodgem-N-layers`: wins, losses and draws per layer, from the
+    /// per-layer table `dodgem-N-layers.csv`.
+    fn plots(&self, run: &dyn RunAccess) -> Result<Vec<crate::plot::PlotFile>> {
+        use crate::plot::dodgem::{DodgemChart, LayerCounts};
+        let n = run_board(run)?.n();
+        let name = format!("dodgem-{n}-layers.csv");
+        let text = String::from_utf8(run.table(&name)?).unwrap_or_default();
+        let mut lines = text.lines();
+        if lines.next() != Some(LAYERS_CSV_HEADER) {
+            return Err(Error::job(
+                self.name(),
+                format!("{name}: unexpected header"),
+            ));
+        }
+        let layers = lines
+            .enumerate()
+            .map(|(i, l)| {
+                let f: Vec<&str> = l.split(',').collect();
+                let num = |k: usize| f.get(k).and_then(|x| x.parse::<u64>().ok());
+                let cols = LAYERS_CSV_HEADER.split(',').count();
+                match (
+                    f.len() == cols,
+                    num(0),
+                    num(1),
+                    num(2),
+                    num(3),
+                    num(4),
+                    num(5),
+                ) {
+                    (
+                        true,
+                        Some(a),
+                        Some(b),
+                        Some(positions),
+                        Some(wins),
+                        Some(losses),
+                        Some(draws),
+                    ) => Ok(LayerCounts {
+                        a: a as u32,
+                        b: b as u32,
+                        positions,
+                        wins,
+                        losses,
+                        draws,
+                    }),
+                    _ => Err(Error::job(
+                        self.name(),
+                        format!("{name} line {}: `{l}`", i + 2),
+                    )),
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let chart = DodgemChart {
+            n: n as u32,
+            layers,
+        };
+        Ok(vec![crate::pipeline::plots::drawn(crate::plot::render(
+            &format!("dodgem-{n}-layers"),
+            &format!("Dodgem {n}×{n}: wins, losses and draws for the side to move, per layer"),
+            &chart,
+        ))?])
+    }
 }
 
 fn run_board(run: &dyn RunAccess) -> Result<Board> {
