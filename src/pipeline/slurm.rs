@@ -1630,6 +1630,8 @@ mod tests {
             detach: false,
             force: false,
             progress: false,
+            retry_for: Duration::ZERO,
+            latency_wait: DEFAULT_LATENCY_WAIT,
         };
         let sub = Submission {
             plan: &plan,
