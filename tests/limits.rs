@@ -57,13 +57,29 @@ fn issue_examples_are_refused_with_the_number_and_the_limit() {
     // Was: exit 134, "memory allocation of 400000000004 bytes failed".
     let o = limited(
         t.path(),
-        &["query", "subtraction", "--set", "1,3,4", "--n", "100000000000"],
+        &[
+            "query",
+            "subtraction",
+            "--set",
+            "1,3,4",
+            "--n",
+            "100000000000",
+        ],
     );
     assert_refused(&o, "--n 100000000000");
     // Was: grew to 24 GB until the kernel killed it.
     let o = limited(
         t.path(),
-        &["query", "three-row", "--q", "255", "--r", "120", "--q-max", "4000000000"],
+        &[
+            "query",
+            "three-row",
+            "--q",
+            "255",
+            "--r",
+            "120",
+            "--q-max",
+            "4000000000",
+        ],
     );
     assert_refused(&o, "--q-max 4000000000 --r 120");
     // Was: accepted by the job-file checks, then aborted in allocation.
@@ -73,7 +89,10 @@ fn issue_examples_are_refused_with_the_number_and_the_limit() {
     )
     .unwrap();
     let o = limited(t.path(), &["plan", "c400.toml", "--run-dir", "run"]);
-    assert_refused(&o, "c400.toml:2:1: this job file plans 73,941 job(s) reading 2.7e9 input shard(s)");
+    assert_refused(
+        &o,
+        "c400.toml:2:1: this job file plans 73,941 job(s) reading 2.7e9 input shard(s)",
+    );
     assert!(!t.path().join("run/plan.toml").exists());
     // --memory raises the bound: the same plan is then refused only by it.
     let o = limited(
@@ -96,12 +115,27 @@ fn no_input_aborts_or_is_killed_under_ulimit() {
     let t = tempfile::tempdir().unwrap();
     let jobs: &[(&str, &str)] = &[
         // q_range = 1 at q_max = 10⁸: 5·10¹⁵ tiles (counted, never built).
-        ("t1.toml", "kind = \"three-row\"\nq_max = 100000000\nq_range = 1\n"),
-        ("t2.toml", "kind = \"three-row\"\nq_max = 100000000\nq_range = 1000\n"),
-        ("o1.toml", "kind = \"octal\"\ncode = \"0.77\"\nn_max = 268435455\nranges = 1000\n"),
-        ("c1.toml", "kind = \"chomp-census\"\nn_max = 400\nmax_ranks_per_job = 1\n"),
+        (
+            "t1.toml",
+            "kind = \"three-row\"\nq_max = 100000000\nq_range = 1\n",
+        ),
+        (
+            "t2.toml",
+            "kind = \"three-row\"\nq_max = 100000000\nq_range = 1000\n",
+        ),
+        (
+            "o1.toml",
+            "kind = \"octal\"\ncode = \"0.77\"\nn_max = 268435455\nranges = 1000\n",
+        ),
+        (
+            "c1.toml",
+            "kind = \"chomp-census\"\nn_max = 400\nmax_ranks_per_job = 1\n",
+        ),
         ("c2.toml", "kind = \"chomp-census\"\nn_max = 200\n"),
-        ("b1.toml", "kind = \"chomp-boxes\"\nboxes = [[1, 4294967295]]\n"),
+        (
+            "b1.toml",
+            "kind = \"chomp-boxes\"\nboxes = [[1, 4294967295]]\n",
+        ),
         ("g1.toml", "kind = \"chomp-grundy\"\nboxes = [[40, 40]]\n"),
         ("d1.toml", "kind = \"dodgem\"\nn = 9\n"),
     ];
@@ -158,7 +192,10 @@ fn three_row_tiles_are_counted_exactly_before_planning() {
                     Some((tiles.len() as u128, inputs as u128)),
                     "q_max {q_max}, q_range {q_range}, r_range {r_range}"
                 );
-                assert_eq!(count_tiles(q_max, q_range, r_range, tiles.len() as u128 - 1), None);
+                assert_eq!(
+                    count_tiles(q_max, q_range, r_range, tiles.len() as u128 - 1),
+                    None
+                );
             }
         }
     }

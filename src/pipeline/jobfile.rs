@@ -63,15 +63,7 @@ pub const PLAN_BYTES_PER_INPUT: u128 = 512;
 /// A number for people: `1,234`, or `1.7e12` when large.
 fn count_text(n: u128) -> String {
     if n < 10_000_000 {
-        let s = n.to_string();
-        let mut out = String::new();
-        for (i, c) in s.chars().enumerate() {
-            if i > 0 && (s.len() - i) % 3 == 0 {
-                out.push(',');
-            }
-            out.push(c);
-        }
-        out
+        super::resources::thousands(n)
     } else {
         format!("{:.1e}", n as f64)
     }
@@ -88,13 +80,7 @@ fn count_text(n: u128) -> String {
 ///
 /// # Errors
 /// [`Error::JobFile`] at `key`, naming the jobs, inputs, bytes and limit.
-pub fn check_plan_size(
-    path: &Path,
-    text: &str,
-    key: &str,
-    jobs: u128,
-    inputs: u128,
-) -> Result<()> {
+pub fn check_plan_size(path: &Path, text: &str, key: &str, jobs: u128, inputs: u128) -> Result<()> {
     let bytes = jobs
         .saturating_mul(PLAN_BYTES_PER_JOB)
         .saturating_add(inputs.saturating_mul(PLAN_BYTES_PER_INPUT));

@@ -112,6 +112,19 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     Ok(v.ceil() as u64)
 }
 
+/// `n` with thousands separators (`16000` → `16,000`), for messages.
+pub fn thousands(n: u128) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A byte count for people: `812 B`, `3.4 MiB`, `17.2 GiB`.
 pub fn fmt_bytes(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
@@ -162,11 +175,15 @@ pub fn allocation_limit() -> u64 {
 /// process needs room beside its largest allocation, and a shared machine
 /// beside the process.
 pub fn default_allocation_limit() -> u64 {
-    [available_memory(), address_space_limit(), cgroup_memory_limit()]
-        .into_iter()
-        .flatten()
-        .min()
-        .map_or(1 << 30, |m| m / 2)
+    [
+        available_memory(),
+        address_space_limit(),
+        cgroup_memory_limit(),
+    ]
+    .into_iter()
+    .flatten()
+    .min()
+    .map_or(1 << 30, |m| m / 2)
 }
 
 /// `RLIMIT_AS` (`ulimit -v`) in bytes, `None` when unlimited.
@@ -176,7 +193,8 @@ pub fn address_space_limit() -> Option<u64> {
         rlim_max: 0,
     };
     // SAFETY: `r` is a valid out-pointer for the call.
-    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } != 0 || r.rlim_cur == libc::RLIM_INFINITY {
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } != 0 || r.rlim_cur == libc::RLIM_INFINITY
+    {
         return None;
     }
     Some(r.rlim_cur)
@@ -187,11 +205,14 @@ pub fn address_space_limit() -> Option<u64> {
 pub fn cgroup_memory_limit() -> Option<u64> {
     let cgroup = std::fs::read_to_string("/proc/self/cgroup").ok()?;
     let path = cgroup.lines().find_map(|l| l.strip_prefix("0::"))?;
-    std::fs::read_to_string(format!("/sys/fs/cgroup{}/memory.max", path.trim_end_matches('/')))
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
+    std::fs::read_to_string(format!(
+        "/sys/fs/cgroup{}/memory.max",
+        path.trim_end_matches('/')
+    ))
+    .ok()?
+    .trim()
+    .parse()
+    .ok()
 }
 
 /// Refuses to allocate `need` bytes for `what` above [`allocation_limit`].

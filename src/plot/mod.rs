@@ -156,15 +156,7 @@ pub fn render<C: Chart>(stem: &str, title: &str, chart: &C) -> Result<PlotFile, 
 
 /// `n` with thousands separators (`16000` → `16,000`).
 pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
+    crate::pipeline::resources::thousands(u128::from(n))
 }
 
 /// Colours of categories, shared by the charts (colour-blind safe, after

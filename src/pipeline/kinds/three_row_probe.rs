@@ -13,9 +13,7 @@ use crate::games::three_row::{
 use crate::pipeline::Error;
 use crate::pipeline::kinds::three_row::{MAX_Q, row_line, tile_memory};
 use crate::pipeline::merge::RunView;
-use crate::pipeline::probe::{
-    Params, Probe, ProbeError, ProbeResult, Progress, param, required,
-};
+use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, Progress, param, required};
 use crate::pipeline::resources::{check_allocation, cores};
 
 /// Default last column of the in-memory classification.
