@@ -580,10 +580,12 @@ fn regressions_huge_inputs_wrong_lengths_pipes_and_usage() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("grundy3.toml:2:1:"));
-    // Huge queries are refused before allocating.
+    // Huge queries are refused before allocating, as bad arguments (exit 2,
+    // naming the argument: issue 15, items 1 and 7).
     for q in ["4000000000x1", "1x4000000000", "1x100000000"] {
         let out = gt().args(["query", "chomp", q]).output().unwrap();
-        assert_eq!(out.status.code(), Some(1), "{q}");
+        assert_eq!(out.status.code(), Some(2), "{q}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(q), "{q}");
     }
     // Usage errors exit 2.
     let out = gt()
