@@ -23,7 +23,7 @@ use super::kind::{
 };
 use super::plan::{
     JobState, PlanFile, PlannedJob, check_shard_bytes, check_shard_content, decode_shard,
-    job_state, read_checked_shard, read_shard, read_shard_bytes, shard_error,
+    job_state, raw_bound, read_checked_shard, read_job_shard, read_shard_bytes, shard_error,
 };
 use super::rundir::RunDir;
 use super::shard::{Shard, write_atomic};
@@ -196,7 +196,7 @@ impl ShardSource for RunView {
             .plan
             .job(name)
             .ok_or_else(|| Error::job(name, "no such job in this plan"))?;
-        read_shard(&self.dir, &self.plan.kind, &j.name, &j.id)
+        read_job_shard(&self.dir, &self.plan.kind, j)
     }
 }
 
@@ -286,7 +286,7 @@ impl ShardSource for MergeAccess<'_> {
                 "changed while being merged".into(),
             ));
         }
-        let s = decode_shard(dir, kind, &j.name, &j.id, &bytes)?;
+        let s = decode_shard(dir, kind, &j.name, &j.id, &bytes, raw_bound(kind, j))?;
         check_shard_content(dir, kind, j, &s)?;
         self.loaded
             .lock()

@@ -14,6 +14,7 @@
 //! directories (or the in-memory limits) solve ([`ProbeError::NotSolved`]),
 //! or a shard is missing or damaged ([`ProbeError::Run`]).
 
+pub mod blocks;
 pub mod impartial;
 
 use std::collections::BTreeMap;
