@@ -104,6 +104,28 @@ enum Command {
     /// Look up results.
     #[command(subcommand)]
     Query(Query),
+    /// Serve run directories over HTTP: a JSON API and a web page to play
+    /// Chomp and Dodgem against the solved tables.
+    ///
+    /// GET /api/v1/dodgem?n=5&position=…&moves=…, /api/v1/chomp?rect=8x10 or
+    /// ?position=10,10,9,4 (&grundy=1), /api/v1/three-row?q=…&r=…,
+    /// /api/v1/octal?code=0.77&n=…: the JSON `query … --json` prints; errors
+    /// as {"error": …, "status": …} with HTTP 400 (bad request), 404 (outside
+    /// the solved tables) or 500 (damaged shard). GET / is the page;
+    /// GET /api/v1/ lists what is served.
+    #[command(
+        after_help = "Example:\n  gametables serve runs/dodgem-5 runs/chomp-boxes --bind 127.0.0.1:8080\n  then open http://127.0.0.1:8080/ in a browser."
+    )]
+    Serve {
+        /// Run directories (dodgem, chomp-boxes, chomp-grundy, three-row, …).
+        dirs: Vec<PathBuf>,
+        /// Address and port to listen on (port 0: any free port).
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        bind: std::net::SocketAddr,
+        /// Size of the shard block cache, in MiB.
+        #[arg(long, default_value_t = 64)]
+        cache_mb: u64,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -367,6 +389,26 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             )
         }
         Command::Query(q) => cmd_query(q),
+        Command::Serve {
+            dirs,
+            bind,
+            cache_mb,
+        } => {
+            let probes = crate::pipeline::probe::Probes::open(&dirs, cache_mb << 20)?;
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .context("starting the tokio runtime")?;
+            rt.block_on(crate::serve::serve(probes, bind, |addr| {
+                println!(
+                    "serving {} run director{} on http://{addr}/ (Ctrl-C stops)",
+                    dirs.len(),
+                    if dirs.len() == 1 { "y" } else { "ies" }
+                );
+            }))
+            .with_context(|| format!("serving on {bind}"))?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

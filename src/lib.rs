@@ -10,3 +10,4 @@
 pub mod cli;
 pub mod games;
 pub mod pipeline;
+pub mod serve;

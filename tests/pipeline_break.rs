@@ -10,8 +10,6 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use gametables::pipeline::codec;
-use gametables::pipeline::digest::sha256;
 use gametables::pipeline::merge::ResultFile;
 use gametables::pipeline::plan::PlanFile;
 use gametables::pipeline::rundir::RunDir;

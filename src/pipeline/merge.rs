@@ -617,12 +617,11 @@ mod tests {
         let j = plan.job("box-4x5").unwrap();
         let p = dir.shard_path(&j.id);
         let good = std::fs::read(&p).unwrap();
-        let hlen = u32::from_le_bytes(good[12..16].try_into().unwrap()) as usize;
-        let body = b"not zstd";
-        let mut bad = good[..16 + hlen].to_vec();
-        bad.extend_from_slice(&(body.len() as u64).to_le_bytes());
-        bad.extend_from_slice(body);
-        bad.extend_from_slice(&crate::pipeline::digest::sha256(&bad));
+        // A block that is not a zstd frame, every checksum right.
+        let mut parts = crate::pipeline::shard::craft::split(&good);
+        let last = parts.blocks.len() - 1;
+        parts.blocks[last] = b"not zstd".to_vec();
+        let bad = crate::pipeline::shard::craft::assemble(&parts);
         std::fs::write(&p, &bad).unwrap();
         for view in [&skipping, &real] {
             match merge(view) {
