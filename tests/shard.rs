@@ -198,7 +198,7 @@ fn shard_file_reads_blocks_and_refuses_only_the_damaged_one() {
     );
     assert_eq!(f.read_section("values").unwrap(), big);
     assert_eq!(f.read_section("meta").unwrap(), vec![9; 10]);
-    let streamed: Vec<u8> = f.blocks("values").map(Result::unwrap).flatten().collect();
+    let streamed: Vec<u8> = f.blocks("values").flat_map(Result::unwrap).collect();
     assert_eq!(streamed, big);
     assert!(f.read_range("values", 999_999, 2).is_err());
     assert!(f.read_block("nope", 0).is_err());

@@ -1091,7 +1091,7 @@ impl ShardFile {
         name: &'a str,
     ) -> impl Iterator<Item = std::result::Result<Vec<u8>, String>> + 'a {
         let count = self.block_count(name).unwrap_or(0);
-        let missing = self.section(name).err().map(|e| Err::<Vec<u8>, String>(e));
+        let missing = self.section(name).err().map(Err::<Vec<u8>, String>);
         missing
             .into_iter()
             .chain((0..count).map(move |i| self.read_block(name, i)))

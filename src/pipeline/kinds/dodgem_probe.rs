@@ -136,6 +136,9 @@ enum Layers {
     Memory(OnceLock<Tables>),
 }
 
+/// Looks one position's value up (from a run's blocks or from memory).
+type Lookup<'a> = Box<dyn Fn(&Position) -> ProbeResult<Value> + 'a>;
+
 /// Answers Dodgem requests from `dodgem` run directories, one per board
 /// size, and solves boards up to [`IN_MEMORY_MAX_N`] in memory when no run
 /// holds them.
@@ -266,36 +269,35 @@ impl DodgemProbe {
     pub fn answer(&self, req: &DodgemRequest) -> ProbeResult<DodgemAnswer> {
         let (board, p) = Self::position(req)?;
         let n = req.n;
-        let (lookup, source): (Box<dyn Fn(&Position) -> ProbeResult<Value> + '_>, String) =
-            match self.boards.get(&n) {
-                Some(Layers::Run(shards, layers)) => (
-                    Box::new(move |q: &Position| {
-                        let (a, b) = q.layer();
-                        let layer = layers[a * n + b].get_or_init(|| Layer::new(board, a, b));
-                        let name = layer_job(a, b);
-                        let byte = shards.byte(&name, "values", layer.index(q))?;
-                        Value::from_byte(byte).ok_or_else(|| {
-                            ProbeError::Run(crate::pipeline::Error::job(
-                                &name,
-                                format!("byte {byte} at index {} is not a value", layer.index(q)),
-                            ))
-                        })
-                    }),
-                    format!("run {}", shards.view().dir.root().display()),
-                ),
-                Some(Layers::Memory(cell)) => {
-                    let t = cell.get_or_init(|| Tables::solve(board, 1));
-                    (
-                        Box::new(move |q: &Position| Ok(t.value(q).expect("every layer solved"))),
-                        "solved in memory".to_string(),
-                    )
-                }
-                None => {
-                    return Err(ProbeError::NotSolved(format!(
-                        "no run directory for {n}×{n}: run `gametables run jobs/dodgem-{n}.toml` first, or pass --run-dir"
-                    )));
-                }
-            };
+        let (lookup, source): (Lookup<'_>, String) = match self.boards.get(&n) {
+            Some(Layers::Run(shards, layers)) => (
+                Box::new(move |q: &Position| {
+                    let (a, b) = q.layer();
+                    let layer = layers[a * n + b].get_or_init(|| Layer::new(board, a, b));
+                    let name = layer_job(a, b);
+                    let byte = shards.byte(&name, "values", layer.index(q))?;
+                    Value::from_byte(byte).ok_or_else(|| {
+                        ProbeError::Run(crate::pipeline::Error::job(
+                            &name,
+                            format!("byte {byte} at index {} is not a value", layer.index(q)),
+                        ))
+                    })
+                }),
+                format!("run {}", shards.view().dir.root().display()),
+            ),
+            Some(Layers::Memory(cell)) => {
+                let t = cell.get_or_init(|| Tables::solve(board, 1));
+                (
+                    Box::new(move |q: &Position| Ok(t.value(q).expect("every layer solved"))),
+                    "solved in memory".to_string(),
+                )
+            }
+            None => {
+                return Err(ProbeError::NotSolved(format!(
+                    "no run directory for {n}×{n}: run `gametables run jobs/dodgem-{n}.toml` first, or pass --run-dir"
+                )));
+            }
+        };
         let value = lookup(&p)?;
         let mut moves: Vec<DodgemMove> = board
             .moves(&p)
