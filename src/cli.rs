@@ -148,6 +148,28 @@ enum Command {
     },
     /// Look up results.
     Query(QueryArgs),
+    /// Serve run directories over HTTP: a JSON API and a web page to play
+    /// Chomp and Dodgem against the solved tables.
+    ///
+    /// GET /api/v1/dodgem?n=5&position=…&moves=…, /api/v1/chomp?rect=8x10 or
+    /// ?position=10,10,9,4 (&grundy=1), /api/v1/three-row?q=…&r=…,
+    /// /api/v1/octal?code=0.77&n=…: the JSON `query … --json` prints; errors
+    /// as {"error": …, "status": …} with HTTP 400 (bad request), 404 (outside
+    /// the solved tables) or 500 (damaged shard). GET / is the page;
+    /// GET /api/v1/ lists what is served.
+    #[command(
+        after_help = "Example:\n  gametables serve runs/dodgem-5 runs/chomp-boxes --bind 127.0.0.1:8080\n  then open http://127.0.0.1:8080/ in a browser."
+    )]
+    Serve {
+        /// Run directories (dodgem, chomp-boxes, chomp-grundy, three-row, …).
+        dirs: Vec<PathBuf>,
+        /// Address and port to listen on (port 0: any free port).
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        bind: std::net::SocketAddr,
+        /// Size of the shard block cache, in MiB.
+        #[arg(long, default_value_t = 64)]
+        cache_mb: u64,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -517,6 +539,26 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             cmd_query(q.game)
         }
+        Command::Serve {
+            dirs,
+            bind,
+            cache_mb,
+        } => {
+            let probes = crate::pipeline::probe::Probes::open(&dirs, cache_mb << 20)?;
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .context("starting the tokio runtime")?;
+            rt.block_on(crate::serve::serve(probes, bind, |addr| {
+                outln!(
+                    "serving {} run director{} on http://{addr}/ (Ctrl-C stops)",
+                    dirs.len(),
+                    if dirs.len() == 1 { "y" } else { "ies" }
+                );
+            }))
+            .with_context(|| format!("serving on {bind}"))?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
@@ -808,11 +850,16 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         };
         let claims = merge::report(&view)?;
         outln!(
-            "{name}: {} computed, {} skipped, {} recomputed (damaged), {} recomputed (deleted) in {:.2} s; root {}",
+            "{name}: {} computed, {} skipped, {} recomputed (damaged), {} recomputed (deleted){} in {:.2} s; root {}",
             summary.computed.len(),
             summary.skipped.len(),
             summary.damaged.len(),
             summary.deleted.len(),
+            if summary.old.is_empty() {
+                String::new()
+            } else {
+                format!(", {} recomputed (old shard format)", summary.old.len())
+            },
             t0.elapsed().as_secs_f64(),
             result.root
         );
@@ -838,6 +885,7 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
     let pending = count(|s| *s == JobState::Pending);
     let deleted = count(|s| *s == JobState::Deleted);
     let damaged = count(|s| matches!(s, JobState::Damaged(_)));
+    let old = count(|s| matches!(s, JobState::Old(_)));
     let slurm = slurm::status_lines(&view.dir, &view.plan);
     if json {
         let jobs: Vec<serde_json::Value> = rows
@@ -848,6 +896,7 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                     JobState::Pending => ("pending", None),
                     JobState::Deleted => ("deleted", None),
                     JobState::Damaged(w) => ("damaged", Some(w.clone())),
+                    JobState::Old(w) => ("old", Some(w.clone())),
                 };
                 serde_json::json!({"job": name, "id": id, "state": state, "reason": why})
             })
@@ -867,6 +916,7 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                 "pending": pending,
                 "deleted": deleted,
                 "damaged": damaged,
+                "old": old,
                 "merged": merged,
                 "root": root,
                 "stale_result": stale,
@@ -877,16 +927,29 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
         outln!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         outln!(
-            "{} ({}): {} job(s): {done} done, {pending} pending, {deleted} deleted, {damaged} damaged{}",
+            "{} ({}): {} job(s): {done} done, {pending} pending, {deleted} deleted, {damaged} damaged{}{}",
             dir.display(),
             view.plan.kind,
             rows.len(),
+            if old > 0 {
+                format!(", {old} old")
+            } else {
+                String::new()
+            },
             match &st.merge {
                 MergeState::NotMerged => String::new(),
                 MergeState::Merged(root) => format!("; merged, root {root}"),
                 MergeState::Stale(why) => format!("; result.toml is stale: {why}"),
             }
         );
+        if old > 0 {
+            outln!(
+                "{old} shard(s) in an older shard format, written by an older gametables (not damaged; \
+                 this build reads format {}): `gametables run JOB_FILE --run-dir {}` recomputes them",
+                crate::pipeline::shard::FORMAT_VERSION,
+                dir.display()
+            );
+        }
         for line in slurm {
             outln!("{line}");
         }
@@ -896,6 +959,7 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                 JobState::Pending => "pending".to_string(),
                 JobState::Deleted => "DELETED: the run had its shard".to_string(),
                 JobState::Damaged(w) => format!("DAMAGED: {w}"),
+                JobState::Old(_) => "old (shard format 1; `run` recomputes it)".to_string(),
             };
             outln!("  {}  {:<24} {}", &id[..12], name, s);
         }

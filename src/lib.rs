@@ -15,3 +15,4 @@ pub mod cli;
 pub mod games;
 pub mod pipeline;
 pub mod plot;
+pub mod serve;

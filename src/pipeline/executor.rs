@@ -50,6 +50,9 @@ pub struct RunSummary {
     pub damaged: Vec<(String, String)>,
     /// Jobs recomputed because their shards were deleted ([`JobState::Deleted`]).
     pub deleted: Vec<String>,
+    /// Jobs recomputed because their shards are in an older shard format
+    /// (name, reason).
+    pub old: Vec<(String, String)>,
     /// Jobs computed in this run.
     pub computed: Vec<String>,
 }
@@ -73,6 +76,10 @@ pub(crate) fn pending_jobs(dir: &RunDir, plan: &PlanFile, force: bool) -> (Vec<u
             }
             JobState::Damaged(why) => {
                 summary.damaged.push((j.name.clone(), why));
+                pending.push(i);
+            }
+            JobState::Old(why) => {
+                summary.old.push((j.name.clone(), why));
                 pending.push(i);
             }
         }
@@ -222,6 +229,15 @@ async fn run_jobs(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<
         say(
             &pb,
             &format!("job {name}: shard deleted (the run had it); recomputing"),
+        );
+    }
+    if !summary.old.is_empty() {
+        say(
+            &pb,
+            &format!(
+                "{} job(s) have shards in an older shard format (written by an older gametables); recomputing them",
+                summary.old.len()
+            ),
         );
     }
 

@@ -1060,6 +1060,12 @@ pub fn run_slurm(
     for name in &summary.deleted {
         errln!("job {name}: shard deleted (the run had it); resubmitting");
     }
+    if !summary.old.is_empty() {
+        errln!(
+            "{} job(s) have shards in an older shard format (written by an older gametables); resubmitting them",
+            summary.old.len()
+        );
+    }
     if pending.is_empty() {
         return Ok(SlurmOutcome::Finished {
             summary,
