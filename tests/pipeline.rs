@@ -948,7 +948,10 @@ fn an_old_format_run_directory_is_named_old_and_recomputed() {
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let states: Vec<&str> = v
+    assert_eq!(v["summary"]["old"], 2, "{v}");
+    assert_eq!(v["summary"]["damaged"], 0, "{v}");
+    assert_eq!(v["summary"]["merged"], false, "{v}");
+    let states: Vec<&str> = v["jobs"]
         .as_array()
         .unwrap()
         .iter()
