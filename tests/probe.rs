@@ -290,3 +290,171 @@ fn three_row_and_octal_run_probes_agree_with_in_memory() {
         .unwrap();
     assert!(a.source.contains("in memory"), "{}", a.source);
 }
+
+/// `serve` answers each game's API with exactly what `query … --json`
+/// prints (Dodgem, Chomp and three-row from runs, read block by block), octal
+/// G(n) from its run, and errors as JSON with 400 (bad request) and 404
+/// (outside the solved tables).
+#[test]
+fn serve_answers_what_query_json_prints() {
+    use std::io::BufRead;
+    let t = tempfile::tempdir().unwrap();
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let d3 = t.path().join("d3");
+    let (code, _, err) = gt(&[
+        "run",
+        repo.join("jobs/dodgem-3.toml").to_str().unwrap(),
+        "--run-dir",
+        d3.to_str().unwrap(),
+        "--no-progress",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    run_small(
+        t.path(),
+        "boxes",
+        "kind = \"chomp-boxes\"\nboxes = [[5, 7]]\n",
+    );
+    run_small(
+        t.path(),
+        "tr",
+        "kind = \"three-row\"\nq_max = 299\nq_range = 100\nr_range = 75\n",
+    );
+    run_small(
+        t.path(),
+        "kayles",
+        "kind = \"octal\"\ncode = \"0.77\"\nn_max = 5000\nranges = 4\n",
+    );
+    let dir = |n: &str| t.path().join(n).to_str().unwrap().to_string();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_gametables"))
+        .args([
+            "serve",
+            &dir("d3"),
+            &dir("boxes"),
+            &dir("tr"),
+            &dir("kayles"),
+        ])
+        .args(["--bind", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let base = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("{line}"))
+        .trim_end_matches('/')
+        .to_string();
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let get = |path: &str| -> (u16, serde_json::Value) {
+        let mut r = agent.get(format!("{base}{path}")).call().unwrap();
+        let status = r.status().as_u16();
+        let body = r.body_mut().read_to_string().unwrap();
+        (status, serde_json::from_str(&body).unwrap())
+    };
+    let query = |args: &[&str]| -> serde_json::Value {
+        let (code, out, err) = gt(args);
+        assert_eq!(code, Some(0), "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let cases: Vec<(String, serde_json::Value)> = vec![
+        (
+            "/api/v1/dodgem?n=3".into(),
+            query(&[
+                "query",
+                "dodgem",
+                "--n",
+                "3",
+                "--run-dir",
+                &dir("d3"),
+                "--json",
+            ]),
+        ),
+        (
+            "/api/v1/dodgem?n=3&position=blue%3Aa2%20red%3Ab1%20to-move%3Ablue".into(),
+            query(&[
+                "query",
+                "dodgem",
+                "--n",
+                "3",
+                "--run-dir",
+                &dir("d3"),
+                "--position",
+                "blue:a2 red:b1 to-move:blue",
+                "--json",
+            ]),
+        ),
+        (
+            "/api/v1/chomp?rect=5x7".into(),
+            query(&[
+                "query",
+                "chomp",
+                "5x7",
+                "--run-dir",
+                &dir("boxes"),
+                "--json",
+            ]),
+        ),
+        (
+            "/api/v1/chomp?position=7,6,3,3,1".into(),
+            query(&[
+                "query",
+                "chomp",
+                "--position",
+                "7,6,3,3,1",
+                "--run-dir",
+                &dir("boxes"),
+                "--json",
+            ]),
+        ),
+        (
+            "/api/v1/three-row?q=250&r=140".into(),
+            query(&[
+                "query",
+                "three-row",
+                "--q",
+                "250",
+                "--r",
+                "140",
+                "--run-dir",
+                &dir("tr"),
+                "--json",
+            ]),
+        ),
+    ];
+    for (path, want) in cases {
+        let (status, got) = get(&path);
+        assert_eq!(status, 200, "{path}: {got}");
+        assert_eq!(got, want, "{path}");
+    }
+    let (status, v) = get("/api/v1/octal?code=0.77&n=4321");
+    assert_eq!(status, 200, "{v}");
+    let memory = gametables::pipeline::kinds::octal_probe::OctalProbe::new()
+        .answer(&gametables::pipeline::kinds::octal_probe::OctalRequest {
+            code: "0.77".into(),
+            n: 4321,
+        })
+        .unwrap();
+    assert_eq!(v["g"], memory.values[4321], "{v}");
+    assert!(v["source"].as_str().unwrap().contains("kayles"), "{v}");
+    // Errors: malformed (400), outside the solved tables (404).
+    for (path, want) in [
+        ("/api/v1/dodgem?n=3&position=blue%3Az9", 400),
+        ("/api/v1/chomp", 400),
+        ("/api/v1/chomp?rect=9x9", 404),
+        ("/api/v1/dodgem?n=5", 404),
+        ("/api/v1/nosuchgame", 404),
+    ] {
+        let (status, v) = get(path);
+        assert_eq!(status, want, "{path}: {v}");
+        assert_eq!(v["status"], want, "{path}: {v}");
+        assert!(!v["error"].as_str().unwrap().is_empty(), "{path}: {v}");
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+}
