@@ -634,7 +634,7 @@ fn report(
             .map(|(t, _, _)| t.as_str())
             .collect();
         cx.bad(
-            job,
+            &job.replacen("layer-", "reach-", 1),
             &pos,
             format!(
                 "stored as reachable, but its move(s) {} lead to positions stored as unreachable",

@@ -12,14 +12,14 @@
 //!
 //! **Periodicity theorem** (same sources): if `G(n + p) = G(n)` for
 //! `n₀ ≤ n < 2n₀ + p + t` (`t` the most tokens a move removes), then for
-//! every `n ≥ n₀`. The check takes the period and preperiod that
-//! `summary.toml` claims, verifies the hypothesis over
-//! `max(n₀, 1) ≤ n ≤ 2·max(n₀, 1) + p + t` (one value more than needed)
-//! inside the range already checked from the rules — so it holds for the
-//! game's true values — and then compares every stored `G(n)`, `n > 2¹⁶`,
-//! with `G(n − p)`. It also checks that the period and preperiod are the
-//! least (no proper divisor of `p` is a period from `n₀`;
-//! `G(n₀ − 1) ≠ G(n₀ − 1 + p)`).
+//! every `n ≥ n₀`. The check finds, in the values already checked from the
+//! rules (`n ≤ 2¹⁶`), the least `p` whose hypothesis holds over
+//! `max(n₀, 1) ≤ n ≤ 2·max(n₀, 1) + p + t` (one value more than needed) —
+//! so the period holds for the game's true values — and compares every
+//! stored `G(n)`, `n > 2¹⁶`, with `G(n − p)`. It does not read the claim of
+//! `summary.toml` for this; it then re-checks that claim: the least period
+//! (the least divisor of `p` that is a period) and least preperiod, and that
+//! the range the summary says the theorem covered is enough.
 //!
 //! Without a proved period only `n ≤ 2¹⁶` is checked from the rules (each
 //! `n` costs about `n/2` splits per split digit; the whole sequence would
@@ -251,8 +251,29 @@ fn check_mex(cx: &Ctx, g: &[u32], digits: &[u8], limit: u64, owner: &[(u64, Stri
     });
 }
 
-/// Re-checks the periodicity that `summary.toml` claims and extends the
-/// check to `n > limit`; returns how many of those values it proved.
+/// A period proved by the Guy–Smith theorem from `G(0..=limit)`: the least
+/// `p` (and then the least `n₀`) such that `G(n + p) = G(n)` for
+/// `max(n₀, 1) ≤ n ≤ 2·max(n₀, 1) + p + t`, every value involved within
+/// `0..=limit`, and the sequence `p`-periodic from `n₀` to `limit`.
+fn prove_period(g: &[u32], t: usize, limit: usize) -> Option<(usize, usize)> {
+    for p in 1..=limit / 2 {
+        // Least n₀ with G(n + p) = G(n) for n₀ ≤ n ≤ limit − p.
+        let mut n0 = limit - p + 1;
+        while n0 > 0 && g[n0 - 1] == g[n0 - 1 + p] {
+            n0 -= 1;
+        }
+        let lo = n0.max(1);
+        if 2 * lo + p + t + p <= limit {
+            return Some((p, n0));
+        }
+    }
+    None
+}
+
+/// Proves a period from the values checked from the rules (`n ≤ limit`),
+/// checks every later stored value against it, and compares the claim of
+/// `summary.toml` with the least period and preperiod; returns how many
+/// values beyond `limit` were proved.
 fn check_periodic(
     cx: &Ctx,
     g: &[u32],
@@ -260,74 +281,14 @@ fn check_periodic(
     limit: u64,
     owner: &[(u64, String)],
 ) -> Result<u64> {
-    let text = cx.run().table("summary.toml")?;
-    let claim: Summary = match toml::from_str(&String::from_utf8_lossy(&text)) {
-        Ok(s) => s,
-        Err(e) => {
-            cx.bad("merge", "summary.toml", format!("unreadable: {}", e.message()));
-            return Ok(0);
-        }
+    let limit = limit as usize;
+    let Some((p, n0)) = prove_period(g, t, limit) else {
+        return Ok(0);
     };
-    if !claim.periodic {
-        return Ok(0);
-    }
-    let (p, n0) = (claim.period as usize, claim.preperiod as usize);
-    let lo = n0.max(1);
-    let need = 2 * lo + p + t; // one more than the theorem needs
-    if p == 0 || need + p > limit as usize {
-        cx.bad(
-            "merge",
-            "summary.toml",
-            format!(
-                "claims period {p} from {n0}: the theorem needs G(n + p) = G(n) through n = {need}, beyond the {limit} values checked from the rules"
-            ),
-        );
-        return Ok(0);
-    }
-    if let Some(n) = (lo..=need).find(|&n| g[n + p] != g[n]) {
-        cx.bad(
-            "merge",
-            "summary.toml",
-            format!(
-                "claims period {p} from {n0}, but G({}) = {} ≠ G({n}) = {}",
-                n + p,
-                g[n + p],
-                g[n]
-            ),
-        );
-        return Ok(0);
-    }
-    if claim.checked_through as usize + 1 < need {
-        cx.bad(
-            "merge",
-            "summary.toml",
-            format!(
-                "says the theorem's check covered n ≤ {}, but it needs n ≤ {}",
-                claim.checked_through,
-                need - 1
-            ),
-        );
-    }
-    // Least preperiod and least period.
-    if n0 > 0 && g[n0 - 1] == g[n0 - 1 + p] {
-        cx.bad(
-            "merge",
-            "summary.toml",
-            format!("preperiod {n0} is not the least: G({}) = G({})", n0 - 1, n0 - 1 + p),
-        );
-    }
-    for d in (1..p).filter(|d| p % d == 0) {
-        if (n0..g.len() - d).all(|n| g[n + d] == g[n]) {
-            cx.bad(
-                "merge",
-                "summary.toml",
-                format!("period {p} is not the least: {d} is a period from {n0} too"),
-            );
-        }
-    }
-    // Every stored value beyond the rule-checked range follows the period.
+    // The theorem holds for the game's values (those up to `limit` were
+    // checked from the rules): G(n) = G(n − p) for every n ≥ n₀.
     let mut proved = 0;
-    for n in limit as usize + 1..g.len() {
+    for n in limit + 1..g.len() {
         if g[n] == g[n - p] {
             proved += 1;
         } else {
@@ -335,7 +296,7 @@ fn check_periodic(
                 job_of(owner, n as u64),
                 format!("heap of {n}"),
                 format!(
-                    "stored G({n}) = {}, but the proved period {p} gives G({}) = {}",
+                    "stored G({n}) = {}, but the period {p} from {n0} (Guy–Smith, proved from G(n ≤ {limit})) gives G({}) = {}",
                     g[n],
                     n - p,
                     g[n - p]
@@ -343,7 +304,45 @@ fn check_periodic(
             );
         }
     }
-    cx.advance(g.len() as u64 - limit - 1);
+    cx.advance((g.len() - limit - 1) as u64);
+    // The least period divides p; the least preperiod follows.
+    let least = (1..=p)
+        .filter(|d| p % d == 0)
+        .find(|&d| (n0..n0 + p).all(|n| g[n + d] == g[n]))
+        .expect("p itself");
+    let mut pre = n0;
+    while pre > 0 && g[pre - 1] == g[pre - 1 + least] {
+        pre -= 1;
+    }
+    let text = cx.run().table("summary.toml")?;
+    match toml::from_str::<Summary>(&String::from_utf8_lossy(&text)) {
+        Err(e) => cx.bad("merge", "summary.toml", format!("unreadable: {}", e.message())),
+        Ok(claim) if claim.periodic => {
+            if (claim.period as usize, claim.preperiod as usize) != (least, pre) {
+                cx.bad(
+                    "merge",
+                    "summary.toml",
+                    format!(
+                        "claims period {} from {}, but the values give the least period {least} from {pre}",
+                        claim.period, claim.preperiod
+                    ),
+                );
+            }
+            let lo = pre.max(1);
+            let need = 2 * lo + least + t - 1;
+            let through = claim.checked_through as usize;
+            if through < need || through + least >= g.len() {
+                cx.bad(
+                    "merge",
+                    "summary.toml",
+                    format!(
+                        "says the theorem's check covered n ≤ {through}; it needs n ≤ {need} within the values"
+                    ),
+                );
+            }
+        }
+        Ok(_) => {}
+    }
     Ok(proved)
 }
 
