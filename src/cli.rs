@@ -5,14 +5,12 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, anyhow, bail};
+use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand};
 
-use crate::games::chomp::{ChompBox, Staircase};
 use crate::pipeline::executor::{LocalOptions, run_local};
 use crate::pipeline::fullcheck;
 use crate::pipeline::jobfile::read_job_file;
-use crate::pipeline::kinds::chomp_boxes::winning_moves_from_run;
 use crate::pipeline::merge::{self, ResultFile, RunView};
 use crate::pipeline::plan::{JobState, PlanFile, write_plan};
 use crate::pipeline::rundir::RunDir;
@@ -432,34 +430,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 },
             )
         }
-        Command::Query(Query::Chomp {
-            rectangle,
-            position,
-            run_dir,
-            json,
-            grundy,
-        }) if grundy => cmd_query_chomp_grundy(rectangle, position, run_dir, json),
-        Command::Query(Query::Chomp {
-            rectangle,
-            position,
-            run_dir,
-            json,
-            ..
-        }) => cmd_query_chomp(rectangle, position, run_dir, json),
-        Command::Query(Query::ThreeRow(a)) => cmd_query_three_row(&a),
-        Command::Query(Query::Dodgem {
-            n,
-            position,
-            moves,
-            desjardins,
-            run_dir,
-            json,
-        }) => cmd_query_dodgem(n, position, moves, desjardins, run_dir, json),
-        Command::Query(Query::Nim { heaps, misere }) => cmd_query_nim(&heaps, misere),
-        Command::Query(Query::Subtraction { set, n, heaps }) => {
-            cmd_query_subtraction(&set, n, heaps.as_deref())
-        }
-        Command::Query(Query::Octal { code, n }) => cmd_query_octal(&code, n),
+        Command::Query(q) => cmd_query(q),
     }
 }
 
@@ -713,475 +684,96 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Most rows a queried staircase may have.
-const MAX_QUERY_ROWS: u32 = 10_000;
-
-/// Largest box solved in memory by `query chomp`.
-const QUERY_IN_MEMORY_LIMIT: u64 = 50_000_000;
-
-fn parse_rectangle(s: &str) -> anyhow::Result<Staircase> {
-    let (r, c) = s
-        .split_once(['x', 'X', '×'])
-        .ok_or_else(|| anyhow!("rectangle `{s}`: write ROWSxCOLS, e.g. 8x10"))?;
-    let r: u32 = r
-        .trim()
-        .parse()
-        .with_context(|| format!("rectangle `{s}`: rows"))?;
-    let c: u32 = c
-        .trim()
-        .parse()
-        .with_context(|| format!("rectangle `{s}`: cols"))?;
-    if r == 0 || c == 0 {
-        bail!("rectangle `{s}`: rows and cols must be at least 1");
-    }
-    if r > MAX_QUERY_ROWS {
-        bail!("rectangle `{s}`: at most {MAX_QUERY_ROWS} rows");
-    }
-    Ok(Staircase::rectangle(r, c)?)
-}
-
-fn parse_position(s: &str) -> anyhow::Result<Staircase> {
-    let rows: Vec<u32> = s
-        .split(',')
-        .map(|p| p.trim().parse::<u32>())
-        .collect::<Result<_, _>>()
-        .with_context(|| format!("position `{s}`: write row lengths like 10,10,9,4"))?;
-    Staircase::new(&rows).with_context(|| format!("position `{s}`"))
-}
-
-/// The staircase a `query chomp` names: a rectangle or `--position`.
-fn chomp_query_position(
-    rectangle: Option<&str>,
-    position: Option<&str>,
-) -> anyhow::Result<Staircase> {
-    match (rectangle, position) {
-        (Some(r), _) => parse_rectangle(r),
-        (None, Some(p)) => parse_position(p),
-        (None, None) => bail!("give a rectangle (e.g. 8x10) or --position 10,10,9,4"),
-    }
-}
-
-/// Opens a run directory that must hold a run of job kind `kind`.
-fn open_run_of_kind(dir: &Path, kind: &str) -> anyhow::Result<RunView> {
-    let view = RunView::open(dir)?;
-    if view.plan.kind != kind {
-        bail!(
-            "{} is a `{}` run, not {kind}",
-            dir.display(),
-            view.plan.kind
-        );
-    }
-    Ok(view)
-}
-
-fn cmd_query_chomp(
-    rectangle: Option<String>,
-    position: Option<String>,
-    run_dir: Option<PathBuf>,
-    json: bool,
+/// Prints an answer as JSON (one line) or as text.
+fn print_answer(
+    text: &dyn std::fmt::Display,
+    json: Option<serde_json::Value>,
 ) -> anyhow::Result<ExitCode> {
-    let s = chomp_query_position(rectangle.as_deref(), position.as_deref())?;
-    let (source, moves) = match &run_dir {
-        Some(d) => {
-            let view = open_run_of_kind(d, "chomp-boxes")?;
-            let (name, moves) = winning_moves_from_run(&view, &s)?.ok_or_else(|| {
-                anyhow!(
-                    "no box in {} covers {} (nor its transpose)",
-                    d.display(),
-                    rectangle
-                        .clone()
-                        .unwrap_or_else(|| format!("the position {s}"))
-                )
+    match json {
+        Some(v) => println!("{}", serde_json::to_string(&v)?),
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_query(q: Query) -> anyhow::Result<ExitCode> {
+    use crate::pipeline::kinds::chomp_boxes_probe::{
+        ChompProbe, ChompRequest, QUERY_IN_MEMORY_LIMIT,
+    };
+    use crate::pipeline::kinds::dodgem_probe::{DodgemProbe, DodgemRequest};
+    use crate::pipeline::kinds::octal_probe::{OctalProbe, OctalRequest};
+    use crate::pipeline::kinds::three_row_probe::{ThreeRowProbe, ThreeRowRequest};
+    use crate::pipeline::probe::impartial::{nim_answer, subtraction_answer};
+    use crate::pipeline::probe::open_run_of_kind;
+    match q {
+        Query::Chomp {
+            rectangle,
+            position,
+            run_dir,
+            json,
+            grundy,
+        } => {
+            let req = ChompRequest::parse(rectangle.as_deref(), position.as_deref())?;
+            let mut probe = ChompProbe::new(QUERY_IN_MEMORY_LIMIT);
+            if grundy {
+                if let Some(d) = &run_dir {
+                    probe.grundy.add_run(open_run_of_kind(d, "chomp-grundy")?)?;
+                }
+                let a = probe.grundy.answer(&req)?;
+                print_answer(&a, json.then(|| a.json()))
+            } else {
+                if let Some(d) = &run_dir {
+                    probe.add_run(open_run_of_kind(d, "chomp-boxes")?)?;
+                }
+                let a = probe.answer(&req)?;
+                print_answer(&a, json.then(|| a.json()))
+            }
+        }
+        Query::Dodgem {
+            n,
+            position,
+            moves,
+            desjardins,
+            run_dir,
+            json,
+        } => {
+            let default_dir = PathBuf::from("runs").join(format!("dodgem-{n}"));
+            let dir = run_dir.or_else(|| {
+                default_dir
+                    .join("plan.toml")
+                    .is_file()
+                    .then_some(default_dir)
+            });
+            let probe = match &dir {
+                Some(d) => DodgemProbe::open(d, n)?,
+                None => DodgemProbe::new(),
+            };
+            let a = probe.answer(&DodgemRequest {
+                n,
+                position,
+                moves,
+                desjardins,
             })?;
-            (format!("{} ({})", name, d.display()), moves)
+            print_answer(&a, json.then(|| a.json()))
         }
-        None => {
-            let rows = s.rows().len();
-            let cols = s.rows()[0] as usize;
-            let b = ChompBox::new(rows, cols)?;
-            if b.len() > QUERY_IN_MEMORY_LIMIT {
-                bail!(
-                    "the {rows}x{cols} box has {} staircases, too many to solve here; \
-                     run a chomp-boxes job covering it and pass --run-dir",
-                    b.len()
-                );
-            }
-            let p = b.solve();
-            (
-                format!("solved in memory ({rows}x{cols} box)"),
-                b.winning_moves(&p, &s)?,
-            )
+        Query::ThreeRow(a) => {
+            let probe = match &a.run_dir {
+                Some(d) => ThreeRowProbe::open(d)?,
+                None => ThreeRowProbe::new(),
+            };
+            let ans = probe.answer(&ThreeRowRequest {
+                q: a.q,
+                r: a.r,
+                q_max: a.q_max,
+            })?;
+            print_answer(&ans, a.json.then(|| ans.json()))
         }
-    };
-    if json {
-        let v = serde_json::json!({
-            "position": s.rows(),
-            "p_position": moves.is_empty(),
-            "winning_moves": moves.iter().map(|m| [m.row, m.col]).collect::<Vec<_>>(),
-            "source": source,
-        });
-        println!("{}", serde_json::to_string(&v)?);
-    } else {
-        let label = rectangle.unwrap_or_else(|| s.to_string());
-        if moves.is_empty() {
-            println!("{label}: P-position (the player to move loses; no winning move)");
-        } else {
-            let list: Vec<String> = moves.iter().map(ToString::to_string).collect();
-            println!(
-                "{label}: N-position, {} winning move{}: {}",
-                moves.len(),
-                if moves.len() == 1 { "" } else { "s" },
-                list.join(", ")
-            );
+        Query::Nim { heaps, misere } => print_answer(&nim_answer(&heaps, misere)?, None),
+        Query::Subtraction { set, n, heaps } => {
+            print_answer(&subtraction_answer(&set, n, heaps.as_deref())?, None)
         }
-        println!("  ({source})");
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn cmd_query_three_row(a: &ThreeRowQuery) -> anyhow::Result<ExitCode> {
-    use crate::games::three_row::{
-        RowState, TileGeom, TileInput, TileRecord, classify, solve_tile_blocked,
-    };
-    use crate::pipeline::kinds::three_row::row_line;
-    if a.r > a.q {
-        bail!(
-            "--r {} > --q {}: three-row positions have p ≥ q ≥ r",
-            a.r,
-            a.q
-        );
-    }
-    let solve = |q_last: u32, rows: u32| {
-        let g = TileGeom {
-            q0: 0,
-            q1: q_last + 1,
-            r0: 0,
-            r1: rows,
-            q_max: q_last,
-        };
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        solve_tile_blocked(
-            &g,
-            TileInput::default(),
-            &TileRecord::default(),
-            256,
-            256,
-            threads,
-        )
-        .map_err(|e| anyhow!(e))
-    };
-    let out = solve(a.q, a.r + 1)?;
-    let state = &out.rows[a.r as usize];
-    let f = match state {
-        RowState::Dead { c } => *c,
-        RowState::Live(l) => a.q + l.d_at(a.q),
-    };
-    let (class_line, source) = match &a.run_dir {
-        Some(d) => {
-            let p = d.join("tables").join("three-row-rows.csv");
-            let text =
-                std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
-            let line = text
-                .lines()
-                .find(|l| l.split(',').next() == Some(&a.r.to_string()))
-                .ok_or_else(|| anyhow!("row {} is not in {}", a.r, p.display()))?;
-            (line.to_string(), p.display().to_string())
-        }
-        None => {
-            let q_max = a.q_max.unwrap_or(16_000).max(a.q);
-            let o = solve(q_max, a.r + 1)?;
-            let c = classify(a.r, &o.rows[a.r as usize], q_max);
-            (
-                row_line(a.r, &c),
-                format!("computed in memory to q_max = {q_max}"),
-            )
-        }
-    };
-    let p_pos = (f >= a.q).then_some((f, a.q, a.r));
-    if a.json {
-        let fields: Vec<&str> = class_line.split(',').collect();
-        let v = serde_json::json!({
-            "q": a.q, "r": a.r, "f": f,
-            "p_position": p_pos.map(|(p, q, r)| [p, q, r]),
-            "class": fields.get(1), "c": fields.get(2), "q0": fields.get(3),
-            "period": fields.get(4), "start": fields.get(5), "pattern": fields.get(6),
-            "class_source": source,
-        });
-        println!("{}", serde_json::to_string(&v)?);
-    } else {
-        println!("f({}, {}) = {f}", a.q, a.r);
-        match p_pos {
-            Some((p, q, r)) => println!("  P-position: ({p}, {q}, {r})"),
-            None => println!(
-                "  no P-position (p, {}, {}): row {} died at column {f}, where ({f}, {f}, {}) is a P-position",
-                a.q, a.r, a.r, a.r
-            ),
-        }
-        println!(
-            "  row {}: r,class,c,q0,period,start,pattern = {class_line}",
-            a.r
-        );
-        println!("  ({source})");
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `query chomp … --grundy`: the Sprague–Grundy value of a position, solved
-/// in memory (small boxes) or read from a chomp-grundy run.
-fn cmd_query_chomp_grundy(
-    rectangle: Option<String>,
-    position: Option<String>,
-    run_dir: Option<PathBuf>,
-    json: bool,
-) -> anyhow::Result<ExitCode> {
-    use crate::games::chomp::grundy::grundy_values;
-    use crate::pipeline::kinds::chomp_grundy::grundy_from_run;
-    let s = chomp_query_position(rectangle.as_deref(), position.as_deref())?;
-    let (source, value) = match &run_dir {
-        Some(d) => {
-            let view = open_run_of_kind(d, "chomp-grundy")?;
-            let (name, v) = grundy_from_run(&view, &s)?
-                .ok_or_else(|| anyhow!("no box in {} covers the position {s}", d.display()))?;
-            (format!("{} ({})", name, d.display()), v)
-        }
-        None => {
-            let (rows, cols) = (s.rows().len(), s.rows()[0] as usize);
-            let b = ChompBox::new(rows, cols)?;
-            if b.len() > QUERY_IN_MEMORY_LIMIT / 10 {
-                bail!(
-                    "the {rows}x{cols} box has {} staircases, too many to solve here; \
-                     run a chomp-grundy job covering it and pass --run-dir",
-                    b.len()
-                );
-            }
-            let g = grundy_values(&b);
-            (
-                format!("solved in memory ({rows}x{cols} box)"),
-                g[b.rank_of(&s)? as usize],
-            )
-        }
-    };
-    if json {
-        let v = serde_json::json!({"position": s.rows(), "grundy": value, "source": source});
-        println!("{}", serde_json::to_string(&v)?);
-    } else {
-        let label = rectangle.unwrap_or_else(|| s.to_string());
-        let kind = if value == 0 {
-            "P-position"
-        } else {
-            "N-position"
-        };
-        println!("{label}: Grundy value {value} ({kind})\n  ({source})");
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn parse_list<T: std::str::FromStr>(s: &str, what: &str) -> anyhow::Result<Vec<T>> {
-    s.split(',')
-        .filter(|p| !p.trim().is_empty())
-        .map(|p| p.trim().parse::<T>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| anyhow!("{what} `{s}`: write non-negative integers like 3,4,5"))
-}
-
-fn cmd_query_nim(heaps: &str, misere: bool) -> anyhow::Result<ExitCode> {
-    use crate::games::impartial::nim::{self, Play};
-    let h: Vec<u64> = parse_list(heaps, "heaps")?;
-    let play = if misere { Play::Misere } else { Play::Normal };
-    let label = if misere { "misère" } else { "normal" };
-    let moves = nim::winning_moves(&h, play);
-    println!("heaps {heaps} ({label} play), nim-sum {}", nim::nim_sum(&h));
-    if moves.is_empty() {
-        println!("P-position (the player to move loses; no winning move)");
-    } else {
-        println!("N-position, {} winning move(s):", moves.len());
-        for m in moves {
-            println!("  {m}");
+        Query::Octal { code, n } => {
+            print_answer(&OctalProbe.answer(&OctalRequest { code, n })?, None)
         }
     }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Values computed by `query subtraction` / `query octal` to find a period.
-const QUERY_PERIOD_SEARCH: usize = 1 << 14;
-
-fn values_text(v: &[u32]) -> String {
-    v.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
-}
-
-fn cmd_query_subtraction(set: &str, n: usize, heaps: Option<&str>) -> anyhow::Result<ExitCode> {
-    use crate::games::impartial::subtraction::Subtraction;
-    let s: Vec<u32> = parse_list(set, "set")?;
-    let game = Subtraction::new(&s).map_err(|e| anyhow!("set `{set}`: {e}"))?;
-    let values = game.grundy_sequence(n.max(QUERY_PERIOD_SEARCH));
-    println!(
-        "Sub({{{set}}}): G(0..={n}) = {}",
-        values_text(&values[..=n])
-    );
-    match game.period(&values) {
-        Some(p) => println!(
-            "periodic with period {} from n = {} (proved: the last max S values repeat)",
-            p.period, p.preperiod
-        ),
-        None => println!("no period proved within n ≤ {}", values.len() - 1),
-    }
-    if let Some(hs) = heaps {
-        let h: Vec<u64> = parse_list(hs, "heaps")?;
-        let moves = game.winning_moves(&h);
-        if moves.is_empty() {
-            println!("heaps {hs}: P-position (no winning move)");
-        } else {
-            for (i, take) in moves {
-                println!(
-                    "heaps {hs}: take {take} from heap {} ({} → {})",
-                    i + 1,
-                    h[i],
-                    h[i] - u64::from(take)
-                );
-            }
-        }
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn cmd_query_octal(code: &str, n: usize) -> anyhow::Result<ExitCode> {
-    use crate::games::impartial::octal::{OctalCode, find_period};
-    let c = OctalCode::parse(code)?;
-    if n > 1 << 22 {
-        bail!("--n {n}: at most 4194304 here; run an `octal` job for more");
-    }
-    let values = c.grundy_sequence(n.max(QUERY_PERIOD_SEARCH));
-    println!(
-        "octal game {c}: G(0..={n}) = {}",
-        values_text(&values[..=n])
-    );
-    match find_period(&values, c.max_removal()) {
-        Some(p) => println!(
-            "periodic with period {} from n = {} (last exceptional value at n = {}); \
-             proved by the Guy–Smith theorem: values agree for {} ≤ n ≤ {} (t = {})",
-            p.period,
-            p.preperiod,
-            p.preperiod as i64 - 1,
-            p.preperiod.max(1),
-            p.checked_through,
-            c.max_removal()
-        ),
-        None => println!("no period proved within n ≤ {}", values.len() - 1),
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn cmd_query_dodgem(
-    n: usize,
-    position: Option<String>,
-    moves: Option<String>,
-    desjardins: bool,
-    run_dir: Option<PathBuf>,
-    json: bool,
-) -> anyhow::Result<ExitCode> {
-    use crate::games::dodgem::{Board, Tables, Value, from_desjardins};
-    use crate::pipeline::kinds::dodgem::{layers_for, move_rank, tables_from_run, value_of_move};
-    let board = Board::new(n)?;
-    let mut p = match &position {
-        Some(text) => board.parse_position(text)?,
-        None => board.start(),
-    };
-    for w in moves.as_deref().unwrap_or("").split_whitespace() {
-        if w.ends_with('.') || w == "..." || w == "…" {
-            continue; // move numbers
-        }
-        let ours = if desjardins {
-            from_desjardins(&board, w)?
-        } else {
-            w.to_string()
-        };
-        let m = board
-            .parse_move(&p, &ours)
-            .with_context(|| format!("after {}", board.position_text(&p)))?;
-        p = board.apply(&p, m);
-    }
-    let default_dir = PathBuf::from("runs").join(format!("dodgem-{n}"));
-    let dir = run_dir.or_else(|| {
-        default_dir
-            .join("plan.toml")
-            .is_file()
-            .then_some(default_dir)
-    });
-    let (tables, source) = match &dir {
-        Some(d) => {
-            let view = RunView::open(d)?;
-            if view.plan.kind != "dodgem" {
-                bail!("{} is a `{}` run, not dodgem", d.display(), view.plan.kind);
-            }
-            let run_n = view.plan.params.get("n").and_then(toml::Value::as_integer);
-            if run_n != Some(n as i64) {
-                bail!("{} solves n = {}, not {n}", d.display(), run_n.unwrap_or(0));
-            }
-            (
-                tables_from_run(&view, board, &layers_for(&p))?,
-                format!("run {}", d.display()),
-            )
-        }
-        None if n <= 4 => (Tables::solve(board, 1), "solved in memory".to_string()),
-        None => bail!(
-            "no run directory for {n}×{n}: run `gametables run jobs/dodgem-{n}.toml` first, or pass --run-dir"
-        ),
-    };
-    let value = tables.value(&p).expect("layers loaded");
-    let mut list: Vec<(String, String, Value)> = board
-        .moves(&p)
-        .into_iter()
-        .map(|m| {
-            let name = board.move_name(m);
-            let dj = from_desjardins(&board, &name).unwrap_or_default();
-            (
-                name,
-                dj,
-                value_of_move(&tables, &p, m).expect("layers loaded"),
-            )
-        })
-        .collect();
-    list.sort_by(|x, y| move_rank(x.2).cmp(&move_rank(y.2)).then(x.0.cmp(&y.0)));
-    let side = p.to_move.name();
-    let note = if p.cars(p.to_move.other()) == 0 {
-        Some(format!(
-            "game over: {} has no car left and has won",
-            p.to_move.other().name()
-        ))
-    } else if list.is_empty() {
-        Some(format!("{side} has no legal move and so wins"))
-    } else {
-        None
-    };
-    if json {
-        let v = serde_json::json!({
-            "n": n,
-            "position": board.position_text(&p),
-            "to_move": side,
-            "value": value.word(),
-            "depth": value.depth(),
-            "note": note,
-            "moves": list.iter().map(|(m, dj, v)| serde_json::json!({
-                "move": m, "desjardins": dj, "value": v.word(), "depth": v.depth(),
-            })).collect::<Vec<_>>(),
-            "source": source,
-        });
-        println!("{}", serde_json::to_string(&v)?);
-    } else {
-        println!("{}  ({n}×{n})", board.position_text(&p));
-        println!("value for {side} (to move): {value}");
-        if let Some(note) = note {
-            println!("  {note}");
-        }
-        if !list.is_empty() {
-            println!(
-                "moves of {side}, best first (value for {side}; desJardins' notation in brackets):"
-            );
-            for (m, dj, v) in &list {
-                println!("  {m:<8} [{dj:<8}] {v}");
-            }
-        }
-        println!("  ({source})");
-    }
-    Ok(ExitCode::SUCCESS)
 }

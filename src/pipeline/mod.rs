@@ -14,6 +14,7 @@ pub mod kind;
 pub mod kinds;
 pub mod merge;
 pub mod plan;
+pub mod probe;
 pub mod rundir;
 pub mod shard;
 pub mod slurm;

@@ -1,0 +1,131 @@
+//! Probe of Chomp Sprague–Grundy values, read from the box shards of
+//! `chomp-grundy` runs (or computed in memory for small boxes).
+
+use std::fmt;
+
+use crate::games::chomp::grundy::grundy_values;
+use crate::games::chomp::{ChompBox, Staircase};
+use crate::pipeline::kinds::chomp_boxes_probe::ChompRequest;
+use crate::pipeline::kinds::chomp_grundy::grundy_from_run;
+use crate::pipeline::merge::RunView;
+use crate::pipeline::probe::{ProbeError, ProbeResult, box_list, run_dirs};
+
+/// The answer of [`GrundyProbe::answer`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrundyAnswer {
+    /// The request's label (the rectangle as written, or the staircase).
+    pub label: String,
+    /// The staircase.
+    pub position: Staircase,
+    /// Its Sprague–Grundy value (0 exactly for a P-position).
+    pub grundy: u32,
+    /// Where the value comes from (a box of a run, or computed in memory).
+    pub source: String,
+}
+
+impl GrundyAnswer {
+    /// The JSON form (what `query chomp --grundy --json` prints).
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({"position": self.position.rows(), "grundy": self.grundy, "source": self.source})
+    }
+}
+
+impl fmt::Display for GrundyAnswer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = if self.grundy == 0 {
+            "P-position"
+        } else {
+            "N-position"
+        };
+        writeln!(
+            f,
+            "{}: Grundy value {} ({kind})\n  ({})",
+            self.label, self.grundy, self.source
+        )
+    }
+}
+
+/// Answers Grundy values from `chomp-grundy` runs (the first box that
+/// covers the staircase), else by computing the enclosing box in memory
+/// when it has at most `in_memory_limit` staircases.
+pub struct GrundyProbe {
+    runs: Vec<RunView>,
+    in_memory_limit: u64,
+}
+
+impl GrundyProbe {
+    /// A probe with no run directory.
+    pub fn new(in_memory_limit: u64) -> GrundyProbe {
+        GrundyProbe {
+            runs: Vec::new(),
+            in_memory_limit,
+        }
+    }
+
+    /// Adds a `chomp-grundy` run; with a run, nothing is computed in memory.
+    ///
+    /// # Errors
+    /// [`ProbeError::BadRequest`] if `view` holds another kind.
+    pub fn add_run(&mut self, view: RunView) -> ProbeResult<()> {
+        if view.plan.kind != "chomp-grundy" {
+            return Err(ProbeError::bad(format!(
+                "{} is a `{}` run, not chomp-grundy",
+                view.dir.root().display(),
+                view.plan.kind
+            )));
+        }
+        self.runs.push(view);
+        Ok(())
+    }
+
+    /// The boxes answered from runs: `(rows, cols, run directory)`.
+    pub fn boxes(&self) -> Vec<(u32, u32, String)> {
+        box_list(&self.runs)
+    }
+
+    /// The Sprague–Grundy value of the request's staircase.
+    ///
+    /// # Errors
+    /// [`ProbeError::NotSolved`] if no box covers it (with runs) or its box
+    /// is too large (without); [`ProbeError::Run`] if the covering box's
+    /// shard is missing or damaged.
+    pub fn answer(&self, req: &ChompRequest) -> ProbeResult<GrundyAnswer> {
+        let s = &req.position;
+        let (source, grundy) = if self.runs.is_empty() {
+            let (rows, cols) = (s.rows().len(), s.rows()[0] as usize);
+            let b = ChompBox::new(rows, cols).map_err(ProbeError::bad)?;
+            if b.len() > self.in_memory_limit {
+                return Err(ProbeError::NotSolved(format!(
+                    "the {rows}x{cols} box has {} staircases, too many to solve here; \
+                     run a chomp-grundy job covering it and pass --run-dir",
+                    b.len()
+                )));
+            }
+            let g = grundy_values(&b);
+            (
+                format!("solved in memory ({rows}x{cols} box)"),
+                g[b.rank_of(s).map_err(ProbeError::bad)? as usize],
+            )
+        } else {
+            let mut found = None;
+            for v in &self.runs {
+                if let Some((name, value)) = grundy_from_run(v, s)? {
+                    found = Some((format!("{} ({})", name, v.dir.root().display()), value));
+                    break;
+                }
+            }
+            found.ok_or_else(|| {
+                ProbeError::NotSolved(format!(
+                    "no box in {} covers the position {s}",
+                    run_dirs(&self.runs)
+                ))
+            })?
+        };
+        Ok(GrundyAnswer {
+            label: req.label.clone(),
+            position: s.clone(),
+            grundy,
+            source,
+        })
+    }
+}

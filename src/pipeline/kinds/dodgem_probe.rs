@@ -1,0 +1,328 @@
+//! Probe of Dodgem positions: the value and depth of a position for the side
+//! to move and of every legal move for the player making it, best first,
+//! read from the layer shards of `dodgem` runs (or solved in memory for
+//! n ≤ 4).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use crate::games::dodgem::{Board, Position, Side, Tables, Value, from_desjardins};
+use crate::pipeline::kinds::dodgem::{layers_for, move_rank, tables_from_run, value_of_move};
+use crate::pipeline::merge::RunView;
+use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, flag, param, required};
+
+/// Largest board solved in memory when no run directory holds it (4×4
+/// takes well under a second).
+pub const IN_MEMORY_MAX_N: usize = 4;
+
+/// A Dodgem probe request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DodgemRequest {
+    /// Board size.
+    pub n: usize,
+    /// A position, `blue:a2,a3 red:b1,c1 to-move:blue` (`None`: the start).
+    pub position: Option<String>,
+    /// Moves played from the position, e.g. `a2-a1 b1-b2 c4-off`; move
+    /// numbers (`1.`, `...`) are skipped.
+    pub moves: Option<String>,
+    /// The moves are in desJardins' notation (reflected in the diagonal
+    /// through a1).
+    pub desjardins: bool,
+}
+
+impl DodgemRequest {
+    /// The request from `n`, `position`, `moves` and `desjardins` parameters.
+    ///
+    /// # Errors
+    /// [`ProbeError::BadRequest`] naming a missing or malformed parameter.
+    pub fn from_params(params: &Params) -> ProbeResult<DodgemRequest> {
+        Ok(DodgemRequest {
+            n: required(params, "n")?,
+            position: param(params, "position")
+                .filter(|s| !s.trim().is_empty())
+                .map(str::to_string),
+            moves: param(params, "moves").map(str::to_string),
+            desjardins: flag(params, "desjardins")?,
+        })
+    }
+}
+
+/// One legal move and its value for the player making it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DodgemMove {
+    /// The move in our notation, e.g. `a2-b2`, `c4-off`.
+    pub name: String,
+    /// The same move in desJardins' notation.
+    pub desjardins: String,
+    /// Its value for the player making it (the value after it, for the
+    /// other side, one ply longer).
+    pub value: Value,
+    /// The position after the move.
+    pub after: String,
+}
+
+/// The answer of [`DodgemProbe::answer`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DodgemAnswer {
+    /// Board size.
+    pub n: usize,
+    /// The position reached, as text.
+    pub position: String,
+    /// The side to move.
+    pub to_move: Side,
+    /// Its value for the side to move.
+    pub value: Value,
+    /// Why the game is over, if it is.
+    pub note: Option<String>,
+    /// Every legal move, best first (shortest wins, draws, longest losses;
+    /// ties by name).
+    pub moves: Vec<DodgemMove>,
+    /// Where the values come from (`run DIR` or `solved in memory`).
+    pub source: String,
+}
+
+impl DodgemAnswer {
+    /// The JSON form (what `query dodgem --json` prints and `serve` answers).
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "n": self.n,
+            "position": self.position,
+            "to_move": self.to_move.name(),
+            "value": self.value.word(),
+            "depth": self.value.depth(),
+            "note": self.note,
+            "moves": self.moves.iter().map(|m| serde_json::json!({
+                "move": m.name, "desjardins": m.desjardins,
+                "value": m.value.word(), "depth": m.value.depth(), "after": m.after,
+            })).collect::<Vec<_>>(),
+            "source": self.source,
+        })
+    }
+}
+
+impl fmt::Display for DodgemAnswer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.n;
+        let side = self.to_move.name();
+        writeln!(f, "{}  ({n}×{n})", self.position)?;
+        writeln!(f, "value for {side} (to move): {}", self.value)?;
+        if let Some(note) = &self.note {
+            writeln!(f, "  {note}")?;
+        }
+        if !self.moves.is_empty() {
+            writeln!(
+                f,
+                "moves of {side}, best first (value for {side}; desJardins' notation in brackets):"
+            )?;
+            for m in &self.moves {
+                writeln!(f, "  {:<8} [{:<8}] {}", m.name, m.desjardins, m.value)?;
+            }
+        }
+        writeln!(f, "  ({})", self.source)
+    }
+}
+
+/// Where the layers of one board size come from.
+enum Layers {
+    /// A `dodgem` run directory.
+    Run(RunView),
+    /// Solved in memory on first use.
+    Memory(OnceLock<Tables>),
+}
+
+/// Answers Dodgem requests from `dodgem` run directories, one per board
+/// size, and solves boards up to [`IN_MEMORY_MAX_N`] in memory when no run
+/// holds them.
+pub struct DodgemProbe {
+    boards: BTreeMap<usize, Layers>,
+}
+
+impl Default for DodgemProbe {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl DodgemProbe {
+    /// A probe with no run directory: boards up to [`IN_MEMORY_MAX_N`] are
+    /// solved in memory on first use.
+    pub fn new() -> DodgemProbe {
+        let boards = (2..=IN_MEMORY_MAX_N)
+            .map(|n| (n, Layers::Memory(OnceLock::new())))
+            .collect();
+        DodgemProbe { boards }
+    }
+
+    /// Answers board size `n` from the `dodgem` run `view` (replacing the
+    /// in-memory solve for that size).
+    ///
+    /// # Errors
+    /// [`ProbeError::BadRequest`] if `view` is not a dodgem run, or another
+    /// run directory already gives this size.
+    pub fn add_run(&mut self, view: RunView) -> ProbeResult<usize> {
+        let dir = view.dir.root().display().to_string();
+        if view.plan.kind != "dodgem" {
+            return Err(ProbeError::bad(format!(
+                "{dir} is a `{}` run, not dodgem",
+                view.plan.kind
+            )));
+        }
+        let n = view
+            .plan
+            .params
+            .get("n")
+            .and_then(toml::Value::as_integer)
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| ProbeError::bad(format!("{dir}: the plan gives no board size n")))?;
+        if let Some(Layers::Run(other)) = self.boards.get(&n) {
+            return Err(ProbeError::bad(format!(
+                "{dir} and {} both solve n = {n}",
+                other.dir.root().display()
+            )));
+        }
+        self.boards.insert(n, Layers::Run(view));
+        Ok(n)
+    }
+
+    /// A probe of the run in `dir`, which must solve board size `n`.
+    ///
+    /// # Errors
+    /// As [`DodgemProbe::add_run`], and if the run solves another size.
+    pub fn open(dir: &Path, n: usize) -> ProbeResult<DodgemProbe> {
+        let mut probe = DodgemProbe::new();
+        let run_n = probe.add_run(RunView::open(dir)?)?;
+        if run_n != n {
+            return Err(ProbeError::bad(format!(
+                "{} solves n = {run_n}, not {n}",
+                dir.display()
+            )));
+        }
+        Ok(probe)
+    }
+
+    /// The board sizes answered: `(n, run directory or None for in memory)`.
+    pub fn sizes(&self) -> Vec<(usize, Option<String>)> {
+        self.boards
+            .iter()
+            .map(|(&n, l)| match l {
+                Layers::Run(v) => (n, Some(v.dir.root().display().to_string())),
+                Layers::Memory(_) => (n, None),
+            })
+            .collect()
+    }
+
+    /// The position a request names: its position (or the start) after its
+    /// moves.
+    ///
+    /// # Errors
+    /// [`ProbeError::BadRequest`] for a bad board size, a malformed or
+    /// impossible position, an illegal move (naming the position it was
+    /// played in).
+    pub fn position(req: &DodgemRequest) -> ProbeResult<(Board, Position)> {
+        let board = Board::new(req.n).map_err(ProbeError::bad)?;
+        let mut p = match &req.position {
+            Some(text) => board.parse_position(text).map_err(ProbeError::bad)?,
+            None => board.start(),
+        };
+        for w in req.moves.as_deref().unwrap_or("").split_whitespace() {
+            if w.ends_with('.') || w == "..." || w == "…" {
+                continue; // move numbers
+            }
+            let ours = if req.desjardins {
+                from_desjardins(&board, w).map_err(ProbeError::bad)?
+            } else {
+                w.to_string()
+            };
+            let m = board
+                .parse_move(&p, &ours)
+                .map_err(|e| ProbeError::bad(format!("after {}: {e}", board.position_text(&p))))?;
+            p = board.apply(&p, m);
+        }
+        Ok((board, p))
+    }
+
+    /// The value of the position a request names and of each of its moves.
+    ///
+    /// # Errors
+    /// As [`DodgemProbe::position`]; [`ProbeError::NotSolved`] if no run
+    /// directory gives the board size; [`ProbeError::Run`] if a layer shard
+    /// is missing or damaged.
+    pub fn answer(&self, req: &DodgemRequest) -> ProbeResult<DodgemAnswer> {
+        let (board, p) = Self::position(req)?;
+        let n = req.n;
+        let (tables, source) = match self.boards.get(&n) {
+            Some(Layers::Run(view)) => (
+                std::borrow::Cow::Owned(tables_from_run(view, board, &layers_for(&p))?),
+                format!("run {}", view.dir.root().display()),
+            ),
+            Some(Layers::Memory(cell)) => (
+                std::borrow::Cow::Borrowed(cell.get_or_init(|| Tables::solve(board, 1))),
+                "solved in memory".to_string(),
+            ),
+            None => {
+                return Err(ProbeError::NotSolved(format!(
+                    "no run directory for {n}×{n}: run `gametables run jobs/dodgem-{n}.toml` first, or pass --run-dir"
+                )));
+            }
+        };
+        let value = tables.value(&p).expect("layers loaded");
+        let mut moves: Vec<DodgemMove> = board
+            .moves(&p)
+            .into_iter()
+            .map(|m| {
+                let name = board.move_name(m);
+                DodgemMove {
+                    desjardins: from_desjardins(&board, &name).unwrap_or_default(),
+                    value: value_of_move(&tables, &p, m).expect("layers loaded"),
+                    after: board.position_text(&board.apply(&p, m)),
+                    name,
+                }
+            })
+            .collect();
+        moves.sort_by(|x, y| {
+            move_rank(x.value)
+                .cmp(&move_rank(y.value))
+                .then(x.name.cmp(&y.name))
+        });
+        let side = p.to_move;
+        let note = if p.cars(side.other()) == 0 {
+            Some(format!(
+                "game over: {} has no car left and has won",
+                side.other().name()
+            ))
+        } else if moves.is_empty() {
+            Some(format!("{} has no legal move and so wins", side.name()))
+        } else {
+            None
+        };
+        Ok(DodgemAnswer {
+            n,
+            position: board.position_text(&p),
+            to_move: side,
+            value,
+            note,
+            moves,
+            source,
+        })
+    }
+}
+
+impl Probe for DodgemProbe {
+    fn game(&self) -> &'static str {
+        "dodgem"
+    }
+
+    fn query(&self, params: &Params) -> ProbeResult<serde_json::Value> {
+        Ok(self.answer(&DodgemRequest::from_params(params)?)?.json())
+    }
+
+    fn describe(&self) -> serde_json::Value {
+        serde_json::json!({
+            "sizes": self.sizes().into_iter().map(|(n, dir)| serde_json::json!({
+                "n": n, "run_dir": dir,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}

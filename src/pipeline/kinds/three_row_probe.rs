@@ -1,0 +1,254 @@
+//! Probe of three-row Chomp: `f(q, r)` (Brouwer's recurrence: the unique `p`
+//! with `(p, q, r)` a P-position when `f ≥ q`), the P-position if any, and
+//! the class of row `r` (dead, linear, periodic, undetermined) from a
+//! `three-row` run's rows table or an in-memory run.
+
+use std::fmt;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use crate::games::three_row::{
+    RowState, TileGeom, TileInput, TileOutput, TileRecord, classify, solve_tile_blocked,
+};
+use crate::pipeline::Error;
+use crate::pipeline::kinds::three_row::row_line;
+use crate::pipeline::merge::RunView;
+use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, param, required};
+
+/// Default last column of the in-memory classification.
+pub const DEFAULT_Q_MAX: u32 = 16_000;
+
+/// A three-row request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThreeRowRequest {
+    /// Second row length q.
+    pub q: u32,
+    /// Third row length r (r ≤ q).
+    pub r: u32,
+    /// Last column of an in-memory classification (default
+    /// `max(q, 16000)`); unused when a run gives the class.
+    pub q_max: Option<u32>,
+}
+
+impl ThreeRowRequest {
+    /// The request from the parameters `q`, `r` and optional `q_max`.
+    ///
+    /// # Errors
+    /// [`ProbeError::BadRequest`] naming a missing or malformed parameter.
+    pub fn from_params(params: &Params) -> ProbeResult<ThreeRowRequest> {
+        Ok(ThreeRowRequest {
+            q: required(params, "q")?,
+            r: required(params, "r")?,
+            q_max: match param(params, "q_max") {
+                Some(_) => Some(required(params, "q_max")?),
+                None => None,
+            },
+        })
+    }
+}
+
+/// The answer of [`ThreeRowProbe::answer`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreeRowAnswer {
+    /// Second row length.
+    pub q: u32,
+    /// Third row length.
+    pub r: u32,
+    /// `f(q, r)`.
+    pub f: u32,
+    /// Row `r` as a line of the rows table: `r,class,c,q0,period,start,pattern`.
+    pub class_line: String,
+    /// Where the class comes from.
+    pub class_source: String,
+}
+
+impl ThreeRowAnswer {
+    /// The P-position `(f, q, r)` when `f ≥ q`.
+    pub fn p_position(&self) -> Option<(u32, u32, u32)> {
+        (self.f >= self.q).then_some((self.f, self.q, self.r))
+    }
+
+    /// The JSON form (what `query three-row --json` prints).
+    pub fn json(&self) -> serde_json::Value {
+        let fields: Vec<&str> = self.class_line.split(',').collect();
+        serde_json::json!({
+            "q": self.q, "r": self.r, "f": self.f,
+            "p_position": self.p_position().map(|(p, q, r)| [p, q, r]),
+            "class": fields.get(1), "c": fields.get(2), "q0": fields.get(3),
+            "period": fields.get(4), "start": fields.get(5), "pattern": fields.get(6),
+            "class_source": self.class_source,
+        })
+    }
+}
+
+impl fmt::Display for ThreeRowAnswer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (q, r, v) = (self.q, self.r, self.f);
+        writeln!(f, "f({q}, {r}) = {v}")?;
+        match self.p_position() {
+            Some((p, q, r)) => writeln!(f, "  P-position: ({p}, {q}, {r})")?,
+            None => writeln!(
+                f,
+                "  no P-position (p, {q}, {r}): row {r} died at column {v}, where ({v}, {v}, {r}) is a P-position"
+            )?,
+        }
+        writeln!(
+            f,
+            "  row {r}: r,class,c,q0,period,start,pattern = {}",
+            self.class_line
+        )?;
+        writeln!(f, "  ({})", self.class_source)
+    }
+}
+
+/// Answers three-row requests: `f` computed in memory (rows `0..=r`,
+/// columns `0..=q`), the class from a run's `tables/three-row-rows.csv`
+/// (read once) or from an in-memory run to `q_max`.
+pub struct ThreeRowProbe {
+    run: Option<(RunView, OnceLock<Vec<String>>)>,
+}
+
+impl Default for ThreeRowProbe {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Solves rows `0..rows` of columns `0..=q_last` in memory.
+fn solve(q_last: u32, rows: u32) -> ProbeResult<TileOutput> {
+    let g = TileGeom {
+        q0: 0,
+        q1: q_last + 1,
+        r0: 0,
+        r1: rows,
+        q_max: q_last,
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    solve_tile_blocked(
+        &g,
+        TileInput::default(),
+        &TileRecord::default(),
+        256,
+        256,
+        threads,
+    )
+    .map_err(ProbeError::bad)
+}
+
+impl ThreeRowProbe {
+    /// A probe without a run: classes are computed in memory.
+    pub fn new() -> ThreeRowProbe {
+        ThreeRowProbe { run: None }
+    }
+
+    /// Takes row classes from the `three-row` run `view`.
+    ///
+    /// # Errors
+    /// [`ProbeError::BadRequest`] if it is another kind or a run is already set.
+    pub fn add_run(&mut self, view: RunView) -> ProbeResult<()> {
+        if view.plan.kind != "three-row" {
+            return Err(ProbeError::bad(format!(
+                "{} is a `{}` run, not three-row",
+                view.dir.root().display(),
+                view.plan.kind
+            )));
+        }
+        if let Some((other, _)) = &self.run {
+            return Err(ProbeError::bad(format!(
+                "two three-row runs given: {} and {}",
+                other.dir.root().display(),
+                view.dir.root().display()
+            )));
+        }
+        self.run = Some((view, OnceLock::new()));
+        Ok(())
+    }
+
+    /// A probe of the run in `dir`.
+    ///
+    /// # Errors
+    /// As [`ThreeRowProbe::add_run`], and if `dir` is not a run directory.
+    pub fn open(dir: &Path) -> ProbeResult<ThreeRowProbe> {
+        let mut p = ThreeRowProbe::new();
+        p.add_run(RunView::open(dir)?)?;
+        Ok(p)
+    }
+
+    /// The run directory answering classes, if any.
+    pub fn run_dir(&self) -> Option<String> {
+        self.run
+            .as_ref()
+            .map(|(v, _)| v.dir.root().display().to_string())
+    }
+
+    /// `f(q, r)`, the P-position and row `r`'s class.
+    ///
+    /// # Errors
+    /// [`ProbeError::BadRequest`] if `r > q`; [`ProbeError::NotSolved`] if the
+    /// run's rows table does not have row `r`; [`ProbeError::Run`] if it
+    /// cannot be read.
+    pub fn answer(&self, a: &ThreeRowRequest) -> ProbeResult<ThreeRowAnswer> {
+        if a.r > a.q {
+            return Err(ProbeError::bad(format!(
+                "--r {} > --q {}: three-row positions have p ≥ q ≥ r",
+                a.r, a.q
+            )));
+        }
+        let out = solve(a.q, a.r + 1)?;
+        let f = match &out.rows[a.r as usize] {
+            RowState::Dead { c } => *c,
+            RowState::Live(l) => a.q + l.d_at(a.q),
+        };
+        let (class_line, class_source) = match &self.run {
+            Some((view, rows)) => {
+                let p = view.dir.tables_dir().join("three-row-rows.csv");
+                let lines = match rows.get() {
+                    Some(l) => l,
+                    None => {
+                        let text = std::fs::read_to_string(&p).map_err(Error::io(&p))?;
+                        let _ = rows.set(text.lines().map(str::to_string).collect());
+                        rows.get().expect("just set")
+                    }
+                };
+                let key = a.r.to_string();
+                let line = lines
+                    .iter()
+                    .find(|l| l.split(',').next() == Some(key.as_str()))
+                    .ok_or_else(|| {
+                        ProbeError::NotSolved(format!("row {} is not in {}", a.r, p.display()))
+                    })?;
+                (line.clone(), p.display().to_string())
+            }
+            None => {
+                let q_max = a.q_max.unwrap_or(DEFAULT_Q_MAX).max(a.q);
+                let o = solve(q_max, a.r + 1)?;
+                let c = classify(a.r, &o.rows[a.r as usize], q_max);
+                (
+                    row_line(a.r, &c),
+                    format!("computed in memory to q_max = {q_max}"),
+                )
+            }
+        };
+        Ok(ThreeRowAnswer {
+            q: a.q,
+            r: a.r,
+            f,
+            class_line,
+            class_source,
+        })
+    }
+}
+
+impl Probe for ThreeRowProbe {
+    fn game(&self) -> &'static str {
+        "three-row"
+    }
+
+    fn query(&self, params: &Params) -> ProbeResult<serde_json::Value> {
+        Ok(self.answer(&ThreeRowRequest::from_params(params)?)?.json())
+    }
+
+    fn describe(&self) -> serde_json::Value {
+        serde_json::json!({ "run_dir": self.run_dir() })
+    }
+}

@@ -1,0 +1,154 @@
+//! Probes: answers about single positions, read from run directories (or
+//! computed in memory for small games), for `query` and `serve`.
+//!
+//! Each game has one probe type next to its job kind
+//! (`kinds/*_probe.rs`, and [`impartial`] for the games without a kind):
+//! a typed request, a typed answer that prints itself as text
+//! ([`std::fmt::Display`]) and as JSON (`json()`), and a constructor that
+//! opens its run directories once. The command line only parses arguments
+//! and prints answers; `serve` reaches every probe through [`Probe`], which
+//! takes the request as `key=value` pairs (an HTTP query string).
+//!
+//! Errors are [`ProbeError`]: the request is malformed
+//! ([`ProbeError::BadRequest`]), the position is outside what the run
+//! directories (or the in-memory limits) solve ([`ProbeError::NotSolved`]),
+//! or a shard is missing or damaged ([`ProbeError::Run`]).
+
+pub mod impartial;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::error::Error;
+use super::merge::RunView;
+
+/// Why a probe gave no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The request is malformed or impossible (a bad position, an illegal
+    /// move, a missing parameter). HTTP 400.
+    #[error("{0}")]
+    BadRequest(String),
+    /// The request is well formed but outside the solved tables (no run
+    /// directory covers it, or it is too large to compute here). HTTP 404.
+    #[error("{0}")]
+    NotSolved(String),
+    /// A shard or table needed for the answer is missing, damaged or
+    /// unreadable. HTTP 500.
+    #[error(transparent)]
+    Run(#[from] Error),
+}
+
+impl ProbeError {
+    /// The HTTP status that reports this error: 400, 404 or 500.
+    pub fn http_status(&self) -> u16 {
+        match self {
+            ProbeError::BadRequest(_) => 400,
+            ProbeError::NotSolved(_) => 404,
+            ProbeError::Run(_) => 500,
+        }
+    }
+
+    /// A [`ProbeError::BadRequest`] from anything printable.
+    pub fn bad(message: impl std::fmt::Display) -> ProbeError {
+        ProbeError::BadRequest(message.to_string())
+    }
+}
+
+/// Result of a probe.
+pub type ProbeResult<T> = std::result::Result<T, ProbeError>;
+
+/// A request as `key=value` pairs (the query string of an HTTP request).
+pub type Params = BTreeMap<String, String>;
+
+/// A game's probe as `serve` sees it: requests as `key=value` pairs,
+/// answers as the JSON that `gametables query … --json` prints.
+pub trait Probe: Send + Sync {
+    /// The game's name in URLs (`/api/v1/NAME`), e.g. `dodgem`.
+    fn game(&self) -> &'static str;
+
+    /// Answers one request.
+    ///
+    /// # Errors
+    /// [`ProbeError`]: a malformed request, a position outside the solved
+    /// tables, a damaged shard.
+    fn query(&self, params: &Params) -> ProbeResult<serde_json::Value>;
+
+    /// What this probe can answer (run directories, board sizes, boxes), as
+    /// JSON for `GET /api/v1/` and the web page.
+    fn describe(&self) -> serde_json::Value;
+}
+
+/// The value of parameter `key`, if given.
+pub fn param<'a>(params: &'a Params, key: &str) -> Option<&'a str> {
+    params.get(key).map(String::as_str)
+}
+
+/// The value of parameter `key` parsed as `T`.
+///
+/// # Errors
+/// [`ProbeError::BadRequest`] naming the parameter if it is missing or does
+/// not parse.
+pub fn required<T: std::str::FromStr>(params: &Params, key: &str) -> ProbeResult<T> {
+    let v =
+        param(params, key).ok_or_else(|| ProbeError::bad(format!("missing parameter `{key}`")))?;
+    v.trim()
+        .parse()
+        .map_err(|_| ProbeError::bad(format!("parameter `{key}`: `{v}` is not a valid value")))
+}
+
+/// A boolean flag parameter: absent, `0` or `false` is false; present and
+/// empty, `1` or `true` is true.
+///
+/// # Errors
+/// [`ProbeError::BadRequest`] for any other value.
+pub fn flag(params: &Params, key: &str) -> ProbeResult<bool> {
+    match param(params, key).map(str::trim) {
+        None | Some("0" | "false") => Ok(false),
+        Some("" | "1" | "true") => Ok(true),
+        Some(v) => Err(ProbeError::bad(format!(
+            "parameter `{key}`: `{v}` is not a flag (write 1 or 0)"
+        ))),
+    }
+}
+
+/// Opens a run directory that must hold a run of job kind `kind`.
+///
+/// # Errors
+/// [`ProbeError::Run`] if it is not a planned run directory;
+/// [`ProbeError::BadRequest`] if it holds another kind.
+pub fn open_run_of_kind(dir: &Path, kind: &str) -> ProbeResult<RunView> {
+    let view = RunView::open(dir)?;
+    if view.plan.kind != kind {
+        return Err(ProbeError::bad(format!(
+            "{} is a `{}` run, not {kind}",
+            dir.display(),
+            view.plan.kind
+        )));
+    }
+    Ok(view)
+}
+
+/// The boxes of box-based runs (`chomp-boxes`, `chomp-grundy`): `(rows,
+/// cols, run directory)` in the order given, then plan order.
+pub fn box_list(runs: &[RunView]) -> Vec<(u32, u32, String)> {
+    use super::kind::RunAccess;
+    let mut out = Vec::new();
+    for v in runs {
+        for j in v.jobs() {
+            let get = |k: &str| j.params.get(k).and_then(toml::Value::as_integer);
+            if let (Some(r), Some(c)) = (get("rows"), get("cols")) {
+                out.push((r as u32, c as u32, v.dir.root().display().to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// The run directories of `runs`, separated by commas (for messages).
+pub fn run_dirs(runs: &[RunView]) -> String {
+    runs.iter()
+        .map(|v| v.dir.root().display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
