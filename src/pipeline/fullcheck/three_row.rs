@@ -59,61 +59,105 @@ pub const RULES_Q: u32 = 2000;
 
 /// Periods the detection tries (`d(q) = d(q − k)`, k = 1…12; seed 000).
 const PERIODS: usize = 12;
+/// `dead_at` of a live row.
+const LIVE: u32 = u32::MAX;
 /// `d` of a column before the row started.
 const NO_D: u32 = u32::MAX;
 
-/// A row while the sweep goes.
-struct Row {
-    /// Died at this column.
-    dead: Option<u32>,
-    /// Word index of `own[0]`.
-    base: usize,
-    /// The row's own values `f(a, r)`, `a <` the current column, from word `base` on.
-    own: Vec<u64>,
+/// Every row while the sweep goes, as parallel arrays by `r` (the sweep
+/// walks the rows in order; the own values of all rows share one slab, each
+/// row a ring of `cap` words, so that the memory touched per cell is
+/// predictable and can be prefetched).
+#[derive(Default)]
+struct Rows {
+    /// Column where the row died, [`LIVE`] while it lives.
+    dead_at: Vec<u32>,
     /// Every value in `[q, lo)` is an own or diagonal value.
-    lo: u32,
-    /// `hist[k − 1] = d(q − k)`.
-    hist: [u32; PERIODS],
-    /// `run[k − 1]`: first column of the current run of `d(x) = d(x − k)`.
-    run: [u32; PERIODS],
+    lo: Vec<u32>,
+    /// First word (value / 64) the ring holds; words below are dropped.
+    base: Vec<usize>,
+    /// Offset of the row's ring in `slab` and its length (a power of two).
+    off: Vec<usize>,
+    cap: Vec<usize>,
+    /// `hist[r][k − 1] = d(q − k)`.
+    hist: Vec<[u32; PERIODS]>,
+    /// `run[r][k − 1]`: first column of the current run of `d(x) = d(x − k)`.
+    run: Vec<[u32; PERIODS]>,
+    /// The rings: word `w ≥ base` of row r at `off + w % cap`.
+    slab: Vec<u64>,
 }
 
-impl Row {
-    fn new(r: u32) -> Row {
-        Row {
-            dead: None,
-            base: r as usize / 64,
-            own: Vec::new(),
-            lo: r.max(1),
-            hist: [NO_D; PERIODS],
-            run: std::array::from_fn(|k| r + k as u32 + 1),
+impl Rows {
+    /// Starts row `r` (at column `r`).
+    fn push(&mut self, r: u32) {
+        let cap = self.cap.last().map_or(4, |&c| c.max(4));
+        self.dead_at.push(LIVE);
+        self.lo.push(r.max(1));
+        self.base.push((r as usize / 64).saturating_sub(1));
+        self.off.push(self.slab.len());
+        self.cap.push(cap);
+        self.slab.resize(self.slab.len() + cap, 0);
+        self.hist.push([NO_D; PERIODS]);
+        self.run.push(std::array::from_fn(|k| r + k as u32 + 1));
+    }
+    fn dead(&self, r: usize) -> Option<u32> {
+        (self.dead_at[r] != LIVE).then_some(self.dead_at[r])
+    }
+    /// Word `w` of row `r`'s own values (0 outside the ring).
+    #[inline(always)]
+    fn word(&self, r: usize, w: usize) -> u64 {
+        let (b, c) = (self.base[r], self.cap[r]);
+        if w < b || w >= b + c {
+            0
+        } else {
+            self.slab[self.off[r] + (w & (c - 1))]
         }
     }
-    #[inline]
-    fn own_word(&self, w: usize) -> u64 {
-        w.checked_sub(self.base)
-            .and_then(|i| self.own.get(i))
-            .copied()
-            .unwrap_or(0)
+    fn has(&self, r: usize, v: u32) -> bool {
+        self.word(r, v as usize / 64) >> (v % 64) & 1 == 1
     }
-    fn has(&self, v: u32) -> bool {
-        self.own_word(v as usize / 64) >> (v % 64) & 1 == 1
+    /// Where the word holding value `v` of row `r` lives (for a prefetch).
+    fn word_ptr(&self, r: usize, v: u32) -> *const u64 {
+        let i = self.off[r] + ((v as usize / 64) & (self.cap[r] - 1));
+        self.slab[i..].as_ptr()
     }
-    fn insert(&mut self, v: u32) {
-        let i = v as usize / 64 - self.base;
-        if i >= self.own.len() {
-            self.own.resize(i + 1, 0);
+    /// Moves the ring's first word up to `w` (words below hold values no
+    /// longer needed), clearing the words that leave.
+    fn advance(&mut self, r: usize, w: usize) {
+        let (b, c, o) = (self.base[r], self.cap[r], self.off[r]);
+        if w <= b {
+            return;
         }
-        self.own[i] |= 1 << (v % 64);
-    }
-    /// Drops words wholly below value `keep`.
-    fn trim(&mut self, keep: u32) {
-        let w = keep as usize / 64;
-        if w > self.base + 64 {
-            let drop = (w - self.base).min(self.own.len());
-            self.own.drain(..drop);
-            self.base = w;
+        for x in b..w.min(b + c) {
+            self.slab[o + (x & (c - 1))] = 0;
         }
+        self.base[r] = w;
+    }
+    /// Adds value `v` to row `r`'s own values, growing its ring if needed.
+    fn insert(&mut self, r: usize, v: u32) {
+        let w = v as usize / 64;
+        let (b, c) = (self.base[r], self.cap[r]);
+        if w >= b + c {
+            let mut nc = c * 2;
+            while w >= b + nc {
+                nc *= 2;
+            }
+            let no = self.slab.len();
+            self.slab.resize(no + nc, 0);
+            for x in b..b + c {
+                self.slab[no + (x & (nc - 1))] = self.slab[self.off[r] + (x & (c - 1))];
+            }
+            self.off[r] = no;
+            self.cap[r] = nc;
+        }
+        let i = self.off[r] + (w & (self.cap[r] - 1));
+        self.slab[i] |= 1 << (v % 64);
+    }
+    /// Frees a dead row's ring (the slab keeps its place).
+    fn kill(&mut self, r: usize, q: u32) {
+        self.dead_at[r] = q;
+        let (o, c) = (self.off[r], self.cap[r]);
+        self.slab[o..o + c].fill(0);
     }
 }
 
@@ -122,16 +166,43 @@ fn set(bits: &mut [u64], v: u32) {
     bits[v as usize / 64] |= 1 << (v % 64);
 }
 
-/// The least value `≥ from` in neither `row`'s own set nor `other`.
-#[inline]
-fn least_free(row: &Row, other: &[u64], from: u32) -> u32 {
+/// The least value `≥ from` in neither row `r`'s own set nor `other`
+/// (`from` at or above the ring's first word).
+#[inline(always)]
+fn least_free(rows: &Rows, r: usize, other: &[u64], from: u32) -> u32 {
+    let (b, c, o) = (rows.base[r], rows.cap[r], rows.off[r]);
+    let ring = &rows.slab[o..o + c];
+    let end = b + c;
     let mut w = from as usize / 64;
-    let mut free = !(row.own_word(w) | other[w]) & (!0u64 << (from % 64));
+    debug_assert!(w >= b);
+    let own = |w: usize| if w < end { ring[w & (c - 1)] } else { 0 };
+    let mut free = !(own(w) | other[w]) & (!0u64 << (from % 64));
     while free == 0 {
         w += 1;
-        free = !(row.own_word(w) | other[w]);
+        if w >= end {
+            // Past the row's values: `other` alone.
+            while other[w] == !0 {
+                w += 1;
+            }
+            free = !other[w];
+            break;
+        }
+        free = !(ring[w & (c - 1)] | other[w]);
     }
     (w * 64) as u32 + free.trailing_zeros()
+}
+
+/// Asks the CPU to fetch the cache line at `p` (a hint: no effect on memory).
+#[inline(always)]
+fn prefetch(p: *const i8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and changes no memory.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(p);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// The least value `≥ from` not in `bits`.
@@ -404,7 +475,7 @@ impl Checker for ThreeRowChecker {
         let mut colbits = vec![0u64; words];
         let mut diagbits = vec![0u64; words];
         let mut uni = vec![0u64; words];
-        let mut rows: Vec<Row> = Vec::new();
+        let mut rows = Rows::default();
         let mut diag: Vec<u32> = Vec::new();
         let rq = (q_max + 1).min(RULES_Q + 1) as usize;
         let mut small = Some(Small::new(rq));
@@ -569,7 +640,7 @@ fn sweep_column(
     cx: &Ctx,
     q: u32,
     q_max: u32,
-    rows: &mut Vec<Row>,
+    rows: &mut Rows,
     diag: &mut Vec<u32>,
     tiles: &mut [Tile],
     bits: &mut Bits,
@@ -580,7 +651,8 @@ fn sweep_column(
         diag: diagbits,
         uni,
     } = bits;
-    rows.push(Row::new(q));
+    rows.push(q);
+    let mut died = Vec::new();
     let lo_w = q as usize / 64;
     let mut hi_w = lo_w; // one past the last word touched
     let mut g = next_free(uni, q);
@@ -600,14 +672,20 @@ fn sweep_column(
         while ti + 1 < tiles.len() && r >= tiles[ti].g.r1 {
             ti += 1;
         }
-        let row = &mut rows[r as usize];
-        let f = if let Some(c) = row.dead {
-            c
+        // Rows live in separate allocations: ask for the next ones early
+        // (one row's state and own window per cell would be two cache misses).
+        let ri = r as usize;
+        // The next live rows' words the scan will read: fetch them early.
+        if rows.dead_at.get(ri + 3) == Some(&LIVE) {
+            prefetch(rows.word_ptr(ri + 3, rows.lo[ri + 3].max(q)).cast());
+        }
+        let f = if rows.dead_at[ri] != LIVE {
+            rows.dead_at[ri]
         } else {
-            let lo = least_free(row, diagbits, row.lo.max(q));
-            row.lo = lo;
-            let v = least_free(row, uni, lo.max(g));
-            row.insert(v);
+            let lo = least_free(rows, ri, diagbits, rows.lo[ri].max(q));
+            rows.lo[ri] = lo;
+            let v = least_free(rows, ri, uni, lo.max(g));
+            rows.insert(ri, v);
             set(colbits, v);
             set(uni, v);
             hi_w = hi_w.max(v as usize / 64 + 1);
@@ -615,14 +693,15 @@ fn sweep_column(
                 g = next_free(uni, g);
             }
             let d = v - q;
+            let (hist, run) = (&mut rows.hist[ri], &mut rows.run[ri]);
             for k in 0..PERIODS {
-                if row.hist[k] != d {
-                    row.run[k] = q + 1;
+                if hist[k] != d {
+                    run[k] = q + 1;
                 }
             }
-            row.hist.copy_within(..PERIODS - 1, 1);
-            row.hist[0] = d;
-            row.trim(q.saturating_sub(64));
+            hist.copy_within(..PERIODS - 1, 1);
+            hist[0] = d;
+            rows.advance(ri, (q as usize / 64).saturating_sub(1));
             let t = &mut tiles[ti];
             if v <= q_max {
                 let i = (v - t.g.q0) as usize;
@@ -641,6 +720,7 @@ fn sweep_column(
             }
             if v == q {
                 t.my_wins.push((q, 2, r));
+                died.push(ri);
             }
             v
         };
@@ -667,11 +747,8 @@ fn sweep_column(
         compare_col(cx, t, q, colbits, hi_w);
     }
     // Rows that died at this column are dead from the next one on.
-    for r in 0..=q as usize {
-        if rows[r].dead.is_none() && rows[r].hist[0] == 0 {
-            rows[r].dead = Some(q);
-            rows[r].own = Vec::new();
-        }
+    for r in died {
+        rows.kill(r, q);
     }
     for b in [colbits, diagbits, uni] {
         b[lo_w..hi_w].fill(0);
@@ -683,7 +760,7 @@ fn sweep_column(
 fn finish_tile(
     cx: &Ctx,
     t: &mut Tile,
-    rows: &[Row],
+    rows: &Rows,
     diag: &[u32],
     diag_at: &[u32],
     items: &mut [u64; 6],
@@ -781,7 +858,8 @@ fn finish_tile(
     let v = &t.rows;
     let mut n = 0u64;
     for r in g.r0..g.r1.min(q1) {
-        let row = &rows[r as usize];
+        let ri = r as usize;
+        let dead = rows.dead(ri);
         let pos = format!("row {r} at column {q1}");
         let Some(&tag) = v.get(at) else {
             cx.bad(&name, &pos, "missing from the row states");
@@ -791,14 +869,14 @@ fn finish_tile(
         if tag == 1 {
             let c = v.get(at + 1).copied();
             at += 2;
-            if row.dead != c {
+            if dead != c {
                 cx.bad(
                     &name,
                     &pos,
                     format!(
                         "stored dead at column {}, the rules give {}",
                         c.unwrap_or(0),
-                        row.dead.map_or("a live row".into(), |d| format!("dead at column {d}"))
+                        dead.map_or("a live row".into(), |d| format!("dead at column {d}"))
                     ),
                 );
             }
@@ -815,7 +893,7 @@ fn finish_tile(
             return;
         };
         at += 4 + 2 * len + 2 * PERIODS;
-        if let Some(d) = row.dead {
+        if let Some(d) = dead {
             cx.bad(&name, &pos, format!("stored live, the rules give dead at column {d}"));
             continue;
         }
@@ -829,14 +907,14 @@ fn finish_tile(
         // values ≥ m from word m / 64.
         let in_diag = |x: u32| diag_at.get(x as usize).is_some_and(|&a| a < r);
         let mut problems = Vec::new();
-        if (m / 64 != base) || (m as usize / 64) < row.base {
+        if (m / 64 != base) || (m as usize / 64) < rows.base[ri] {
             problems.push(format!("lower bound {m} / word {base} outside the derived window"));
         } else {
-            if let Some(x) = (q1..m).find(|&x| !row.has(x) && !in_diag(x)) {
+            if let Some(x) = (q1..m).find(|&x| !rows.has(ri, x) && !in_diag(x)) {
                 problems.push(format!("says every value in [{q1}, {m}) is taken, but {x} is not"));
             }
-            let mut mine: Vec<u64> = (base as usize..row.base + row.own.len())
-                .map(|w| row.own_word(w))
+            let mut mine: Vec<u64> = (base as usize..rows.base[ri] + rows.cap[ri])
+                .map(|w| rows.word(ri, w))
                 .collect();
             if let Some(w) = mine.first_mut() {
                 *w &= !0u64 << (m % 64);
@@ -851,7 +929,7 @@ fn finish_tile(
         for k in 0..PERIODS {
             // last_d[x % 12] = d(x) for the last 12 columns x.
             let x = q1 - 1 - k as u32;
-            let want = row.hist[k];
+            let want = rows.hist[ri][k];
             if last_d[(x % PERIODS as u32) as usize] != want {
                 problems.push(format!(
                     "d({x}) stored {}, derived {}",
@@ -861,8 +939,8 @@ fn finish_tile(
                 break;
             }
         }
-        if run != row.run {
-            problems.push(format!("run starts {run:?}, derived {:?}", row.run));
+        if run != rows.run[ri] {
+            problems.push(format!("run starts {run:?}, derived {:?}", rows.run[ri]));
         }
         if !problems.is_empty() {
             cx.bad(&name, &pos, problems.join("; "));
