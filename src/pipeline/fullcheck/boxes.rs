@@ -114,7 +114,7 @@ fn read_box(
             return None;
         }
     };
-    if b.len() % 64 != 0 && p[words - 1] >> (b.len() % 64) != 0 {
+    if !b.len().is_multiple_of(64) && p[words - 1] >> (b.len() % 64) != 0 {
         cx.bad(job, "p-positions", "bits set past the last rank");
     }
     let count: u64 = p.iter().map(|w| u64::from(w.count_ones())).sum();
@@ -173,7 +173,7 @@ fn check_p_bits(cx: &Ctx, job: &str, b: &BoxRanks, p: &[u64]) {
         if w == 0 {
             valid &= !1; // rank 0, the empty board
         }
-        if w == words - 1 && len % 64 != 0 {
+        if w == words - 1 && !len.is_multiple_of(64) {
             valid &= (1u64 << (len % 64)) - 1;
         }
         let bad = ((p[w] & hit[w]) | (!p[w] & !hit[w] & valid)) & valid;

@@ -44,9 +44,7 @@ impl Parts {
     fn new(n_max: usize) -> Parts {
         let w = n_max + 1;
         let mut t = vec![0u64; w * w];
-        for c in 0..w {
-            t[c] = 1;
-        }
+        t[..w].fill(1);
         for n in 1..w {
             for c in 1..w {
                 t[n * w + c] = t[n * w + c - 1] + if c <= n { t[(n - c) * w + c] } else { 0 };
@@ -142,7 +140,11 @@ fn for_each_unbite(pr: &Parts, n_max: usize, q: &[u32], f: &mut impl FnMut(usize
             e += 1;
         }
         let e = if i == m { usize::MAX } else { e };
-        let cap = if i == 0 { usize::MAX } else { q[i - 1] as usize };
+        let cap = if i == 0 {
+            usize::MAX
+        } else {
+            q[i - 1] as usize
+        };
         if (i, j) != (0, 0) && cap > j as usize {
             let run = Run {
                 pr,
@@ -253,7 +255,11 @@ impl Checker for CensusChecker {
                 .and_then(|m| codec::decode(m).ok());
             let bits = shard.section("p-positions").ok().and_then(le_u64s);
             let (Some(meta), Some(bits)) = (meta, bits) else {
-                cx.bad(&job.name, "shard", "meta or p-positions missing or malformed");
+                cx.bad(
+                    &job.name,
+                    "shard",
+                    "meta or p-positions missing or malformed",
+                );
                 readable[s] = false;
                 continue;
             };
@@ -324,7 +330,9 @@ impl Checker for CensusChecker {
                     })
                 })
                 .collect();
-            hs.into_iter().map(|h| h.join().expect("census thread")).collect()
+            hs.into_iter()
+                .map(|h| h.join().expect("census thread"))
+                .collect()
         });
         let mut c = parts.pop().expect("one thread at least");
         for o in parts {
@@ -348,12 +356,23 @@ impl Checker for CensusChecker {
                     pr.unrank(*s, x, &mut rows);
                     let pos = format!(
                         "{} (size {s}, rank {x})",
-                        rows.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+                        rows.iter()
+                            .map(u32::to_string)
+                            .collect::<Vec<_>>()
+                            .join(",")
                     );
                     if p {
-                        cx.bad(name, pos, "stored as a P-position, but a bite leads to a P-position");
+                        cx.bad(
+                            name,
+                            pos,
+                            "stored as a P-position, but a bite leads to a P-position",
+                        );
                     } else {
-                        cx.bad(name, pos, "stored as an N-position, but no bite leads to a P-position");
+                        cx.bad(
+                            name,
+                            pos,
+                            "stored as an N-position, but no bite leads to a P-position",
+                        );
                     }
                 }
             }
@@ -375,8 +394,9 @@ impl Checker for CensusChecker {
         }
         debug_assert_eq!(pr.rank(&[1]), 0);
         Ok(vec![Coverage {
-            what: "positions' P/N state and one/several winning-bite counts (P iff no bite reaches P)"
-                .into(),
+            what:
+                "positions' P/N state and one/several winning-bite counts (P iff no bite reaches P)"
+                    .into(),
             stored: total,
             checked,
         }])

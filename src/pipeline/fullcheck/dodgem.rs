@@ -136,7 +136,11 @@ impl Board {
                 };
             }
         }
-        Some(Board { n, sq: n * n, binom })
+        Some(Board {
+            n,
+            sq: n * n,
+            binom,
+        })
     }
 
     /// `C(c, i)`.
@@ -196,7 +200,11 @@ impl Board {
                 .filter(|&s| m >> s & 1 == 1)
                 .map(|s| self.square_name(s))
                 .collect();
-            if v.is_empty() { "-".into() } else { v.join(",") }
+            if v.is_empty() {
+                "-".into()
+            } else {
+                v.join(",")
+            }
         };
         format!(
             "blue:{} red:{} to-move:{}",
@@ -237,7 +245,11 @@ impl Board {
     /// Every move of the side to move, plainly from the rules: `(move text,
     /// successor blue, successor red)`; empty when the game is over.
     pub fn moves(&self, blue: u64, red: u64, red_to_move: bool) -> Vec<(String, u64, u64)> {
-        let (own, other) = if red_to_move { (red, blue) } else { (blue, red) };
+        let (own, other) = if red_to_move {
+            (red, blue)
+        } else {
+            (blue, red)
+        };
         let mut out = Vec::new();
         if other == 0 {
             return out;
@@ -467,9 +479,8 @@ fn check_block(
     let reach_re = ls.red_exit.and_then(|l| l.reach.as_deref());
     // A layer whose reach shard is unreadable counts as all reachable (the
     // shard is a finding already).
-    let rbit = |r: Option<&[u64]>, i: u64| {
-        r.is_none_or(|r| r[(i / 64) as usize] >> (i % 64) & 1 == 1)
-    };
+    let rbit =
+        |r: Option<&[u64]>, i: u64| r.is_none_or(|r| r[(i / 64) as usize] >> (i % 64) & 1 == 1);
     let red_exit_base = br * red_exit_ranks * 2;
     let mut m: u64 = if b == 0 { 0 } else { (1u64 << b) - 1 };
     for rr in 0..red_ranks {
@@ -513,7 +524,9 @@ fn check_block(
         };
         let want = if b == 0 { Some(136) } else { expected_byte(kb) };
         if want != Some(blue_byte) || reach_bad {
-            report(cx, board, job, ls, blue, m, false, blue_byte, want, reach_bad);
+            report(
+                cx, board, job, ls, blue, m, false, blue_byte, want, reach_bad,
+            );
         }
         // Red to move.
         let reach_here = reach_cur.is_some() && rbit(reach_cur, at + 1);
@@ -625,7 +638,11 @@ fn report(
             (Some(w), None) => format!("it has no move: {} by the rules", byte_text(w)),
             (None, _) => "its moves give a depth beyond the byte's range".into(),
         };
-        cx.bad(job, &pos, format!("stored {}, but {why}", byte_text(stored)));
+        cx.bad(
+            job,
+            &pos,
+            format!("stored {}, but {why}", byte_text(stored)),
+        );
     }
     if reach_bad {
         let to: Vec<&str> = moves
@@ -665,8 +682,8 @@ impl Checker for DodgemChecker {
             .get("n")
             .and_then(|v| v.as_integer())
             .ok_or_else(|| Error::job("dodgem", "no `n` parameter"))? as usize;
-        let board = Board::new(n)
-            .ok_or_else(|| Error::job("dodgem", format!("n = {n} is not handled")))?;
+        let board =
+            Board::new(n).ok_or_else(|| Error::job("dodgem", format!("n = {n} is not handled")))?;
         let cars = n - 1;
         let has = |name: &str| run.jobs().iter().any(|j| j.name == name);
         let total: u64 = (0..=cars)
@@ -680,7 +697,9 @@ impl Checker for DodgemChecker {
             checked: 0,
         };
         let mut reach_cov = Coverage {
-            what: "reachable bits (the start reachable, every move of a reachable position reachable)".into(),
+            what:
+                "reachable bits (the start reachable, every move of a reachable position reachable)"
+                    .into(),
             stored: total,
             checked: 0,
         };
@@ -825,8 +844,14 @@ fn tally_check(
     let wins: u64 = t.hist[16..136].iter().sum();
     let losses: u64 = t.hist[136..].iter().sum();
     let draws = t.hist[0];
-    let max_win = (16..136).rev().find(|&i| t.hist[i] > 0).map_or(0, |i| i - 16) as u8;
-    let max_loss = (136..256).rev().find(|&i| t.hist[i] > 0).map_or(0, |i| i - 136) as u8;
+    let max_win = (16..136)
+        .rev()
+        .find(|&i| t.hist[i] > 0)
+        .map_or(0, |i| i - 16) as u8;
+    let max_loss = (136..256)
+        .rev()
+        .find(|&i| t.hist[i] > 0)
+        .map_or(0, |i| i - 136) as u8;
     let want = (
         board.n as u32,
         a as u32,

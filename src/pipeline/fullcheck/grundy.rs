@@ -136,41 +136,43 @@ fn check_values(cx: &Ctx, job: &str, b: &BoxRanks, values: &[u32]) {
     let max = values.iter().copied().max().unwrap_or(0) as usize;
     let words = max / 64 + 2;
     for_chunks(b.len(), cx.threads(), |range| {
-                let mut rows = vec![0u32; b.rows()];
-                b.unrank(range.start, &mut rows);
-                let mut seen = vec![0u64; words];
-                let mut done = 0u64;
-                for x in range.clone() {
-                    if x > 0 {
-                        seen.fill(0);
-                        b.for_each_bite(&rows, x, |_, _, c| {
-                            let v = values[c as usize] as usize;
-                            seen[v / 64] |= 1 << (v % 64);
-                        });
-                        let mex = seen
-                            .iter()
-                            .enumerate()
-                            .find(|(_, w)| **w != !0)
-                            .map(|(i, w)| i * 64 + w.trailing_ones() as usize)
-                            .expect("a free value below max + 2");
-                        let v = values[x as usize] as usize;
-                        if mex != v {
-                            cx.bad(
-                                job,
-                                format!("{} (rank {x})", staircase_text(&rows)),
-                                format!("stored Grundy value {v}, but the mex of its options' values is {mex}"),
-                            );
-                        }
-                    }
-                    done += 1;
-                    if done == 1 << 16 {
-                        cx.advance(done);
-                        done = 0;
-                    }
-                    if x + 1 < range.end {
-                        b.next(&mut rows);
-                    }
+        let mut rows = vec![0u32; b.rows()];
+        b.unrank(range.start, &mut rows);
+        let mut seen = vec![0u64; words];
+        let mut done = 0u64;
+        for x in range.clone() {
+            if x > 0 {
+                seen.fill(0);
+                b.for_each_bite(&rows, x, |_, _, c| {
+                    let v = values[c as usize] as usize;
+                    seen[v / 64] |= 1 << (v % 64);
+                });
+                let mex = seen
+                    .iter()
+                    .enumerate()
+                    .find(|(_, w)| **w != !0)
+                    .map(|(i, w)| i * 64 + w.trailing_ones() as usize)
+                    .expect("a free value below max + 2");
+                let v = values[x as usize] as usize;
+                if mex != v {
+                    cx.bad(
+                        job,
+                        format!("{} (rank {x})", staircase_text(&rows)),
+                        format!(
+                            "stored Grundy value {v}, but the mex of its options' values is {mex}"
+                        ),
+                    );
                 }
+            }
+            done += 1;
+            if done == 1 << 16 {
                 cx.advance(done);
+                done = 0;
+            }
+            if x + 1 < range.end {
+                b.next(&mut rows);
+            }
+        }
+        cx.advance(done);
     });
 }

@@ -144,7 +144,10 @@ impl Checker for OctalChecker {
                 cx.bad(
                     &job.name,
                     "parameters",
-                    format!("range starts at {start}, the ranges before end at {}", g.len()),
+                    format!(
+                        "range starts at {start}, the ranges before end at {}",
+                        g.len()
+                    ),
                 );
                 return Ok(vec![]);
             }
@@ -243,7 +246,10 @@ fn check_mex(cx: &Ctx, g: &[u32], digits: &[u8], limit: u64, owner: &[(u64, Stri
                 cx.bad(
                     job_of(owner, n as u64),
                     format!("heap of {n}"),
-                    format!("stored G({n}) = {}, but the mex of its options' values is {mex}", g[n]),
+                    format!(
+                        "stored G({n}) = {}, but the mex of its options' values is {mex}",
+                        g[n]
+                    ),
                 );
             }
         }
@@ -316,7 +322,11 @@ fn check_periodic(
     }
     let text = cx.run().table("summary.toml")?;
     match toml::from_str::<Summary>(&String::from_utf8_lossy(&text)) {
-        Err(e) => cx.bad("merge", "summary.toml", format!("unreadable: {}", e.message())),
+        Err(e) => cx.bad(
+            "merge",
+            "summary.toml",
+            format!("unreadable: {}", e.message()),
+        ),
         Ok(claim) if claim.periodic => {
             if (claim.period as usize, claim.preperiod as usize) != (least, pre) {
                 cx.bad(
@@ -369,8 +379,8 @@ mod tests {
         let g = grundy(&d, 300);
         assert_eq!(g[..12], [0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6]);
         let b: Vec<u8> = g.iter().map(|&v| v as u8).collect();
-        for n in 0..=300 {
-            assert_eq!(mex_small(&b, &d, n), g[n], "n = {n}");
+        for (n, &v) in g.iter().enumerate() {
+            assert_eq!(mex_small(&b, &d, n), v, "n = {n}");
         }
         assert_eq!(parse_code("4.7").unwrap(), vec![4, 7]);
         assert_eq!(parse_code(".070").unwrap(), vec![0, 0, 7]);

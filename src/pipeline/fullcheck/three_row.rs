@@ -345,7 +345,10 @@ fn mark(b: &mut [u64], xs: &[u32], q: u32, span: u32, v: u32) -> bool {
     let mut hit = false;
     for chunk in xs.chunks(16) {
         // Most moves reach values below q: skip such chunks at once.
-        if !chunk.iter().fold(false, |a, &x| a | (x.wrapping_sub(q) <= span)) {
+        if !chunk
+            .iter()
+            .fold(false, |a, &x| a | (x.wrapping_sub(q) <= span))
+        {
             continue;
         }
         for &x in chunk {
@@ -369,9 +372,9 @@ fn rules_check(cx: &Ctx, t: &Small, owner: &(dyn Fn(u32, u32) -> String + Sync))
     let diag_p = (0..qn).find(|&c| diag[c] as usize == c);
     let first_p: Vec<Option<usize>> = (0..qn)
         .map(|r| {
-            diag_p.filter(|&c| c < r).or_else(|| {
-                (r..qn).find(|&c| t.by_row[r * qn + c] as usize == c)
-            })
+            diag_p
+                .filter(|&c| c < r)
+                .or_else(|| (r..qn).find(|&c| t.by_row[r * qn + c] as usize == c))
         })
         .collect();
     super::for_chunks(qn as u64, cx.threads(), |range| {
@@ -499,7 +502,11 @@ impl Checker for ThreeRowChecker {
             let mut rules_thread = None;
             for (&q0, list) in &ranges {
                 if q0 != expect_q {
-                    cx.bad(&list[0].0, "plan", format!("columns {expect_q}..{q0} are in no tile"));
+                    cx.bad(
+                        &list[0].0,
+                        "plan",
+                        format!("columns {expect_q}..{q0} are in no tile"),
+                    );
                     return Ok(());
                 }
                 let q1 = list[0].1.q1;
@@ -519,7 +526,11 @@ impl Checker for ThreeRowChecker {
                     }
                 }
                 if r_next < q1.min(q_max + 1) {
-                    cx.bad(&list[0].0, "plan", format!("rows from {r_next} of columns {q0}..{q1} are in no tile"));
+                    cx.bad(
+                        &list[0].0,
+                        "plan",
+                        format!("rows from {r_next} of columns {q0}..{q1} are in no tile"),
+                    );
                     return Ok(());
                 }
                 for q in q0..q1 {
@@ -529,7 +540,13 @@ impl Checker for ThreeRowChecker {
                         uni: &mut uni,
                     };
                     sweep_column(
-                        cx, q, q_max, &mut rows, &mut diag, &mut tiles, &mut bits,
+                        cx,
+                        q,
+                        q_max,
+                        &mut rows,
+                        &mut diag,
+                        &mut tiles,
+                        &mut bits,
                         small.as_mut(),
                     );
                     let f = diag[q as usize] as usize;
@@ -555,8 +572,19 @@ impl Checker for ThreeRowChecker {
             Ok(())
         })?;
         let all = cells(u64::from(q_max));
-        let derived = if swept == 0 { 0 } else { cells(u64::from(swept - 1)) };
-        let names = ["small-f", "diagonal", "P-counts", "3×p winning moves", "row states", "column states"];
+        let derived = if swept == 0 {
+            0
+        } else {
+            cells(u64::from(swept - 1))
+        };
+        let names = [
+            "small-f",
+            "diagonal",
+            "P-counts",
+            "3×p winning moves",
+            "row states",
+            "column states",
+        ];
         let list: Vec<String> = names
             .iter()
             .zip(items)
@@ -712,7 +740,11 @@ fn sweep_column(
             }
             if r == q {
                 if v == q {
-                    cx.bad(&t.name, format!("({q}, {q}, {q})"), "derived as a P-position (the rules never allow it)");
+                    cx.bad(
+                        &t.name,
+                        format!("({q}, {q}, {q})"),
+                        "derived as a P-position (the rules never allow it)",
+                    );
                 }
                 if v <= q_max {
                     t.my_wins.push((v, 1, q));
@@ -796,7 +828,11 @@ fn finish_tile(
     // diag: at least min(r1, q1) values, each f(a, a).
     let need = g.r1.min(g.q1) as usize;
     if t.diag.len() < need {
-        cx.bad(&name, "diag", format!("{} values, {need} expected", t.diag.len()));
+        cx.bad(
+            &name,
+            "diag",
+            format!("{} values, {need} expected", t.diag.len()),
+        );
     }
     if let Some(a) = (0..t.diag.len().min(diag.len())).find(|&a| t.diag[a] != diag[a]) {
         cx.bad(
@@ -894,7 +930,11 @@ fn finish_tile(
         };
         at += 4 + 2 * len + 2 * PERIODS;
         if let Some(d) = dead {
-            cx.bad(&name, &pos, format!("stored live, the rules give dead at column {d}"));
+            cx.bad(
+                &name,
+                &pos,
+                format!("stored live, the rules give dead at column {d}"),
+            );
             continue;
         }
         let own: Vec<u64> = body[..2 * len]
@@ -908,10 +948,14 @@ fn finish_tile(
         let in_diag = |x: u32| diag_at.get(x as usize).is_some_and(|&a| a < r);
         let mut problems = Vec::new();
         if (m / 64 != base) || (m as usize / 64) < rows.base[ri] {
-            problems.push(format!("lower bound {m} / word {base} outside the derived window"));
+            problems.push(format!(
+                "lower bound {m} / word {base} outside the derived window"
+            ));
         } else {
             if let Some(x) = (q1..m).find(|&x| !rows.has(ri, x) && !in_diag(x)) {
-                problems.push(format!("says every value in [{q1}, {m}) is taken, but {x} is not"));
+                problems.push(format!(
+                    "says every value in [{q1}, {m}) is taken, but {x} is not"
+                ));
             }
             let mut mine: Vec<u64> = (base as usize..rows.base[ri] + rows.cap[ri])
                 .map(|w| rows.word(ri, w))
