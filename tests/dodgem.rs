@@ -809,6 +809,78 @@ fn query_refuses_impossible_positions_and_illegal_moves() {
 }
 
 // ---------------------------------------------------------------------------
+// Per-layer table.
+
+/// Counts of one layer from its bytes and reachable set, as the row of
+/// `tables/dodgem-N-layers.csv`.
+fn layer_row(t: &Tables, reach: &[Vec<Option<ReachBits>>], a: usize, b: usize) -> String {
+    let (l, v) = t.layer(a, b).unwrap();
+    let (mut w, mut lo, mut d, mut lw, mut ll) = (0u64, 0u64, 0u64, 0u8, 0u8);
+    for &x in v {
+        match Value::from_byte(x).unwrap() {
+            Value::Win(k) => (w, lw) = (w + 1, lw.max(k)),
+            Value::Loss(k) => (lo, ll) = (lo + 1, ll.max(k)),
+            Value::Draw => d += 1,
+        }
+    }
+    let bits = reach[a][b].as_ref().unwrap();
+    let (mut rw, mut rl, mut rd) = (0u64, 0u64, 0u64);
+    for i in bits.iter() {
+        match Value::from_byte(v[i as usize]).unwrap() {
+            Value::Win(_) => rw += 1,
+            Value::Loss(_) => rl += 1,
+            Value::Draw => rd += 1,
+        }
+    }
+    format!(
+        "{a},{b},{},{w},{lo},{d},{lw},{ll},{},{rw},{rl},{rd}",
+        l.len(),
+        bits.count()
+    )
+}
+
+#[test]
+fn layer_table_rows_equal_counts_of_the_solved_layers_4x4() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let job = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("jobs/dodgem-4.toml");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gametables"))
+        .args(["run", "--no-progress", "--run-dir"])
+        .arg(&dir)
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = std::fs::read_to_string(dir.join("tables/dodgem-4-layers.csv")).unwrap();
+    let t = solved(4);
+    let reach = reach_all(t.board());
+    let mut want = vec![
+        "a,b,positions,wins,losses,draws,longest_win,longest_loss,\
+         reachable,reachable_wins,reachable_losses,reachable_draws"
+            .to_string(),
+    ];
+    for a in 0..4 {
+        for b in 0..4 {
+            want.push(layer_row(&t, &reach, a, b));
+        }
+    }
+    assert_eq!(csv.lines().collect::<Vec<_>>(), want);
+    // The published 4×4 totals (seed 002) from the table's columns.
+    let col = |k: usize| -> u64 {
+        csv.lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(k).unwrap().parse::<u64>().unwrap())
+            .sum()
+    };
+    assert_eq!(col(2), 555_986);
+    assert_eq!((col(8), col(11)), (393_900, 35_281));
+}
+
+// ---------------------------------------------------------------------------
 // 5×5 (heavy: about a minute on 2 cores, ~300 MB):
 //   cargo test --release --test dodgem -- --ignored five
 

@@ -528,6 +528,11 @@ pub fn report(view: &RunView) -> Result<Vec<Claim>> {
             status
         ));
     }
+    let notes = view.kind.report_notes(view)?;
+    if !notes.is_empty() {
+        md.push('\n');
+        md.push_str(&notes);
+    }
     if let Ok(r) = ResultFile::load(&view.dir.result_path()) {
         md.push_str(&format!("\nRoot digest (result.toml): `{}`\n", r.root));
     }

@@ -14,7 +14,9 @@ pub mod kind;
 pub mod kinds;
 pub mod merge;
 pub mod plan;
+pub mod plots;
 pub mod probe;
+pub mod resources;
 pub mod rundir;
 pub mod shard;
 pub mod slurm;
@@ -22,3 +24,4 @@ pub mod worker;
 
 pub use error::{Error, Result};
 pub use kind::{Claim, ClaimStatus, JobKind, JobSpec, RunAccess, ShardSource, TableFile};
+pub use resources::worker_threads;

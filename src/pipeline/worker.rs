@@ -41,7 +41,13 @@ pub fn run_worker(
     }
     let kind = kind_by_name(&m.kind).expect("Manifest::load checks the kind");
     let out = dir.resolve(&m.output)?;
-    tracing::info!(job = %m.name, id = %m.job_id, kind = %m.kind, "job started");
+    tracing::info!(
+        job = %m.name,
+        id = %m.job_id,
+        kind = %m.kind,
+        threads = super::resources::worker_threads(),
+        "job started"
+    );
     let t0 = Instant::now();
     let inputs = DirShards {
         dir: &dir,

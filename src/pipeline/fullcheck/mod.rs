@@ -68,7 +68,8 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            threads: std::thread::available_parallelism().map_or(1, usize::from),
+            // The cores (or SLURM_CPUS_PER_TASK inside a Slurm task).
+            threads: crate::pipeline::resources::worker_threads(),
             progress: false,
             max_listed: DEFAULT_MAX_LISTED,
         }
@@ -326,6 +327,21 @@ fn full_check_with(
             .unwrap_or_else(std::sync::PoisonError::into_inner),
         coverage,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every job kind has a full checker (a new kind must add one).
+    #[test]
+    fn every_kind_has_a_checker() {
+        for k in crate::pipeline::kind::all_kinds() {
+            assert!(
+                super::checkers().iter().any(|c| c.kind() == k.name()),
+                "no full check for kind {}",
+                k.name()
+            );
+        }
+    }
 }
 
 /// Splits `0..len` into about `parts` contiguous chunks (at least one).

@@ -32,9 +32,11 @@
 //!
 //! Tables: `dodgem-N-summary.toml` (totals, positions with both sides on the
 //! board, reachable positions, positions lost for whoever moves, longest
-//! decided positions, the start, per-layer counts) and
+//! decided positions, the start, per-layer counts),
 //! `dodgem-N-first-moves.csv` (`move,desjardins,value,depth` for every first
-//! move, from Blue's side).
+//! move, from Blue's side) and `dodgem-N-layers.csv` (per layer: positions,
+//! wins, losses, draws, longest win and loss, reachable counts; columns in
+//! [`layers_csv`]).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -313,26 +315,41 @@ impl JobKind for Dodgem {
             params.insert("n".into(), (n as i64).into());
             params.insert("a".into(), (a as i64).into());
             params.insert("b".into(), (b as i64).into());
-            let cost = Layer::new(board, a, b).len();
-            JobSpec {
-                name: if task == "reach" {
-                    reach_job(a, b)
-                } else {
-                    layer_job(a, b)
-                },
-                params,
-                inputs,
-                // Estimated nanoseconds on one core of the 2-core reference
-                // machine (5×5, BENCHMARKS.md): solving ≈ 160 per position,
-                // a reachability pass ≈ 60, mirroring (mostly shard
-                // decoding and encoding) ≈ 25.
-                cost: cost
-                    * match task {
-                        "solve" => 160,
-                        "reach" => 60,
-                        _ => 25,
-                    },
-            }
+            let len = Layer::new(board, a, b).len();
+            let len_of = |a: usize, b: usize| Layer::new(board, a, b).len();
+            let below =
+                if a > 0 { len_of(a - 1, b) } else { 0 } + if b > 0 { len_of(a, b - 1) } else { 0 };
+            let above = if a < top { len_of(a + 1, b) } else { 0 }
+                + if b < top { len_of(a, b + 1) } else { 0 };
+            // Estimated nanoseconds on one core of the 2-core reference
+            // machine (5×5, BENCHMARKS.md): solving ≈ 160 per position,
+            // a reachability pass ≈ 60, mirroring (mostly shard
+            // decoding and encoding) ≈ 25.
+            let ns = match task {
+                "solve" => 160,
+                "reach" => 60,
+                _ => 25,
+            };
+            // Peak memory: solve = the layer's bytes, its pending bits, the
+            // two layers below as bytes, the compressed shard; reflect = the
+            // input and output bytes; reach = one bit per position of the
+            // layer and of the two layers above.
+            let memory = match task {
+                "solve" => len + len / 8 + below + len / 4,
+                "reflect" => 2 * len + len / 4,
+                _ => (len + above) / 8 + len / 32,
+            } + (24 << 20);
+            let shard = if task == "reach" { len / 8 } else { len / 5 };
+            let name = if task == "reach" {
+                reach_job(a, b)
+            } else {
+                layer_job(a, b)
+            };
+            JobSpec::new(name, params, inputs, len * ns)
+                .with_memory(memory)
+                .with_threads(if task == "solve" { 2 } else { 1 })
+                .with_shard_bytes(shard + 4096)
+                .with_cpu_seconds(len * ns / 1_000_000_000)
         };
         for sum in 0..=2 * top {
             for a in sum.saturating_sub(top)..=sum.min(top) {
@@ -437,7 +454,7 @@ impl JobKind for Dodgem {
                     let threads = if layer.len() < 1 << 20 {
                         1
                     } else {
-                        std::thread::available_parallelism().map_or(1, usize::from)
+                        crate::pipeline::worker_threads()
                     };
                     solve_layer_with_threads(&layer, vb.as_deref(), vr.as_deref(), threads)
                 };
@@ -512,6 +529,10 @@ impl JobKind for Dodgem {
                 name: format!("dodgem-{}-first-moves.csv", s.n),
                 bytes: s.first_moves_csv().into_bytes(),
             },
+            TableFile {
+                name: format!("dodgem-{}-layers.csv", s.n),
+                bytes: layers_csv(&s.file.layers).into_bytes(),
+            },
         ])
     }
 
@@ -528,6 +549,69 @@ impl JobKind for Dodgem {
         let csv = String::from_utf8(run.table(&format!("dodgem-{n}-first-moves.csv"))?)
             .unwrap_or_default();
         Ok(dodgem_claims(run, &summary, &csv))
+    }
+
+    /// `dodgem-N-layers`: wins, losses and draws per layer, from the
+    /// per-layer table `dodgem-N-layers.csv`.
+    fn plots(&self, run: &dyn RunAccess) -> Result<Vec<crate::plot::PlotFile>> {
+        use crate::plot::dodgem::{DodgemChart, LayerCounts};
+        let n = run_board(run)?.n();
+        let name = format!("dodgem-{n}-layers.csv");
+        let text = String::from_utf8(run.table(&name)?).unwrap_or_default();
+        let mut lines = text.lines();
+        if lines.next() != Some(LAYERS_CSV_HEADER) {
+            return Err(Error::job(
+                self.name(),
+                format!("{name}: unexpected header"),
+            ));
+        }
+        let layers = lines
+            .enumerate()
+            .map(|(i, l)| {
+                let f: Vec<&str> = l.split(',').collect();
+                let num = |k: usize| f.get(k).and_then(|x| x.parse::<u64>().ok());
+                let cols = LAYERS_CSV_HEADER.split(',').count();
+                match (
+                    f.len() == cols,
+                    num(0),
+                    num(1),
+                    num(2),
+                    num(3),
+                    num(4),
+                    num(5),
+                ) {
+                    (
+                        true,
+                        Some(a),
+                        Some(b),
+                        Some(positions),
+                        Some(wins),
+                        Some(losses),
+                        Some(draws),
+                    ) => Ok(LayerCounts {
+                        a: a as u32,
+                        b: b as u32,
+                        positions,
+                        wins,
+                        losses,
+                        draws,
+                    }),
+                    _ => Err(Error::job(
+                        self.name(),
+                        format!("{name} line {}: `{l}`", i + 2),
+                    )),
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let chart = DodgemChart {
+            n: n as u32,
+            layers,
+        };
+        Ok(vec![crate::pipeline::plots::drawn(crate::plot::render(
+            &format!("dodgem-{n}-layers"),
+            &format!("Dodgem {n}×{n}: wins, losses and draws for the side to move, per layer"),
+            &chart,
+        ))?])
     }
 }
 
@@ -633,6 +717,36 @@ impl Summary {
         }
         s
     }
+}
+
+/// Header of `tables/dodgem-N-layers.csv` (see [`layers_csv`]).
+pub const LAYERS_CSV_HEADER: &str = "a,b,positions,wins,losses,draws,longest_win,longest_loss,\
+     reachable,reachable_wins,reachable_losses,reachable_draws";
+
+/// `tables/dodgem-N-layers.csv`: one row per layer (a, b) in (a, b) order.
+///
+/// Columns: `a`, `b` (blue and red cars on the board); `positions` (with
+/// side to move: 2·C(n², a)·C(n² − a, b)); `wins`, `losses`, `draws` (for
+/// the side to move; they sum to `positions`); `longest_win`,
+/// `longest_loss` (largest depth in plies of a won / lost position, 0 if
+/// there is none); `reachable` and its `reachable_wins`,
+/// `reachable_losses`, `reachable_draws` (positions reachable from the
+/// start), empty when the run does not compute reachability.
+pub fn layers_csv(rows: &[LayerRow]) -> String {
+    let mut s = format!("{LAYERS_CSV_HEADER}\n");
+    for r in rows {
+        let _ = write!(
+            s,
+            "{},{},{},{},{},{},{},{},",
+            r.a, r.b, r.positions, r.wins, r.losses, r.draws, r.max_win_depth, r.max_loss_depth
+        );
+        let _ = writeln!(
+            s,
+            "{},{},{},{}",
+            r.reachable, r.reachable_wins, r.reachable_losses, r.reachable_draws
+        );
+    }
+    s
 }
 
 fn summarize(run: &dyn RunAccess) -> Result<Summary> {

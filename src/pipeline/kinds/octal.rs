@@ -285,12 +285,15 @@ impl JobKind for Octal {
             params.insert("code".into(), code.to_string().into());
             params.insert("start".into(), (w[0] as i64).into());
             params.insert("end".into(), (w[1] as i64).into());
-            jobs.push(JobSpec {
-                name: format!("range-{k:0width$}"),
-                params,
-                inputs: jobs.iter().map(|j| j.name.clone()).collect(),
-                cost: (w[1] * w[1] - w[0] * w[0]) / 1024 + 1,
-            });
+            let inputs = jobs.iter().map(|j| j.name.clone()).collect();
+            let cost = (w[1] * w[1] - w[0] * w[0]) / 1024 + 1;
+            // Every value so far as u32 (inputs and this range), twice while
+            // encoding, the process.
+            jobs.push(
+                JobSpec::new(format!("range-{k:0width$}"), params, inputs, cost)
+                    .with_memory(w[1] * 12 + (24 << 20))
+                    .with_shard_bytes((w[1] - w[0]) * 2 + 4096),
+            );
         }
         let mut table = toml::Table::new();
         table.insert("code".into(), code.to_string().into());
@@ -380,6 +383,34 @@ impl JobKind for Octal {
     fn claims(&self, run: &dyn RunAccess) -> Result<Vec<Claim>> {
         let (code, values) = run_values(run)?;
         Ok(octal_claims(&code, &values))
+    }
+
+    /// `octal-grundy`: G(n) with the preperiod and period marked, from the
+    /// b-file and the summary table.
+    fn plots(&self, run: &dyn RunAccess) -> Result<Vec<crate::plot::PlotFile>> {
+        use crate::plot::octal::OctalChart;
+        let stext = String::from_utf8(run.table("summary.toml")?).unwrap_or_default();
+        let s: Summary = toml::from_str(&stext)
+            .map_err(|e| Error::job(self.name(), format!("summary.toml: {}", e.message())))?;
+        let btext = String::from_utf8(run.table("b-file.txt")?).unwrap_or_default();
+        let mut values = parse_b_file(&btext).map_err(|e| Error::job(self.name(), e))?;
+        let period = s.periodic.then_some((s.preperiod, s.period));
+        values.truncate(OctalChart::shown(s.n_max, period) as usize);
+        let chart = OctalChart {
+            code: s.code.clone(),
+            values,
+            n_max: s.n_max,
+            max_value: s.max_value,
+            period,
+        };
+        Ok(vec![crate::pipeline::plots::drawn(crate::plot::render(
+            "octal-grundy",
+            &format!(
+                "Octal game {}: Grundy values G(n) with the period marked",
+                s.code
+            ),
+            &chart,
+        ))?])
     }
 }
 
