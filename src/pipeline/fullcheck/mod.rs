@@ -329,21 +329,6 @@ fn full_check_with(
     })
 }
 
-#[cfg(test)]
-mod tests {
-    /// Every job kind has a full checker (a new kind must add one).
-    #[test]
-    fn every_kind_has_a_checker() {
-        for k in crate::pipeline::kind::all_kinds() {
-            assert!(
-                super::checkers().iter().any(|c| c.kind() == k.name()),
-                "no full check for kind {}",
-                k.name()
-            );
-        }
-    }
-}
-
 /// Splits `0..len` into about `parts` contiguous chunks (at least one).
 pub(crate) fn chunks(len: u64, parts: usize) -> Vec<std::ops::Range<u64>> {
     let parts = (parts.max(1) as u64).min(len.max(1));
@@ -400,4 +385,19 @@ pub(crate) fn le_u32s(bytes: &[u8]) -> Option<Vec<u32>> {
 #[inline]
 pub(crate) fn bit(words: &[u64], i: u64) -> bool {
     words[(i / 64) as usize] >> (i % 64) & 1 == 1
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every job kind has a full checker (a new kind must add one).
+    #[test]
+    fn every_kind_has_a_checker() {
+        for k in crate::pipeline::kind::all_kinds() {
+            assert!(
+                super::checkers().iter().any(|c| c.kind() == k.name()),
+                "no full check for kind {}",
+                k.name()
+            );
+        }
+    }
 }
