@@ -136,6 +136,28 @@ enum Command {
     /// Look up results.
     #[command(subcommand)]
     Query(Query),
+    /// Serve run directories over HTTP: a JSON API and a web page to play
+    /// Chomp and Dodgem against the solved tables.
+    ///
+    /// GET /api/v1/dodgem?n=5&position=…&moves=…, /api/v1/chomp?rect=8x10 or
+    /// ?position=10,10,9,4 (&grundy=1), /api/v1/three-row?q=…&r=…,
+    /// /api/v1/octal?code=0.77&n=…: the JSON `query … --json` prints; errors
+    /// as {"error": …, "status": …} with HTTP 400 (bad request), 404 (outside
+    /// the solved tables) or 500 (damaged shard). GET / is the page;
+    /// GET /api/v1/ lists what is served.
+    #[command(
+        after_help = "Example:\n  gametables serve runs/dodgem-5 runs/chomp-boxes --bind 127.0.0.1:8080\n  then open http://127.0.0.1:8080/ in a browser."
+    )]
+    Serve {
+        /// Run directories (dodgem, chomp-boxes, chomp-grundy, three-row, …).
+        dirs: Vec<PathBuf>,
+        /// Address and port to listen on (port 0: any free port).
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        bind: std::net::SocketAddr,
+        /// Size of the shard block cache, in MiB.
+        #[arg(long, default_value_t = 64)]
+        cache_mb: u64,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -487,6 +509,26 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             )
         }
         Command::Query(q) => cmd_query(q),
+        Command::Serve {
+            dirs,
+            bind,
+            cache_mb,
+        } => {
+            let probes = crate::pipeline::probe::Probes::open(&dirs, cache_mb << 20)?;
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .context("starting the tokio runtime")?;
+            rt.block_on(crate::serve::serve(probes, bind, |addr| {
+                println!(
+                    "serving {} run director{} on http://{addr}/ (Ctrl-C stops)",
+                    dirs.len(),
+                    if dirs.len() == 1 { "y" } else { "ies" }
+                );
+            }))
+            .with_context(|| format!("serving on {bind}"))?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
@@ -705,10 +747,15 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         };
         let claims = merge::report(&view)?;
         println!(
-            "{name}: {} computed, {} skipped, {} recomputed (damaged) in {:.2} s; root {}",
+            "{name}: {} computed, {} skipped, {} recomputed (damaged){} in {:.2} s; root {}",
             summary.computed.len(),
             summary.skipped.len(),
             summary.damaged.len(),
+            if summary.old.is_empty() {
+                String::new()
+            } else {
+                format!(", {} recomputed (old shard format)", summary.old.len())
+            },
             t0.elapsed().as_secs_f64(),
             result.root
         );
@@ -735,6 +782,7 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                     JobState::Done => ("done", None),
                     JobState::Pending => ("pending", None),
                     JobState::Damaged(w) => ("damaged", Some(w.clone())),
+                    JobState::Old(w) => ("old", Some(w.clone())),
                 };
                 serde_json::json!({"job": name, "id": id, "state": state, "reason": why})
             })
@@ -742,20 +790,34 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         let count = |f: fn(&JobState) -> bool| rows.iter().filter(|r| f(&r.2)).count();
+        let old = count(|s| matches!(s, JobState::Old(_)));
         println!(
-            "{} ({}): {} job(s): {} done, {} pending, {} damaged{}",
+            "{} ({}): {} job(s): {} done, {} pending, {} damaged{}{}",
             dir.display(),
             view.plan.kind,
             rows.len(),
             count(|s| *s == JobState::Done),
             count(|s| *s == JobState::Pending),
             count(|s| matches!(s, JobState::Damaged(_))),
+            if old > 0 {
+                format!(", {old} old")
+            } else {
+                String::new()
+            },
             if view.dir.result_path().exists() {
                 "; merged"
             } else {
                 ""
             }
         );
+        if old > 0 {
+            println!(
+                "{old} shard(s) in an older shard format, written by an older gametables (not damaged; \
+                 this build reads format {}): `gametables run JOB_FILE --run-dir {}` recomputes them",
+                crate::pipeline::shard::FORMAT_VERSION,
+                dir.display()
+            );
+        }
         for line in slurm::status_lines(&view.dir, &view.plan) {
             println!("{line}");
         }
@@ -764,6 +826,7 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                 JobState::Done => "done".to_string(),
                 JobState::Pending => "pending".to_string(),
                 JobState::Damaged(w) => format!("DAMAGED: {w}"),
+                JobState::Old(_) => "old (shard format 1; `run` recomputes it)".to_string(),
             };
             println!("  {}  {:<24} {}", &id[..12], name, s);
         }

@@ -12,3 +12,4 @@ pub mod cli;
 pub mod games;
 pub mod pipeline;
 pub mod plot;
+pub mod serve;

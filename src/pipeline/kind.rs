@@ -212,6 +212,16 @@ pub trait JobKind: Sync {
         super::shard::ZSTD_LEVEL
     }
 
+    /// The most raw (decompressed) bytes a shard of `job` can legitimately
+    /// hold, all sections together. A shard declaring more is refused before
+    /// anything is decompressed or allocated (a small crafted shard must not
+    /// make `status` allocate gigabytes). The default is
+    /// [`MAX_BODY`](super::shard::MAX_BODY); kinds whose sizes follow from
+    /// the job's parameters give a tight bound.
+    fn max_raw_bytes(&self, _job: &JobSpec) -> u64 {
+        super::shard::MAX_BODY
+    }
+
     /// Checks that a shard whose checksum verified really holds this job's
     /// result (e.g. its header describes the job's own box). Used by
     /// `status`, resume, merge (once per shard) and verify; a failure marks

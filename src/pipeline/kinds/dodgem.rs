@@ -255,11 +255,18 @@ pub fn layers_for(p: &Position) -> Vec<(usize, usize)> {
 /// The value of a move for the player making it (the value after it, seen
 /// from the other side, one ply longer).
 pub fn value_of_move(t: &Tables, p: &Position, m: Move) -> Option<Value> {
-    Some(match t.value(&t.board().apply(p, m))? {
+    Some(mover_value(t.value(&t.board().apply(p, m))?))
+}
+
+/// The value of a move for the player making it, from the value `after` it
+/// for the side then to move: the other side's win is the mover's loss one
+/// ply longer, and so on.
+pub fn mover_value(after: Value) -> Value {
+    match after {
         Value::Win(d) => Value::Loss(d + 1),
         Value::Loss(d) => Value::Win(d + 1),
         Value::Draw => Value::Draw,
-    })
+    }
 }
 
 /// Sort key: shortest wins, then draws, then longest losses.
@@ -419,6 +426,14 @@ impl JobKind for Dodgem {
             )));
         }
         Ok(())
+    }
+
+    /// One byte per position of the job's layer (a reach bitset is an
+    /// eighth of that), plus 1 MiB for `meta`.
+    fn max_raw_bytes(&self, job: &JobSpec) -> u64 {
+        params(job).map_or(crate::pipeline::shard::MAX_BODY, |(_, board, a, b)| {
+            Layer::new(board, a, b).len() + (1 << 20)
+        })
     }
 
     fn run(&self, job: &JobSpec, inputs: &dyn ShardSource) -> Result<Vec<Section>> {
