@@ -10,6 +10,7 @@ use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand};
 
 use crate::pipeline::executor::{LocalOptions, run_local};
+use crate::pipeline::fullcheck;
 use crate::pipeline::jobfile::read_job_file;
 use crate::pipeline::merge::{self, ResultFile, RunView};
 use crate::pipeline::plan::{JobState, PlanFile, write_plan};
@@ -118,6 +119,13 @@ enum Command {
     },
     /// Re-hash every shard and table, re-run the merge and the kind's checks,
     /// and compare with a reference manifest. Exit 3 on any mismatch.
+    ///
+    /// With --full, also check every stored value against the game's rules
+    /// from its successors' stored values (P iff no move reaches a
+    /// P-position, Grundy value = mex of the options, Dodgem's win/loss
+    /// depths and draws, reachability), by a checker that shares no code with
+    /// the solvers; bad values are listed (kind, job, position, what is
+    /// wrong; the first 30) with their total count, and exit 3.
     Verify {
         /// The run directory.
         dir: PathBuf,
@@ -127,6 +135,10 @@ enum Command {
         /// Machine-readable output: {"ok", "shards", "tables", "root", "against", "problems"}.
         #[arg(long)]
         json: bool,
+        /// Check every stored value from the rules (all cores; costs about
+        /// as much as the run itself).
+        #[arg(long)]
+        full: bool,
     },
     /// Write DIR/report.md: every published claim, our value, and whether it matches.
     Report {
@@ -415,6 +427,71 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// `verify --full`: the cheap verify's problems (if any), then the full
+/// check of every stored value; exit 3 (through [`Error::Verify`]) if
+/// either finds something.
+fn cmd_verify_full(dir: &Path, against: Option<&Path>, json: bool) -> anyhow::Result<ExitCode> {
+    let view = RunView::open(dir)?;
+    let started = std::time::Instant::now();
+    let (mut problems, ok) = match merge::verify(&view, against) {
+        Ok(r) => (Vec::new(), Some(r)),
+        Err(Error::Verify { problems }) => (problems, None),
+        Err(e @ (Error::RunDir { .. } | Error::Manifest { .. })) => return Err(e.into()),
+        Err(e) => (vec![e.to_string()], None),
+    };
+    let opts = fullcheck::Options {
+        progress: std::io::stderr().is_terminal(),
+        ..fullcheck::Options::default()
+    };
+    let report = fullcheck::full_check(&view, opts)?;
+    let seconds = started.elapsed().as_secs_f64();
+    problems.extend(report.problem_lines());
+    if json {
+        let v = serde_json::json!({
+            "ok": problems.is_empty(), "run_dir": dir.display().to_string(),
+            "shards": ok.as_ref().map_or(view.plan.jobs.len(), |r| r.shards.len()),
+            "tables": ok.as_ref().map(|r| r.tables.len()),
+            "root": ok.as_ref().map(|r| r.root.clone()),
+            "against": against.map(|a| a.display().to_string()),
+            "problems": problems,
+            "full": {
+                "bad_values": report.total,
+                "seconds": seconds,
+                "threads": opts.threads,
+                "coverage": report.coverage.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            },
+        });
+        outln!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(if problems.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(EXIT_MISMATCH)
+        });
+    }
+    if let Some(r) = &ok {
+        outln!(
+            "ok: {} shard(s) and {} table(s) verify; root {}{}",
+            r.shards.len(),
+            r.tables.len(),
+            r.root,
+            against.map_or(String::new(), |a| format!("; matches {}", a.display()))
+        );
+    }
+    outln!(
+        "full check ({seconds:.1} s, {} thread(s)): {} bad value(s)",
+        opts.threads,
+        report.total
+    );
+    for c in &report.coverage {
+        outln!("  {c}");
+    }
+    if problems.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        Err(Error::Verify { problems }.into())
+    }
+}
+
 fn init_logging(default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
@@ -512,7 +589,18 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Status { dir, json } => cmd_status(&dir, json),
-        Command::Verify { dir, against, json } => cmd_verify(&dir, against.as_deref(), json),
+        Command::Verify {
+            dir,
+            against,
+            json,
+            full,
+        } => {
+            if full {
+                cmd_verify_full(&dir, against.as_deref(), json)
+            } else {
+                cmd_verify(&dir, against.as_deref(), json)
+            }
+        }
         Command::Plot { dir } => {
             let view = RunView::open(&dir)?;
             let drawn = crate::pipeline::plots::write_plots(&view)?;
@@ -654,6 +742,25 @@ fn print_claims_summary(dir: &RunDir, claims: &[crate::pipeline::Claim]) {
             c.claim,
             c.expected,
             c.ours
+        );
+    }
+}
+
+/// The end of `run`: where the tables are, and the computation's headline
+/// (the kind's first claim that matches its published value).
+fn print_results(dir: &RunDir, result: &ResultFile, claims: &[crate::pipeline::Claim]) {
+    let names: Vec<&str> = result.tables.iter().map(|t| t.name.as_str()).collect();
+    outln!(
+        "tables in {}: {}",
+        dir.tables_dir().display(),
+        names.join(", ")
+    );
+    if let Some(c) = claims.iter().find(|c| c.status == ClaimStatus::Match) {
+        outln!(
+            "headline: {}: {}, as published ({})",
+            c.claim,
+            c.ours,
+            c.source
         );
     }
 }
@@ -878,6 +985,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             None => outln!("no reference manifest for this plan (manifests/{name}.toml)"),
         }
         print_claims_summary(&dir, &claims);
+        print_results(&dir, &result, &claims);
         if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
             code = ExitCode::from(EXIT_MISMATCH);
         }
