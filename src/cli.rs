@@ -176,14 +176,17 @@ enum Query {
     },
     /// Value, depth and every legal move of a Dodgem position.
     ///
-    /// Reads the layer shards of a dodgem run (default runs/dodgem-N); without
-    /// a run directory, 3×3 and 4×4 are solved in memory. Values are for the
-    /// side to move; a move's value is for the player making it.
+    /// Reads the layer shards of a dodgem run (default runs/dodgem-N, else
+    /// runs/dodgem-N-endgame); without a run directory, 3×3 and 4×4 are
+    /// solved in memory. Values are for the side to move; a move's value is
+    /// for the player making it. A run of part of the board (`max_cars`, e.g.
+    /// jobs/dodgem-6-endgame.toml) answers the positions of its layers and
+    /// names the layer any other position needs.
     #[command(
-        after_help = "Examples:\n  gametables query dodgem --n 4 --position \"blue:a2,a3,a4 red:b1,c1,d1 to-move:blue\"\n  gametables query dodgem --n 4 --moves \"a2-a1\"\n  gametables query dodgem --n 4 --desjardins --moves \"d1-d2 a4-b4\""
+        after_help = "Examples:\n  gametables query dodgem --n 4 --position \"blue:a2,a3,a4 red:b1,c1,d1 to-move:blue\"\n  gametables query dodgem --n 4 --moves \"a2-a1\"\n  gametables query dodgem --n 4 --desjardins --moves \"d1-d2 a4-b4\"\n  gametables query dodgem --n 6 --run-dir runs/dodgem-6-endgame --position \"blue:a2,a3,b5,c6 red:b1,c1,e2,f4 to-move:blue\""
     )]
     Dodgem {
-        /// Board size (2 to 5).
+        /// Board size (2 to 6).
         #[arg(long)]
         n: usize,
         /// A position: `blue:a2,a3,a4 red:b1,c1,d1 to-move:blue` (default: the start).
@@ -673,12 +676,11 @@ fn cmd_query(q: Query) -> anyhow::Result<ExitCode> {
             run_dir,
             json,
         } => {
-            let default_dir = PathBuf::from("runs").join(format!("dodgem-{n}"));
             let dir = run_dir.or_else(|| {
-                default_dir
-                    .join("plan.toml")
-                    .is_file()
-                    .then_some(default_dir)
+                [format!("dodgem-{n}"), format!("dodgem-{n}-endgame")]
+                    .into_iter()
+                    .map(|d| PathBuf::from("runs").join(d))
+                    .find(|d| d.join("plan.toml").is_file())
             });
             let probe = match &dir {
                 Some(d) => DodgemProbe::open(d, n)?,

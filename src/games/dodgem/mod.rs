@@ -704,7 +704,11 @@ impl Tables {
     /// # Panics
     /// If a kept layer has a layer one car below it, or a mirror image, that
     /// is not kept.
-    pub fn solve_layers(board: Board, threads: usize, keep: &dyn Fn(usize, usize) -> bool) -> Tables {
+    pub fn solve_layers(
+        board: Board,
+        threads: usize,
+        keep: &dyn Fn(usize, usize) -> bool,
+    ) -> Tables {
         Tables::solve_with(board, threads, true, keep)
     }
 

@@ -9,7 +9,9 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::games::dodgem::{Board, Position, Side, Tables, Value, from_desjardins};
-use crate::pipeline::kinds::dodgem::{layers_for, move_rank, tables_from_run, value_of_move};
+use crate::pipeline::kinds::dodgem::{
+    layers_for, move_rank, solved_max_cars, tables_from_run, value_of_move,
+};
 use crate::pipeline::merge::RunView;
 use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, flag, param, required};
 
@@ -253,10 +255,23 @@ impl DodgemProbe {
         let (board, p) = Self::position(req)?;
         let n = req.n;
         let (tables, source) = match self.boards.get(&n) {
-            Some(Layers::Run(view)) => (
-                std::borrow::Cow::Owned(tables_from_run(view, board, &layers_for(&p))?),
-                format!("run {}", view.dir.root().display()),
-            ),
+            Some(Layers::Run(view)) => {
+                let m = solved_max_cars(&view.plan.params, board);
+                let (a, b) = p.layer();
+                if a > m || b > m {
+                    return Err(ProbeError::NotSolved(format!(
+                        "{} is in layer ({a}, {b}) ({a} blue and {b} red cars), but the run {} \
+                         solves only the layers with at most {m} cars a side: layer ({a}, {b}) needs \
+                         a run of the whole board (jobs/dodgem-{n}.toml)",
+                        board.position_text(&p),
+                        view.dir.root().display()
+                    )));
+                }
+                (
+                    std::borrow::Cow::Owned(tables_from_run(view, board, &layers_for(&p))?),
+                    format!("run {}", view.dir.root().display()),
+                )
+            }
             Some(Layers::Memory(cell)) => (
                 std::borrow::Cow::Borrowed(cell.get_or_init(|| Tables::solve(board, 1))),
                 "solved in memory".to_string(),
