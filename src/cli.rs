@@ -12,6 +12,9 @@ use crate::pipeline::executor::{LocalOptions, run_local};
 use crate::pipeline::jobfile::read_job_file;
 use crate::pipeline::merge::{self, ResultFile, RunView};
 use crate::pipeline::plan::{JobState, PlanFile, write_plan};
+use crate::pipeline::resources::{
+    available_memory, cores, fmt_bytes, parse_size, set_worker_threads,
+};
 use crate::pipeline::rundir::RunDir;
 use crate::pipeline::shard::Durability;
 use crate::pipeline::slurm::{self, SlurmOptions, SlurmOutcome};
@@ -50,6 +53,9 @@ enum Command {
     /// gets the full `verify`.
     Run(RunArgs),
     /// Write plan.toml and one manifest per job into a run directory, without running.
+    ///
+    /// Prints every job with its estimated peak memory, then the number of
+    /// jobs, the largest job, the total shard size and CPU time.
     Plan {
         /// The job file (jobs/NAME.toml).
         job_file: PathBuf,
@@ -72,6 +78,10 @@ enum Command {
         /// a power cut fails its checksum and is recomputed.
         #[arg(long)]
         defer_sync: bool,
+        /// Threads the job may use (default: SLURM_CPUS_PER_TASK in a Slurm
+        /// task, else every core). The results never depend on it.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+        threads: Option<u32>,
     },
     /// Verify every shard (hashed, decoded and checked by the kind once each)
     /// and assemble tables/ and result.toml.
@@ -119,6 +129,12 @@ struct RunArgs {
     /// no limit).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     workers: Option<u32>,
+    /// Memory budget of a local run, e.g. 16G or 512M (default: the memory
+    /// the kernel reports available when the run starts). Jobs start only
+    /// while their estimated peak memory fits what the running jobs leave; a
+    /// job above the whole budget is refused before anything runs.
+    #[arg(long, value_parser = parse_memory)]
+    memory: Option<u64>,
     /// Recompute every job, and replace a different plan in the run directory.
     #[arg(long)]
     force: bool,
@@ -314,8 +330,23 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 plan.kind,
                 run_dir.display()
             );
+            let width = plan.jobs.iter().map(|j| j.name.len()).max().unwrap_or(0);
             for j in &plan.jobs {
-                println!("  {}  {}", &j.id[..12], j.name);
+                println!(
+                    "  {}  {:width$}  {:>10} memory{}",
+                    &j.id[..12],
+                    j.name,
+                    fmt_bytes(j.memory),
+                    if j.threads > 1 {
+                        format!(", {} threads", j.threads)
+                    } else {
+                        String::new()
+                    }
+                );
+            }
+            println!("{}", plan.resources());
+            if let Some(Err(e)) = available_memory().map(|avail| plan.check_memory(avail)) {
+                println!("note: a local run here would refuse it: {e}");
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -323,7 +354,11 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             manifest,
             run_dir,
             defer_sync,
+            threads,
         } => {
+            if let Some(t) = threads {
+                set_worker_threads(t as usize);
+            }
             let durability = if defer_sync {
                 Durability::Deferred
             } else {
@@ -407,6 +442,14 @@ fn reference_for(job_file: &Path, name: &str) -> Option<PathBuf> {
     p.is_file().then_some(p)
 }
 
+/// clap value parser for `--memory`.
+fn parse_memory(s: &str) -> Result<u64, String> {
+    match parse_size(s)? {
+        0 => Err("the memory budget must be more than 0".into()),
+        n => Ok(n),
+    }
+}
+
 fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if args.run_dir.is_some() && args.job_files.len() > 1 {
         use clap::CommandFactory;
@@ -417,11 +460,14 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             )
             .exit();
     }
-    let workers = args.workers.map_or_else(
-        || std::thread::available_parallelism().map_or(1, usize::from),
-        |w| w as usize,
-    );
+    let workers = args.workers.map_or_else(cores, |w| w as usize);
     let exe = std::env::current_exe().context("cannot find the gametables executable")?;
+    let memory_budget = match args.memory {
+        Some(m) => m,
+        None => available_memory().context(
+            "cannot read the available memory from /proc/meminfo; give a budget with --memory",
+        )?,
+    };
     let slurm_opts = (args.executor == Executor::Slurm).then(|| SlurmOptions {
         exe: exe.clone(),
         partition: args.partition.clone(),
@@ -431,6 +477,16 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         force: args.force,
         progress: !args.no_progress,
     });
+    if slurm_opts.is_some() && args.memory.is_some() {
+        use clap::CommandFactory;
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--memory is a local budget; on Slurm each job asks for its own estimate \
+                 (override with --sbatch-arg=--mem=…)",
+            )
+            .exit();
+    }
     if slurm_opts.is_none()
         && (args.partition.is_some() || !args.sbatch_args.is_empty() || args.detach || args.dry_run)
     {
@@ -494,6 +550,10 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
         };
         let dir = RunDir::new(run_dir);
+        // Refused before anything is written or run: a job that cannot fit.
+        if slurm_opts.is_none() {
+            plan.check_memory(memory_budget)?;
+        }
         if let (Some(o), true) = (&slurm_opts, args.dry_run) {
             print!("{}", slurm::dry_run(&dir, plan, o)?);
             continue;
@@ -514,9 +574,13 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             if slurm_opts.is_some() {
                 "on Slurm".to_string()
             } else {
-                format!("with {workers} worker(s)")
+                format!(
+                    "with {workers} worker(s), memory budget {}",
+                    fmt_bytes(memory_budget)
+                )
             }
         );
+        eprintln!("{name}: {}", plan.resources());
         let t0 = std::time::Instant::now();
         let (summary, merged) = match &slurm_opts {
             None => {
@@ -525,6 +589,8 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
                     force: args.force,
                     exe: exe.clone(),
                     progress: !args.no_progress,
+                    memory_budget,
+                    cores: cores(),
                 };
                 (rt.block_on(run_local(&dir, plan, &local))?, false)
             }

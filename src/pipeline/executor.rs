@@ -5,7 +5,9 @@
 //! only (sha256 trailer, header names the job); merge decodes every shard.
 //! A worker is killed when its coordinator dies (`PR_SET_PDEATHSIG`), so no
 //! orphan keeps working. Workers write shards without fsync; the run ends
-//! with one `syncfs` of the run directory.
+//! with one `syncfs` of the run directory. Jobs start only while their
+//! estimated memory fits the budget left by the running ones, and each worker
+//! is told how many threads it may use.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -30,6 +32,13 @@ pub struct LocalOptions {
     pub exe: PathBuf,
     /// Show the progress bar (only drawn on a terminal anyway).
     pub progress: bool,
+    /// Memory budget in bytes: a job starts only when its estimated memory
+    /// ([`PlannedJob::memory`](super::plan::PlannedJob::memory)) fits what the
+    /// running jobs leave of it. A job above the whole budget is refused
+    /// before anything runs ([`PlanFile::check_memory`]).
+    pub memory_budget: u64,
+    /// Cores of this machine: a worker gets `--threads min(job threads, cores)`.
+    pub cores: usize,
 }
 
 /// What a local run did.
@@ -74,10 +83,12 @@ fn say(pb: &ProgressBar, line: &str) {
 /// a sync failure.
 ///
 /// # Errors
-/// [`Error::Job`] naming each failed job, its exit status and its log file;
-/// jobs already running finish first and their shards are kept.
+/// [`Error::Job`] naming the largest job if one needs more memory than the
+/// whole budget (nothing runs); naming each failed job, its exit status and
+/// its log file; jobs already running finish first and their shards are kept.
 /// [`Error::Io`] if the final sync fails.
 pub async fn run_local(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<RunSummary> {
+    plan.check_memory(opts.memory_budget)?;
     let ran = run_jobs(dir, plan, opts).await;
     let synced = dir.sync();
     let summary = ran?;
@@ -135,10 +146,14 @@ async fn run_jobs(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<
     loop {
         // Start ready jobs while there is room and nothing has failed.
         while failures.is_empty() && running.len() < workers {
-            let Some(pos) = pending
-                .iter()
-                .position(|&i| plan.jobs[i].inputs.iter().all(|inp| done.contains(&inp.id)))
-            else {
+            // The costliest ready job whose memory fits what the running
+            // ones leave (a job alone always fits: check_memory).
+            let in_use: u64 = running.values().map(|(i, _)| plan.jobs[*i].memory).sum();
+            let Some(pos) = pending.iter().position(|&i| {
+                let j = &plan.jobs[i];
+                j.inputs.iter().all(|inp| done.contains(&inp.id))
+                    && (running.is_empty() || in_use.saturating_add(j.memory) <= opts.memory_budget)
+            }) else {
                 break;
             };
             let i = pending.remove(pos);
@@ -159,6 +174,8 @@ async fn run_jobs(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<
                 .arg("--run-dir")
                 .arg(dir.root())
                 .arg("--defer-sync")
+                .arg("--threads")
+                .arg(j.threads.max(1).min(opts.cores.max(1) as u32).to_string())
                 .stdin(Stdio::null())
                 .stdout(Stdio::from(log))
                 .stderr(Stdio::from(log2));

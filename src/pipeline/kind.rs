@@ -19,6 +19,76 @@ pub struct JobSpec {
     pub inputs: Vec<String>,
     /// Relative cost estimate (any unit); the scheduler starts costly jobs first.
     pub cost: u64,
+    /// Estimated peak resident memory of the worker process running this job,
+    /// in bytes (process overhead included). The local executor starts a job
+    /// only when this fits what is left of its memory budget and refuses a
+    /// plan with a job above the whole budget; the Slurm executor asks for it
+    /// (`--mem`). Default [`DEFAULT_JOB_MEMORY`].
+    pub memory: u64,
+    /// Threads the job can use (≥ 1); the worker gets at most this many
+    /// ([`crate::pipeline::worker_threads`]), Slurm `--cpus-per-task` this many.
+    pub threads: u32,
+    /// Estimated size of the job's shard on disk, in bytes (0 = unknown); `plan`
+    /// prints the total.
+    pub shard_bytes: u64,
+    /// Estimated CPU time of the job on one core of a 2-core reference
+    /// machine, in seconds (0 = under a second or unknown); `plan` prints the
+    /// largest and the total.
+    pub cpu_seconds: u64,
+}
+
+/// Memory assumed for a job whose kind gives no estimate: a worker process
+/// with small tables (64 MiB).
+pub const DEFAULT_JOB_MEMORY: u64 = 64 << 20;
+
+impl JobSpec {
+    /// A job with default resources: [`DEFAULT_JOB_MEMORY`], one thread, no
+    /// shard size or CPU time estimate.
+    pub fn new(
+        name: impl Into<String>,
+        params: toml::Table,
+        inputs: Vec<String>,
+        cost: u64,
+    ) -> Self {
+        JobSpec {
+            name: name.into(),
+            params,
+            inputs,
+            cost,
+            memory: DEFAULT_JOB_MEMORY,
+            threads: 1,
+            shard_bytes: 0,
+            cpu_seconds: 0,
+        }
+    }
+
+    /// Sets the estimated peak memory in bytes ([`JobSpec::memory`]).
+    #[must_use]
+    pub fn with_memory(mut self, bytes: u64) -> Self {
+        self.memory = bytes;
+        self
+    }
+
+    /// Sets the threads the job can use (at least 1).
+    #[must_use]
+    pub fn with_threads(mut self, threads: u32) -> Self {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// Sets the estimated shard size in bytes.
+    #[must_use]
+    pub fn with_shard_bytes(mut self, bytes: u64) -> Self {
+        self.shard_bytes = bytes;
+        self
+    }
+
+    /// Sets the estimated single-core CPU seconds.
+    #[must_use]
+    pub fn with_cpu_seconds(mut self, seconds: u64) -> Self {
+        self.cpu_seconds = seconds;
+        self
+    }
 }
 
 /// A table file produced by [`JobKind::merge`], written to `RUN_DIR/tables/NAME`.

@@ -14,6 +14,7 @@ pub mod kinds;
 pub mod merge;
 pub mod plan;
 pub mod probe;
+pub mod resources;
 pub mod rundir;
 pub mod shard;
 pub mod slurm;
@@ -21,3 +22,4 @@ pub mod worker;
 
 pub use error::{Error, Result};
 pub use kind::{Claim, ClaimStatus, JobKind, JobSpec, RunAccess, ShardSource, TableFile};
+pub use resources::worker_threads;

@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 use super::digest::{is_digest, sha256_hex};
 use super::error::{Error, Result};
 use super::jobfile::JobFile;
-use super::kind::{JobSpec, ShardSource, kind_by_name};
+use super::kind::{DEFAULT_JOB_MEMORY, JobSpec, ShardSource, kind_by_name};
+use super::resources::{fmt_bytes, fmt_seconds};
 use super::rundir::RunDir;
 use super::shard::{self, Durability, Shard};
 
@@ -68,6 +69,19 @@ pub struct PlannedJob {
     pub id: String,
     /// Cost estimate (scheduling only).
     pub cost: u64,
+    /// Estimated peak memory of its worker, bytes ([`JobSpec::memory`]; not
+    /// part of the id).
+    #[serde(default = "default_memory")]
+    pub memory: u64,
+    /// Threads it can use ([`JobSpec::threads`]; not part of the id).
+    #[serde(default = "one")]
+    pub threads: u32,
+    /// Estimated shard size, bytes (not part of the id).
+    #[serde(default)]
+    pub shard_bytes: u64,
+    /// Estimated single-core CPU seconds (not part of the id).
+    #[serde(default)]
+    pub cpu_seconds: u64,
     /// Input jobs.
     pub inputs: Vec<InputRef>,
     /// Parameters.
@@ -88,6 +102,14 @@ pub struct PlanFile {
     pub params: toml::Table,
     /// Jobs in dependency order.
     pub jobs: Vec<PlannedJob>,
+}
+
+fn default_memory() -> u64 {
+    DEFAULT_JOB_MEMORY
+}
+
+fn one() -> u32 {
+    1
 }
 
 fn job_id(kind: &str, name: &str, inputs: &[InputRef], params: &toml::Table) -> String {
@@ -136,6 +158,10 @@ impl PlanFile {
                 name: spec.name.clone(),
                 id,
                 cost: spec.cost,
+                memory: spec.memory,
+                threads: spec.threads.max(1),
+                shard_bytes: spec.shard_bytes,
+                cpu_seconds: spec.cpu_seconds,
                 inputs,
                 params: spec.params.clone(),
             });
@@ -164,15 +190,53 @@ impl PlanFile {
 
     /// The jobs as the kind sees them.
     pub fn specs(&self) -> Vec<JobSpec> {
-        self.jobs
+        self.jobs.iter().map(PlannedJob::spec).collect()
+    }
+
+    /// What the plan needs: job count, the largest job and the totals.
+    pub fn resources(&self) -> PlanResources {
+        let largest = self
+            .jobs
             .iter()
-            .map(|j| JobSpec {
-                name: j.name.clone(),
-                params: j.params.clone(),
-                inputs: j.inputs.iter().map(|i| i.name.clone()).collect(),
-                cost: j.cost,
-            })
-            .collect()
+            .max_by_key(|j| (j.memory, std::cmp::Reverse(j.name.as_str())))
+            .map(|j| (j.name.clone(), j.memory));
+        PlanResources {
+            jobs: self.jobs.len(),
+            largest,
+            max_threads: self.jobs.iter().map(|j| j.threads).max().unwrap_or(1),
+            shard_bytes: self.jobs.iter().map(|j| j.shard_bytes).sum(),
+            cpu_seconds: self.jobs.iter().map(|j| j.cpu_seconds).sum(),
+            longest: self
+                .jobs
+                .iter()
+                .max_by_key(|j| (j.cpu_seconds, std::cmp::Reverse(j.name.as_str())))
+                .filter(|j| j.cpu_seconds > 0)
+                .map(|j| (j.name.clone(), j.cpu_seconds)),
+        }
+    }
+
+    /// Refuses a plan with a job whose estimated memory exceeds `budget`
+    /// bytes, naming the largest such job, its estimate and the budget.
+    ///
+    /// # Errors
+    /// [`Error::Job`] for the first (largest) job that cannot fit.
+    pub fn check_memory(&self, budget: u64) -> Result<()> {
+        let over: Vec<&PlannedJob> = self.jobs.iter().filter(|j| j.memory > budget).collect();
+        if let Some(j) = over.iter().max_by_key(|j| j.memory) {
+            return Err(Error::job(
+                &self.job_file,
+                format!(
+                    "job {} needs an estimated {} of memory, more than the budget of {} \
+                     ({} job(s) over it); give more with --memory if the machine has it, \
+                     or run it on a cluster (--executor slurm asks for the memory)",
+                    j.name,
+                    fmt_bytes(j.memory),
+                    fmt_bytes(budget),
+                    over.len()
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Reads `RUN_DIR/plan.toml`.
@@ -336,14 +400,68 @@ impl Manifest {
         Ok(m)
     }
 
+    /// The job as the kind sees it (resource estimates are not in manifests:
+    /// defaults).
+    pub fn spec(&self) -> JobSpec {
+        JobSpec::new(
+            self.name.clone(),
+            self.params.clone(),
+            self.inputs.iter().map(|i| i.name.clone()).collect(),
+            0,
+        )
+    }
+}
+
+impl PlannedJob {
     /// The job as the kind sees it.
     pub fn spec(&self) -> JobSpec {
         JobSpec {
             name: self.name.clone(),
             params: self.params.clone(),
             inputs: self.inputs.iter().map(|i| i.name.clone()).collect(),
-            cost: 0,
+            cost: self.cost,
+            memory: self.memory,
+            threads: self.threads,
+            shard_bytes: self.shard_bytes,
+            cpu_seconds: self.cpu_seconds,
         }
+    }
+}
+
+/// What a plan needs, from its jobs' estimates ([`PlanFile::resources`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanResources {
+    /// Number of jobs.
+    pub jobs: usize,
+    /// The job with the largest memory estimate: name and bytes.
+    pub largest: Option<(String, u64)>,
+    /// The most threads any job can use.
+    pub max_threads: u32,
+    /// Sum of the shard size estimates, bytes.
+    pub shard_bytes: u64,
+    /// Sum of the single-core CPU time estimates, seconds.
+    pub cpu_seconds: u64,
+    /// The job with the largest CPU time estimate: name and seconds.
+    pub longest: Option<(String, u64)>,
+}
+
+impl std::fmt::Display for PlanResources {
+    /// One line, e.g. `14 job(s); largest box-14x14 ≈ 44 MiB; shards ≈ 3.1 MiB;
+    /// CPU ≈ 2 s (longest box-14x14 ≈ 1 s)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} job(s)", self.jobs)?;
+        if let Some((name, m)) = &self.largest {
+            write!(f, "; largest {name} ≈ {} peak memory", fmt_bytes(*m))?;
+        }
+        if self.max_threads > 1 {
+            write!(f, ", up to {} threads a job", self.max_threads)?;
+        }
+        write!(f, "; shards ≈ {} in all", fmt_bytes(self.shard_bytes))?;
+        write!(f, "; CPU ≈ {}", fmt_seconds(self.cpu_seconds))?;
+        if let Some((name, s)) = &self.longest {
+            write!(f, " (longest {name} ≈ {})", fmt_seconds(*s))?;
+        }
+        Ok(())
     }
 }
 
@@ -449,13 +567,7 @@ pub fn check_shard_bytes(
 /// [`Error::Shard`] naming job and file.
 pub fn check_shard_content(dir: &RunDir, kind: &str, job: &PlannedJob, s: &Shard) -> Result<()> {
     if let Some(k) = kind_by_name(kind) {
-        let spec = JobSpec {
-            name: job.name.clone(),
-            params: job.params.clone(),
-            inputs: job.inputs.iter().map(|i| i.name.clone()).collect(),
-            cost: job.cost,
-        };
-        k.check_shard(&spec, s)
+        k.check_shard(&job.spec(), s)
             .map_err(|e| shard_error(dir, &job.name, &job.id, e.to_string()))?;
     }
     Ok(())

@@ -11,7 +11,11 @@
 //!   array (`--array=0-N`, `%K` when a throttle is asked), split into parts of
 //!   at most `MaxArraySize` tasks (read with `scontrol show config`). Task `i`
 //!   of a part runs `gametables worker RUN_DIR/manifests/ID.toml` for the
-//!   `i`-th job of that part (costliest first).
+//!   `i`-th job of that part (costliest first). A level's jobs are grouped by
+//!   the threads they can use and by memory (no task asks for more than twice
+//!   its estimate); each array asks for its largest job's estimated memory
+//!   (`#SBATCH --mem`) and threads (`--cpus-per-task`), which the worker
+//!   reads from `SLURM_CPUS_PER_TASK`. `--sbatch-arg=--mem=…` overrides them.
 //! - A part depends (`--dependency=afterok:…`) on the parts that hold the
 //!   inputs of its jobs; the merge job (`gametables merge RUN_DIR`) depends on
 //!   every part. Every script sets `--kill-on-invalid-dep=yes`, so jobs whose
@@ -44,6 +48,7 @@ use super::digest::sha256_hex;
 use super::error::{Error, Result};
 use super::executor::{RunSummary, job_progress_bar};
 use super::plan::{JobState, PlanFile, job_state};
+use super::resources::slurm_mem_mib;
 use super::rundir::{RunDir, RunLock};
 use super::shard::write_atomic;
 
@@ -212,7 +217,8 @@ fn last_submission_number(dir: &RunDir) -> Option<u32> {
 
 // ---------------------------------------------------------------- the plan of a submission
 
-/// One array part: jobs of one dependency level, at most `MaxArraySize`.
+/// One array part: jobs of one dependency level and one resource class, at
+/// most `MaxArraySize`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Part {
     /// `level{L}-part{P}`.
@@ -222,12 +228,19 @@ struct Part {
     jobs: Vec<usize>,
     /// Indices of earlier parts this one waits for.
     after: Vec<usize>,
+    /// Memory every task asks for (`--mem`): the largest estimate of its jobs, bytes.
+    memory: u64,
+    /// `--cpus-per-task`: the threads its jobs can use.
+    threads: u32,
 }
 
 /// Groups the pending jobs (plan indices, in plan order) into array parts.
 ///
 /// Levels count only pending inputs: a job whose inputs all have shards is
-/// level 0. Within a level the costliest jobs come first.
+/// level 0. Within a level, jobs are grouped by the threads they can use and
+/// by memory, so that no task asks for more than twice its own estimate
+/// (an array asks the same `--mem` for every task); within a group the
+/// costliest jobs come first.
 fn parts_of(plan: &PlanFile, pending: &[usize], max_array_size: usize) -> Vec<Part> {
     let is_pending: BTreeSet<usize> = pending.iter().copied().collect();
     let index: BTreeMap<&str, usize> = plan
@@ -259,8 +272,34 @@ fn parts_of(plan: &PlanFile, pending: &[usize], max_array_size: usize) -> Vec<Pa
     let mut part_of: BTreeMap<usize, usize> = BTreeMap::new();
     for l in 0..=max_level {
         let mut jobs: Vec<usize> = pending.iter().copied().filter(|i| level[i] == l).collect();
-        jobs.sort_by_key(|&i| (std::cmp::Reverse(plan.jobs[i].cost), i));
-        for (p, chunk) in jobs.chunks(max_array_size.max(1)).enumerate() {
+        jobs.sort_by_key(|&i| {
+            let j = &plan.jobs[i];
+            (
+                std::cmp::Reverse(j.threads),
+                std::cmp::Reverse(j.memory),
+                std::cmp::Reverse(j.cost),
+                i,
+            )
+        });
+        // Cut where the threads change, the memory halves, or the array is full.
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for i in jobs {
+            let j = &plan.jobs[i];
+            match groups.last_mut() {
+                Some(g)
+                    if g.len() < max_array_size.max(1)
+                        && plan.jobs[g[0]].threads == j.threads
+                        && j.memory.saturating_mul(2) >= plan.jobs[g[0]].memory =>
+                {
+                    g.push(i)
+                }
+                _ => groups.push(vec![i]),
+            }
+        }
+        for g in &mut groups {
+            g.sort_by_key(|&i| (std::cmp::Reverse(plan.jobs[i].cost), i));
+        }
+        for (p, chunk) in groups.iter().enumerate() {
             let me = parts.len();
             let mut after: BTreeSet<usize> = BTreeSet::new();
             for &i in chunk {
@@ -272,6 +311,16 @@ fn parts_of(plan: &PlanFile, pending: &[usize], max_array_size: usize) -> Vec<Pa
                 level: l,
                 jobs: chunk.to_vec(),
                 after: after.into_iter().collect(),
+                memory: chunk
+                    .iter()
+                    .map(|&i| plan.jobs[i].memory)
+                    .max()
+                    .unwrap_or(0),
+                threads: chunk
+                    .iter()
+                    .map(|&i| plan.jobs[i].threads)
+                    .max()
+                    .unwrap_or(1),
             });
         }
     }
@@ -378,6 +427,10 @@ impl Submission<'_> {
             .array_limit
             .map_or(String::new(), |k| format!("%{k}"));
         let _ = writeln!(s, "#SBATCH --array=0-{}{limit}", n - 1);
+        // From the plan's estimates; an --sbatch-arg given on the command
+        // line overrides these lines (sbatch's rule).
+        let _ = writeln!(s, "#SBATCH --mem={}M", slurm_mem_mib(part.memory));
+        let _ = writeln!(s, "#SBATCH --cpus-per-task={}", part.threads.max(1));
         let _ = writeln!(
             s,
             "#SBATCH --output={}/logs/slurm-%A_%a.out",
@@ -727,6 +780,7 @@ pub fn dry_run(dir: &RunDir, plan: &PlanFile, opts: &SlurmOptions) -> Result<Str
         pending.len(),
         summary.skipped.len()
     );
+    let _ = writeln!(out, "# plan: {}", plan.resources());
     if pending.is_empty() {
         let _ = writeln!(out, "# nothing to submit; `run` would only merge");
         return Ok(out);
@@ -1262,6 +1316,10 @@ mod tests {
             name: name.into(),
             id: sha256_hex(name.as_bytes()),
             cost,
+            memory: 64 << 20,
+            threads: 1,
+            shard_bytes: 0,
+            cpu_seconds: 0,
             inputs: inputs
                 .iter()
                 .map(|j| InputRef {
@@ -1342,6 +1400,63 @@ mod tests {
                 ("level2-part0".into(), vec!["e"], vec![2]),
             ]
         );
+    }
+
+    #[test]
+    fn arrays_ask_for_the_memory_and_threads_of_their_jobs_within_a_factor_two() {
+        let mut plan = dag();
+        // Level 0: a 1 GiB, b 12 GiB with 4 threads, d 700 MiB; f 10 GiB at level 1.
+        for (name, mem, threads) in [
+            ("a", 1 << 30, 1),
+            ("b", 12 << 30, 4),
+            ("d", 700 << 20, 1),
+            ("f", 10 << 30, 1),
+        ] {
+            let j = plan.jobs.iter_mut().find(|j| j.name == name).unwrap();
+            j.memory = mem;
+            j.threads = threads;
+        }
+        let parts = parts_of(&plan, &[0, 1, 2, 3, 4, 5], 1001);
+        let got: Vec<(String, Vec<&str>, u64, u32)> = parts
+            .iter()
+            .map(|p| {
+                let jobs = p.jobs.iter().map(|&i| plan.jobs[i].name.as_str()).collect();
+                (p.name.clone(), jobs, p.memory >> 20, p.threads)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("level0-part0".into(), vec!["b"], 12 << 10, 4),
+                // 700 MiB is more than half of 1 GiB: one array asking 1 GiB.
+                ("level0-part1".into(), vec!["d", "a"], 1 << 10, 1),
+                ("level1-part0".into(), vec!["f"], 10 << 10, 1),
+                ("level1-part1".into(), vec!["c"], 64, 1),
+                ("level2-part0".into(), vec!["e"], 64, 1),
+            ]
+        );
+        let plan_dir = RunDir::new("/nonexistent/run");
+        let opts = SlurmOptions {
+            exe: PathBuf::from("/usr/bin/gametables"),
+            partition: None,
+            sbatch_args: vec![],
+            array_limit: None,
+            detach: false,
+            force: false,
+            progress: false,
+        };
+        let sub = Submission {
+            plan: &plan,
+            root: plan_dir.root().to_path_buf(),
+            exe: opts.exe.clone(),
+            number: 1,
+            job_name: "gt-dag-0".into(),
+            parts,
+            opts: &opts,
+        };
+        let script = sub.array_script(&sub.parts[0]);
+        assert!(script.contains("#SBATCH --mem=12288M\n"), "{script}");
+        assert!(script.contains("#SBATCH --cpus-per-task=4\n"), "{script}");
     }
 
     #[test]

@@ -239,7 +239,9 @@ impl JobKind for ChompCensus {
         }
         let pr = PartitionRanks::new(p.n_max);
         let mut jobs: Vec<JobSpec> = Vec::new();
+        let mut smaller = 0u64; // positions of every size below s
         for s in 1..=p.n_max {
+            smaller += pr.count(s - 1);
             let inputs: Vec<String> = jobs.iter().map(|j| j.name.clone()).collect();
             let ranges = split_size(&pr, s, max_ranks);
             let k = ranges.len();
@@ -248,16 +250,19 @@ impl JobKind for ChompCensus {
                 params.insert("size".into(), i64::from(s).into());
                 params.insert("rank_start".into(), (a as i64).into());
                 params.insert("rank_end".into(), (b as i64).into());
-                jobs.push(JobSpec {
-                    name: if k == 1 {
-                        format!("s{s}")
-                    } else {
-                        format!("s{s}-{}of{k}", i + 1)
-                    },
-                    params,
-                    inputs: inputs.clone(),
-                    cost: b - a,
-                });
+                let name = if k == 1 {
+                    format!("s{s}")
+                } else {
+                    format!("s{s}-{}of{k}", i + 1)
+                };
+                // The P-bitsets of every smaller size, two bits of counter
+                // and one output bit per rank of the range, the process.
+                let memory = smaller / 8 + (b - a) * 3 / 8 + (32 << 20);
+                jobs.push(
+                    JobSpec::new(name, params, inputs.clone(), b - a)
+                        .with_memory(memory)
+                        .with_shard_bytes((b - a) / 8 + 4096),
+                );
             }
         }
         let mut table = toml::Table::new();

@@ -174,13 +174,13 @@ impl JobKind for ChompGrundy {
                 let mut params = toml::Table::new();
                 params.insert("rows".into(), i64::from(rows).into());
                 params.insert("cols".into(), i64::from(cols).into());
-                JobSpec {
-                    name: format!("grundy-{rows}x{cols}"),
-                    params,
-                    inputs: vec![],
-                    // Work ≈ positions × bites per position.
-                    cost: b.len() * u64::from(rows * cols),
-                }
+                // Work ≈ positions × bites per position.
+                let cost = b.len() * u64::from(rows * cols);
+                // Values as u32 while solving, their bytes and compressed
+                // form while encoding, the process.
+                JobSpec::new(format!("grundy-{rows}x{cols}"), params, vec![], cost)
+                    .with_memory(b.len() * 12 + (24 << 20))
+                    .with_shard_bytes(b.len() + 4096)
             })
             .collect();
         Ok((table, jobs))

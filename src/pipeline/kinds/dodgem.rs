@@ -333,26 +333,41 @@ impl JobKind for Dodgem {
             params.insert("n".into(), (n as i64).into());
             params.insert("a".into(), (a as i64).into());
             params.insert("b".into(), (b as i64).into());
-            let cost = Layer::new(board, a, b).len();
-            JobSpec {
-                name: if task == "reach" {
-                    reach_job(a, b)
-                } else {
-                    layer_job(a, b)
-                },
-                params,
-                inputs,
-                // Estimated nanoseconds on one core of the 2-core reference
-                // machine (5×5, BENCHMARKS.md): solving ≈ 160 per position,
-                // a reachability pass ≈ 60, mirroring (mostly shard
-                // decoding and encoding) ≈ 25.
-                cost: cost
-                    * match task {
-                        "solve" => 160,
-                        "reach" => 60,
-                        _ => 25,
-                    },
-            }
+            let len = Layer::new(board, a, b).len();
+            let len_of = |a: usize, b: usize| Layer::new(board, a, b).len();
+            let below =
+                if a > 0 { len_of(a - 1, b) } else { 0 } + if b > 0 { len_of(a, b - 1) } else { 0 };
+            let above = if a < top { len_of(a + 1, b) } else { 0 }
+                + if b < top { len_of(a, b + 1) } else { 0 };
+            // Estimated nanoseconds on one core of the 2-core reference
+            // machine (5×5, BENCHMARKS.md): solving ≈ 160 per position,
+            // a reachability pass ≈ 60, mirroring (mostly shard
+            // decoding and encoding) ≈ 25.
+            let ns = match task {
+                "solve" => 160,
+                "reach" => 60,
+                _ => 25,
+            };
+            // Peak memory: solve = the layer's bytes, its pending bits, the
+            // two layers below as bytes, the compressed shard; reflect = the
+            // input and output bytes; reach = one bit per position of the
+            // layer and of the two layers above.
+            let memory = match task {
+                "solve" => len + len / 8 + below + len / 4,
+                "reflect" => 2 * len + len / 4,
+                _ => (len + above) / 8 + len / 32,
+            } + (24 << 20);
+            let shard = if task == "reach" { len / 8 } else { len / 5 };
+            let name = if task == "reach" {
+                reach_job(a, b)
+            } else {
+                layer_job(a, b)
+            };
+            JobSpec::new(name, params, inputs, len * ns)
+                .with_memory(memory)
+                .with_threads(if task == "solve" { 2 } else { 1 })
+                .with_shard_bytes(shard + 4096)
+                .with_cpu_seconds(len * ns / 1_000_000_000)
         };
         for sum in 0..=2 * max_cars {
             for a in sum.saturating_sub(max_cars)..=sum.min(max_cars) {
@@ -464,7 +479,7 @@ impl JobKind for Dodgem {
                     let threads = if layer.len() < 1 << 20 {
                         1
                     } else {
-                        std::thread::available_parallelism().map_or(1, usize::from)
+                        crate::pipeline::worker_threads()
                     };
                     try_solve_layer_with_threads(&layer, vb.as_deref(), vr.as_deref(), threads)
                         .map_err(|e| {

@@ -285,12 +285,15 @@ impl JobKind for Octal {
             params.insert("code".into(), code.to_string().into());
             params.insert("start".into(), (w[0] as i64).into());
             params.insert("end".into(), (w[1] as i64).into());
-            jobs.push(JobSpec {
-                name: format!("range-{k:0width$}"),
-                params,
-                inputs: jobs.iter().map(|j| j.name.clone()).collect(),
-                cost: (w[1] * w[1] - w[0] * w[0]) / 1024 + 1,
-            });
+            let inputs = jobs.iter().map(|j| j.name.clone()).collect();
+            let cost = (w[1] * w[1] - w[0] * w[0]) / 1024 + 1;
+            // Every value so far as u32 (inputs and this range), twice while
+            // encoding, the process.
+            jobs.push(
+                JobSpec::new(format!("range-{k:0width$}"), params, inputs, cost)
+                    .with_memory(w[1] * 12 + (24 << 20))
+                    .with_shard_bytes((w[1] - w[0]) * 2 + 4096),
+            );
         }
         let mut table = toml::Table::new();
         table.insert("code".into(), code.to_string().into());

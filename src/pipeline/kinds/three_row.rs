@@ -427,7 +427,7 @@ fn run_tile(job: &JobSpec, geom: &TileGeom, inputs: &dyn ShardSource) -> Result<
         f_upto_q: Some(SMALL_Q),
     };
     // Threads inside the job: all cores (the results do not depend on it).
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::pipeline::worker_threads();
     let b = block_side(geom);
     let mut out: TileOutput = solve_tile_blocked(geom, input, &record, b, b, threads)
         .map_err(|e| Error::job(&job.name, e))?;
@@ -758,12 +758,14 @@ impl JobKind for ThreeRow {
                 ] {
                     params.insert(k.into(), i64::from(v).into());
                 }
-                JobSpec {
-                    name: tile_name(g.q0, g.r0),
-                    params,
-                    inputs,
-                    cost: g.cells(),
-                }
+                // Per row of the tile, input and output states hold a bitset
+                // of values up to ≈ 2·q1 (q1/4 bytes each); the process.
+                let rows = u64::from(g.r1 - g.r0);
+                let memory = rows * u64::from(g.q1) / 2 + (48 << 20);
+                JobSpec::new(tile_name(g.q0, g.r0), params, inputs, g.cells())
+                    .with_memory(memory)
+                    .with_threads(2)
+                    .with_shard_bytes(rows * u64::from(g.q1) / 16 + 4096)
             })
             .collect();
         let mut table = toml::Table::new();

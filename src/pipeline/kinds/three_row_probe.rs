@@ -123,7 +123,7 @@ fn solve(q_last: u32, rows: u32) -> ProbeResult<TileOutput> {
         r1: rows,
         q_max: q_last,
     };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::pipeline::resources::cores();
     solve_tile_blocked(
         &g,
         TileInput::default(),
