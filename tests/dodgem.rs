@@ -1139,3 +1139,128 @@ fn max_cars_beyond_the_cars_of_a_side_is_refused_naming_the_field() {
         "{err}"
     );
 }
+
+/// `gametables ARGS…`: (success, stdout, stderr).
+fn gametables(args: &[&std::ffi::OsStr]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gametables"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The estimate of job `name` in a `plan.toml`: (memory bytes, threads).
+fn planned(plan_toml: &std::path::Path, name: &str) -> (u64, u64) {
+    let plan: toml::Table = toml::from_str(&std::fs::read_to_string(plan_toml).unwrap()).unwrap();
+    let job = plan["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["name"].as_str() == Some(name))
+        .unwrap();
+    (
+        job["memory"].as_integer().unwrap() as u64,
+        job["threads"].as_integer().unwrap() as u64,
+    )
+}
+
+/// Issue 13, acceptance 4: the whole 6×6 board is planned with every job's
+/// memory; a local run refuses it before running anything, naming the
+/// (5, 5) job and its memory; a Slurm dry run asks for that memory.
+#[test]
+fn six_by_six_whole_board_is_planned_refused_here_and_asks_slurm_for_its_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let job = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("jobs/dodgem-6.toml");
+    let plan_dir = tmp.path().join("plan");
+    let (ok, out, err) = gametables(&[
+        "plan".as_ref(),
+        job.as_os_str(),
+        "--run-dir".as_ref(),
+        plan_dir.as_os_str(),
+    ]);
+    assert!(ok, "{err}");
+    // Every one of the 36 layer and 36 reach jobs on its own line with its memory.
+    for a in 0..6 {
+        for b in 0..6 {
+            for name in [format!("layer-{a}-{b}"), format!("reach-{a}-{b}")] {
+                assert!(
+                    out.lines()
+                        .any(|l| l.contains(&format!(" {name} ")) && l.contains("memory")),
+                    "{name}: {out}"
+                );
+            }
+        }
+    }
+    let (mem, threads) = planned(&plan_dir.join("plan.toml"), "layer-5-5");
+    // The (5, 5) layer: 128,110,175,424 value bytes, a bit per position
+    // pending, the (4, 5) layer and its mirror below: about 190 GB.
+    assert!((180e9..200e9).contains(&(mem as f64)), "{mem}");
+    assert_eq!(threads, 32);
+    assert!(out.contains("largest layer-5-5"), "{out}");
+
+    let run_dir = tmp.path().join("run");
+    let (ok, _, err) = gametables(&[
+        "run".as_ref(),
+        job.as_os_str(),
+        "--run-dir".as_ref(),
+        run_dir.as_os_str(),
+        "--memory".as_ref(),
+        "16G".as_ref(),
+        "--no-progress".as_ref(),
+    ]);
+    assert!(!ok);
+    let gib = format!("{:.0} GiB", mem as f64 / (1u64 << 30) as f64);
+    assert!(err.contains("layer-5-5") && err.contains(&gib), "{err}");
+    assert!(!run_dir.join("shards").exists(), "nothing may run");
+
+    let (ok, out, err) = gametables(&[
+        "run".as_ref(),
+        job.as_os_str(),
+        "--run-dir".as_ref(),
+        tmp.path().join("slurm").as_os_str(),
+        "--executor".as_ref(),
+        "slurm".as_ref(),
+        "--dry-run".as_ref(),
+    ]);
+    assert!(ok, "{err}");
+    let script = out
+        .split("# ---- ")
+        .find(|s| s.contains("# layer-5-5\n"))
+        .unwrap_or_else(|| panic!("no script runs layer-5-5: {out}"));
+    assert!(
+        script.contains(&format!("#SBATCH --mem={}M\n", mem.div_ceil(1 << 20))),
+        "{script}"
+    );
+    assert!(script.contains("#SBATCH --cpus-per-task=32\n"), "{script}");
+}
+
+/// The 6×6 endgame's largest job is the (4, 4) layer, planned within the
+/// 20 GB a process may use here (issue 13).
+#[test]
+fn six_by_six_endgame_plan_fits_this_machine() {
+    let tmp = tempfile::tempdir().unwrap();
+    let job = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("jobs/dodgem-6-endgame.toml");
+    let (ok, out, err) = gametables(&[
+        "plan".as_ref(),
+        job.as_os_str(),
+        "--run-dir".as_ref(),
+        tmp.path().as_os_str(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("largest layer-4-4"), "{out}");
+    assert!(
+        !out.contains("reach-"),
+        "the endgame has no reachability: {out}"
+    );
+    let jobs = out
+        .lines()
+        .filter(|l| l.starts_with("  ") && l.contains(" layer-"))
+        .count();
+    assert_eq!(jobs, 25, "{out}");
+    let (mem, _) = planned(&tmp.path().join("plan.toml"), "layer-4-4");
+    assert!(mem < 20_000_000_000, "{mem}");
+}

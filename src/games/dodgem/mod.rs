@@ -35,11 +35,13 @@ mod solve;
 pub use index::{Layer, binomial};
 pub use reach::{
     ReachBits, reach_layer, reach_layer_by_sweeps, reach_layer_forward, reach_layer_with_threads,
+    reach_working_bytes,
 };
 pub use reflect::{Reflector, mirror_class_one, reflect_layer};
 pub use solve::{
     DepthOverflow, LayerStats, histogram, solve_layer, solve_layer_both_classes,
-    solve_layer_classes, solve_layer_with_threads, try_solve_layer_with_threads,
+    solve_layer_classes, solve_layer_with_threads, solve_working_bytes,
+    try_solve_layer_with_threads,
 };
 
 use std::fmt;

@@ -137,6 +137,33 @@ pub fn histogram(values: &[u8]) -> [u64; 256] {
     out
 }
 
+/// Bytes [`solve_layer_with_threads`] holds for `layer` on top of the two
+/// solved layers below it (which the caller owns): one value byte per
+/// position (the successor counters live in it while solving), two pending
+/// bitsets of one bit per placement (one bit per position in all), the
+/// backward blue steps of every block (at most three per blue car), one
+/// dirty flag per block, depth and parity class, and the rank tables of the
+/// layer and of the two below. The 6×6 (4, 4) layer: 4.77 GB.
+pub fn solve_working_bytes(layer: &Layer) -> u64 {
+    use super::block::{Block, BlueStep};
+    let len = layer.len();
+    let blocks = layer.blue_ranks();
+    let steps = 3 * layer.a() as u64;
+    let board = layer.board();
+    let tables = |a: usize, b: usize| {
+        (a <= board.cars() && b <= board.cars())
+            .then(|| Layer::new(board, a, b).table_bytes())
+            .unwrap_or(0)
+    };
+    len + 2 * (len / 2).div_ceil(64) * 8
+        + blocks
+            * (std::mem::size_of::<Block>() as u64 + steps * std::mem::size_of::<BlueStep>() as u64)
+        + 2 * (u64::from(MAX_DEPTH) + 1) * blocks.div_ceil(64) * 8
+        + layer.table_bytes()
+        + tables(layer.a().wrapping_sub(1), layer.b())
+        + tables(layer.a(), layer.b().wrapping_sub(1))
+}
+
 /// A layer whose positions go deeper than the byte encoding holds
 /// ([`MAX_DEPTH`] plies): solving stopped at the first depth past it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

@@ -46,7 +46,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::games::dodgem::{
     Board, Layer, LayerStats, MAX_N, Move, Position, ReachBits, Side, Tables, Value, binomial,
-    reach_layer_with_threads, reflect_layer, try_solve_layer_with_threads,
+    reach_layer_with_threads, reach_working_bytes, reflect_layer, solve_working_bytes,
+    try_solve_layer_with_threads,
 };
 use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
@@ -160,6 +161,92 @@ fn sep(v: u128) -> String {
         out.push(c);
     }
     out
+}
+
+/// What one job needs, estimated before it runs (see [`job_resources`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JobResources {
+    /// Peak resident memory of the worker, bytes.
+    pub memory: u64,
+    /// Threads the job can use.
+    pub threads: u32,
+    /// Shard size on disk, bytes.
+    pub shard_bytes: u64,
+    /// CPU time on one core of the 2-core reference machine, seconds.
+    pub cpu_seconds_f64: f64,
+}
+
+/// Memory of a worker process before its job allocates anything (binary,
+/// allocator, the job's manifest), bytes.
+const WORKER_BASE: u64 = 24 << 20;
+
+/// The estimate of job `task` on layer `(a, b)` (task `solve`, `reflect` or
+/// `reach`), from the layer sizes and rates measured on this 2-core machine
+/// (BENCHMARKS.md, §Dodgem 6×6):
+///
+/// - **memory**: `solve` holds [`solve_working_bytes`] (the layer's value
+///   bytes, one pending bit per position, step tables) and the two layers
+///   below it as bytes (on the diagonal the second one is the mirror of the
+///   first, made in memory); writing the shard holds the values, the
+///   compressed body and its copy (at most half the values at the ratios
+///   seen, 4–7). `reflect` holds its input and output bytes. `reach` holds
+///   [`reach_working_bytes`] and one bit per position of the layers above.
+///   Measured peaks are 0.9–1.0 of these (6×6 (3, 4): 786 MB).
+/// - **threads**: a solve uses every thread it gets (one per 2²⁴ positions,
+///   at least 2 from 2²⁰ positions, at most 32); reflect and reach one.
+/// - **CPU**: solving 160 ns per position up to 5×5 and 240 on 6×6 (more
+///   cache misses), mirroring 25 / 65, reachability 60 / 90 (one core).
+/// - **shard**: a fifth of the values (zstd level 1 compresses 6×6 layers
+///   4.2–11×); reachability bitsets an eighth of a byte per position.
+pub fn job_resources(task: &str, board: Board, a: usize, b: usize) -> JobResources {
+    let layer = Layer::new(board, a, b);
+    let len = layer.len();
+    let top = board.cars();
+    let six = board.n() >= 6;
+    let len_of = |x: usize, y: usize| {
+        (x <= top && y <= top)
+            .then(|| Layer::new(board, x, y).len())
+            .unwrap_or(0)
+    };
+    let encode = len + len / 2;
+    let (memory, ns, shard, threads) = match task {
+        "solve" => {
+            let below = len_of(a.wrapping_sub(1), b)
+                + if a == b {
+                    len_of(a.wrapping_sub(1), b)
+                } else {
+                    len_of(a, b.wrapping_sub(1))
+                };
+            let solving = solve_working_bytes(&layer) + below;
+            let threads = if len < 1 << 20 {
+                1
+            } else {
+                (len >> 24).clamp(2, 32) as u32
+            };
+            (
+                solving.max(encode),
+                if six { 240 } else { 160 },
+                len / 5,
+                threads,
+            )
+        }
+        "reflect" => (2 * len + len / 2, if six { 65 } else { 25 }, len / 5, 1),
+        _ => {
+            let above = (len_of(a + 1, b) + len_of(a, b + 1)).div_ceil(8);
+            (
+                reach_working_bytes(&layer) + above + len.div_ceil(8),
+                if six { 90 } else { 60 },
+                len.div_ceil(8),
+                1,
+            )
+        }
+    };
+    JobResources {
+        memory: memory + WORKER_BASE,
+        threads,
+        shard_bytes: shard + 4096,
+        cpu_seconds_f64: len as f64 * ns as f64 * 1e-9,
+    }
 }
 
 /// Positions with side to move on an n×n board, and its largest layer's.
@@ -333,41 +420,17 @@ impl JobKind for Dodgem {
             params.insert("n".into(), (n as i64).into());
             params.insert("a".into(), (a as i64).into());
             params.insert("b".into(), (b as i64).into());
-            let len = Layer::new(board, a, b).len();
-            let len_of = |a: usize, b: usize| Layer::new(board, a, b).len();
-            let below =
-                if a > 0 { len_of(a - 1, b) } else { 0 } + if b > 0 { len_of(a, b - 1) } else { 0 };
-            let above = if a < top { len_of(a + 1, b) } else { 0 }
-                + if b < top { len_of(a, b + 1) } else { 0 };
-            // Estimated nanoseconds on one core of the 2-core reference
-            // machine (5×5, BENCHMARKS.md): solving ≈ 160 per position,
-            // a reachability pass ≈ 60, mirroring (mostly shard
-            // decoding and encoding) ≈ 25.
-            let ns = match task {
-                "solve" => 160,
-                "reach" => 60,
-                _ => 25,
-            };
-            // Peak memory: solve = the layer's bytes, its pending bits, the
-            // two layers below as bytes, the compressed shard; reflect = the
-            // input and output bytes; reach = one bit per position of the
-            // layer and of the two layers above.
-            let memory = match task {
-                "solve" => len + len / 8 + below + len / 4,
-                "reflect" => 2 * len + len / 4,
-                _ => (len + above) / 8 + len / 32,
-            } + (24 << 20);
-            let shard = if task == "reach" { len / 8 } else { len / 5 };
             let name = if task == "reach" {
                 reach_job(a, b)
             } else {
                 layer_job(a, b)
             };
-            JobSpec::new(name, params, inputs, len * ns)
-                .with_memory(memory)
-                .with_threads(if task == "solve" { 2 } else { 1 })
-                .with_shard_bytes(shard + 4096)
-                .with_cpu_seconds(len * ns / 1_000_000_000)
+            let r = job_resources(task, board, a, b);
+            JobSpec::new(name, params, inputs, (r.cpu_seconds_f64 * 1e9) as u64)
+                .with_memory(r.memory)
+                .with_threads(r.threads)
+                .with_shard_bytes(r.shard_bytes)
+                .with_cpu_seconds(r.cpu_seconds_f64.ceil() as u64)
         };
         for sum in 0..=2 * max_cars {
             for a in sum.saturating_sub(max_cars)..=sum.min(max_cars) {
