@@ -191,11 +191,14 @@ const WORKER_BASE: u64 = 24 << 20;
 ///   compressed body and its copy (at most half the values at the ratios
 ///   seen, 4–7). `reflect` holds its input and output bytes. `reach` holds
 ///   [`reach_working_bytes`] and one bit per position of the layers above.
-///   Measured peaks are 0.9–1.0 of these (6×6 (3, 4): 786 MB).
+///   Measured peaks are 0.8–0.95 of these (6×6 (4, 4): 5.84 GB for 6.34 GB
+///   estimated; (3, 4): 0.81 GB for 0.90; (4, 3): 1.18 GB for 1.49).
 /// - **threads**: a solve uses every thread it gets (one per 2²⁴ positions,
 ///   at least 2 from 2²⁰ positions, at most 32); reflect and reach one.
-/// - **CPU**: solving 160 ns per position up to 5×5 and 240 on 6×6 (more
-///   cache misses), mirroring 25 / 65, reachability 60 / 90 (one core).
+/// - **CPU**: solving 160 ns per position up to 5×5 and 280 on 6×6 (its
+///   (4, 4) layer: 1,192 s of CPU for 4.24·10⁹ positions, more cache
+///   misses), mirroring 25 / 65, reachability 60 / 90 (one core; the 6×6
+///   reachability rate is a guess, no 6×6 reach job has run).
 /// - **shard**: a fifth of the values (zstd level 1 compresses 6×6 layers
 ///   4.2–11×); reachability bitsets an eighth of a byte per position.
 pub fn job_resources(task: &str, board: Board, a: usize, b: usize) -> JobResources {
@@ -225,7 +228,7 @@ pub fn job_resources(task: &str, board: Board, a: usize, b: usize) -> JobResourc
             };
             (
                 solving.max(encode),
-                if six { 240 } else { 160 },
+                if six { 280 } else { 160 },
                 len / 5,
                 threads,
             )
