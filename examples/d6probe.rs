@@ -1,3 +1,9 @@
+//! Solves the Dodgem layers (a, b) with a ≤ MAXA, b ≤ MAXB of an n×n board
+//! in memory, bottom up, and prints each layer's wins, losses, draws,
+//! deepest win and loss and solve time: a quick look at how deep a layer
+//! goes before planning a run (e.g. `cargo run --release --example d6probe
+//! -- 6 2 5 2` for the 6×6 layers up to (2, 5)). Arguments: n, MAXA, MAXB,
+//! threads. Memory: every layer solved is kept (1 byte per position).
 use gametables::games::dodgem::*;
 use std::time::Instant;
 fn main() {

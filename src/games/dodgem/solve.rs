@@ -151,9 +151,11 @@ pub fn solve_working_bytes(layer: &Layer) -> u64 {
     let steps = 3 * layer.a() as u64;
     let board = layer.board();
     let tables = |a: usize, b: usize| {
-        (a <= board.cars() && b <= board.cars())
-            .then(|| Layer::new(board, a, b).table_bytes())
-            .unwrap_or(0)
+        if a <= board.cars() && b <= board.cars() {
+            Layer::new(board, a, b).table_bytes()
+        } else {
+            0
+        }
     };
     len + 2 * (len / 2).div_ceil(64) * 8
         + blocks

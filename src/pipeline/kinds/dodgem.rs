@@ -207,9 +207,11 @@ pub fn job_resources(task: &str, board: Board, a: usize, b: usize) -> JobResourc
     let top = board.cars();
     let six = board.n() >= 6;
     let len_of = |x: usize, y: usize| {
-        (x <= top && y <= top)
-            .then(|| Layer::new(board, x, y).len())
-            .unwrap_or(0)
+        if x <= top && y <= top {
+            Layer::new(board, x, y).len()
+        } else {
+            0
+        }
     };
     let encode = len + len / 2;
     let (memory, ns, shard, threads) = match task {
