@@ -111,9 +111,41 @@ enum Command {
         /// The run directory.
         dir: PathBuf,
     },
+    /// Draw the merged tables of DIR as pictures in DIR/plots/ (SVG and PNG; not in the digests).
+    ///
+    /// Three-row Chomp: three-row-f-minus-q (f(q, r) − q over the (q, r) triangle, row classes).
+    /// Chomp census: census-counts (P-positions, one and several winning bites by number of
+    /// squares, log scale). Dodgem: dodgem-N-layers (wins / losses / draws per layer). Octal:
+    /// octal-grundy (G(n) with the period marked). Chomp boxes and Grundy draw nothing yet.
+    Plot {
+        /// The run directory (merged).
+        dir: PathBuf,
+    },
     /// Look up results.
     #[command(subcommand)]
     Query(Query),
+    /// Serve run directories over HTTP: a JSON API and a web page to play
+    /// Chomp and Dodgem against the solved tables.
+    ///
+    /// GET /api/v1/dodgem?n=5&position=…&moves=…, /api/v1/chomp?rect=8x10 or
+    /// ?position=10,10,9,4 (&grundy=1), /api/v1/three-row?q=…&r=…,
+    /// /api/v1/octal?code=0.77&n=…: the JSON `query … --json` prints; errors
+    /// as {"error": …, "status": …} with HTTP 400 (bad request), 404 (outside
+    /// the solved tables) or 500 (damaged shard). GET / is the page;
+    /// GET /api/v1/ lists what is served.
+    #[command(
+        after_help = "Example:\n  gametables serve runs/dodgem-5 runs/chomp-boxes --bind 127.0.0.1:8080\n  then open http://127.0.0.1:8080/ in a browser."
+    )]
+    Serve {
+        /// Run directories (dodgem, chomp-boxes, chomp-grundy, three-row, …).
+        dirs: Vec<PathBuf>,
+        /// Address and port to listen on (port 0: any free port).
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        bind: std::net::SocketAddr,
+        /// Size of the shard block cache, in MiB.
+        #[arg(long, default_value_t = 64)]
+        cache_mb: u64,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -392,6 +424,17 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        Command::Plot { dir } => {
+            let view = RunView::open(&dir)?;
+            let drawn = crate::pipeline::plots::write_plots(&view)?;
+            if drawn.is_empty() {
+                println!("kind `{}` draws no pictures", view.kind.name());
+            }
+            for (p, svg, png) in drawn {
+                println!("{}: {} ({})", svg.display(), p.title, png.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Report { dir } => {
             let view = RunView::open(&dir)?;
             let claims = merge::report(&view)?;
@@ -405,6 +448,26 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             )
         }
         Command::Query(q) => cmd_query(q),
+        Command::Serve {
+            dirs,
+            bind,
+            cache_mb,
+        } => {
+            let probes = crate::pipeline::probe::Probes::open(&dirs, cache_mb << 20)?;
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .context("starting the tokio runtime")?;
+            rt.block_on(crate::serve::serve(probes, bind, |addr| {
+                println!(
+                    "serving {} run director{} on http://{addr}/ (Ctrl-C stops)",
+                    dirs.len(),
+                    if dirs.len() == 1 { "y" } else { "ies" }
+                );
+            }))
+            .with_context(|| format!("serving on {bind}"))?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

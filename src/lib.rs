@@ -5,8 +5,11 @@
 //! - [`games`]: pure solvers (Chomp boxes, …).
 //! - [`pipeline`]: job files, planning, manifests, shards, executors, merge,
 //!   verify, report; generic over [`pipeline::JobKind`].
+//! - [`plot`]: pictures of merged tables (SVG and PNG), drawn with plotters.
 //! - [`cli`]: the `gametables` command line.
 
 pub mod cli;
 pub mod games;
 pub mod pipeline;
+pub mod plot;
+pub mod serve;

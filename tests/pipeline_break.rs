@@ -10,12 +10,10 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use gametables::pipeline::codec;
-use gametables::pipeline::digest::sha256;
 use gametables::pipeline::merge::ResultFile;
 use gametables::pipeline::plan::PlanFile;
 use gametables::pipeline::rundir::RunDir;
-use gametables::pipeline::shard::ShardHeader;
+use gametables::pipeline::shard::craft;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -62,37 +60,16 @@ fn cmd(args: &[&str], dir: &Path) -> Output {
     gt().args(args).arg(dir).output().unwrap()
 }
 
-/// The parts of a shard file: header and body (checksum not checked).
-fn split(bytes: &[u8]) -> (ShardHeader, Vec<u8>) {
-    let hlen = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    let header: ShardHeader = codec::decode(&bytes[16..16 + hlen]).unwrap();
-    let body = bytes[16 + hlen + 8..bytes.len() - 32].to_vec();
-    (header, body)
-}
-
-/// A shard file with a valid trailer around `header` and `body`.
-fn seal(header: &ShardHeader, body: &[u8]) -> Vec<u8> {
-    let head = codec::encode(header).unwrap();
-    let mut out = b"GTSHARD\0".to_vec();
-    out.extend_from_slice(&1u32.to_le_bytes());
-    out.extend_from_slice(&(head.len() as u32).to_le_bytes());
-    out.extend_from_slice(&head);
-    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(body);
-    let d = sha256(&out);
-    out.extend_from_slice(&d);
-    out
-}
-
 /// The same shard (same header and decoded content) with other bytes: a
-/// zstd skippable frame in front of the body.
+/// zstd skippable frame in front of its first block.
 fn same_content_other_bytes(bytes: &[u8]) -> Vec<u8> {
-    let (h, body) = split(bytes);
+    let mut p = craft::split(bytes);
     let mut b = 0x184D_2A50u32.to_le_bytes().to_vec();
     b.extend_from_slice(&4u32.to_le_bytes());
     b.extend_from_slice(b"skip");
-    b.extend_from_slice(&body);
-    seal(&h, &b)
+    b.extend_from_slice(&p.blocks[0]);
+    p.blocks[0] = b;
+    craft::assemble(&p)
 }
 
 fn setup() -> (tempfile::TempDir, PathBuf, RunDir, PlanFile) {
@@ -122,10 +99,15 @@ fn declared_lengths_unlike_the_body_are_named_everywhere_and_recomputed() {
         let j = plan.job(job).unwrap();
         let p = rd.shard_path(&j.id);
         let good = std::fs::read(&p).unwrap();
-        let (mut h, body) = split(&good);
-        let s = h.sections.iter_mut().find(|s| s.0 == section).unwrap();
+        let mut parts = craft::split(&good);
+        let s = parts
+            .header
+            .sections
+            .iter_mut()
+            .find(|s| s.0 == section)
+            .unwrap();
         s.1 = (s.1 as i64 + delta) as u64;
-        std::fs::write(&p, seal(&h, &body)).unwrap();
+        std::fs::write(&p, craft::assemble(&parts)).unwrap();
         let what = format!("{job} {section} {delta:+}");
 
         let st = cmd(&["status"], &dir);
@@ -293,34 +275,46 @@ fn verify_with_a_shard_repaired_between_hash_and_listing_does_not_panic() {
 /// The plan knows the layer has 2,846/… positions, but the decoder
 /// allocates and fills what the header declares before the kind's
 /// `check_shard` sees the length. Expected: `status` refuses it without
-/// touching ~1 GiB. Ignored while it fails: run with
-/// `cargo test --release --test pipeline_break -- --ignored bomb`.
+/// touching ~1 GiB: the decoder refuses sections larger than the job's
+/// layer (`JobKind::max_raw_bytes`) before decompressing anything.
 #[test]
-#[ignore = "fails: shard::decode allocates the declared size before any plan-based bound"]
 fn zstd_bomb_is_refused_without_a_huge_allocation() {
     let (_t, dir, rd, plan) = setup();
     let j = plan.job("layer-2-2").unwrap();
     let p = rd.shard_path(&j.id);
-    let (mut h, _) = split(&std::fs::read(&p).unwrap());
+    let good = craft::split(&std::fs::read(&p).unwrap());
     const BIG: u64 = 1 << 30;
-    let others: u64 = h
+    let others: u64 = good
+        .header
         .sections
         .iter()
         .filter(|x| x.0 != "values")
         .map(|x| x.1)
         .sum();
-    for s in &mut h.sections {
+    // Every block of the declared 1 GiB `values` really decompresses (to zeros).
+    let bs = u64::from(good.block_size);
+    let zeros = craft::block(&vec![0u8; bs as usize], 1);
+    let mut bomb = good.clone();
+    bomb.blocks.clear();
+    let mut old = good.blocks.iter();
+    for s in &mut bomb.header.sections {
+        let k = s.1.div_ceil(bs);
         if s.0 == "values" {
             s.1 = BIG - others;
+            for i in 0..s.1.div_ceil(bs) {
+                let raw = (s.1 - i * bs).min(bs);
+                bomb.blocks.push(if raw == bs {
+                    zeros.clone()
+                } else {
+                    craft::block(&vec![0u8; raw as usize], 1)
+                });
+            }
+            old.nth(k as usize - 1);
+        } else {
+            bomb.blocks.extend(old.by_ref().take(k as usize).cloned());
         }
     }
-    let mut enc = zstd::stream::write::Encoder::new(Vec::new(), 1).unwrap();
-    let zeros = vec![0u8; 1 << 20];
-    for _ in 0..BIG >> 20 {
-        enc.write_all(&zeros).unwrap();
-    }
-    let body = enc.finish().unwrap();
-    let bomb = seal(&h, &body);
+    let bomb = craft::assemble(&bomb);
     assert!(bomb.len() < 1 << 20, "{} bytes", bomb.len());
     std::fs::write(&p, &bomb).unwrap();
     let st = cmd(&["status"], &dir);

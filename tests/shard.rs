@@ -2,7 +2,7 @@
 //! error (never panics) on arbitrary bytes.
 
 use gametables::pipeline::digest::sha256;
-use gametables::pipeline::shard::{self, Section, ShardHeader};
+use gametables::pipeline::shard::{self, Section, ShardHeader, craft};
 use proptest::prelude::*;
 
 fn header() -> ShardHeader {
@@ -66,14 +66,13 @@ fn reseal(mut content: Vec<u8>) -> Vec<u8> {
     content
 }
 
-/// `a` with its zstd body replaced by `body` (body length fixed, trailer
-/// resealed): intact to the cheap check, undecodable.
-fn with_body(a: &[u8], body: &[u8]) -> Vec<u8> {
-    let hlen = u32::from_le_bytes(a[12..16].try_into().unwrap()) as usize;
-    let mut content = a[..16 + hlen].to_vec();
-    content.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    content.extend_from_slice(body);
-    reseal(content)
+/// `a` with the blocks of its `p-positions` section replaced by `blocks`
+/// (every checksum right): intact to the cheap check, undecodable.
+fn with_blocks(a: &[u8], blocks: Vec<Vec<u8>>) -> Vec<u8> {
+    let mut p = craft::split(a);
+    p.blocks.truncate(1); // meta
+    p.blocks.extend(blocks);
+    craft::assemble(&p)
 }
 
 /// The cheap check (no decompression) refuses a flipped bit at every byte
@@ -109,30 +108,167 @@ fn cheap_check_refuses_every_flipped_byte_and_every_truncation() {
 #[test]
 fn cheap_check_misses_a_bad_body_under_a_valid_trailer_decode_does_not() {
     let a = sample();
-    let bad = with_body(&a, b"not a zstd frame");
+    assert_eq!(
+        craft::assemble(&craft::split(&a)),
+        a,
+        "split and assemble round trip"
+    );
+    let bad = with_blocks(&a, vec![b"not a zstd frame".to_vec()]);
     assert!(shard::check(&bad).is_ok());
     assert!(shard::decode(&bad).unwrap_err().contains("zstd"));
     // A valid frame of the wrong length.
-    let short = zstd::encode_all(&[1u8, 2, 3][..], 3).unwrap();
-    let bad = with_body(&a, &short);
-    assert!(shard::check(&bad).is_ok());
-    assert!(shard::decode(&bad).unwrap_err().contains("header declares"));
-    // A valid frame longer than the sections the header declares.
-    let long = zstd::encode_all(&vec![7u8; 20_000][..], 3).unwrap();
-    let bad = with_body(&a, &long);
+    let bad = with_blocks(&a, vec![craft::block(&[1u8, 2, 3], 3)]);
     assert!(shard::check(&bad).is_ok());
     assert!(
         shard::decode(&bad)
             .unwrap_err()
-            .contains("more than the 16003 bytes the header declares")
+            .contains("index declares 16000")
     );
-    // A declared body length that disagrees is seen by both.
-    let hlen = u32::from_le_bytes(a[12..16].try_into().unwrap()) as usize;
-    let mut content = a[..a.len() - 32].to_vec();
-    content[16 + hlen] ^= 1;
-    let bad = reseal(content);
-    assert!(shard::check(&bad).unwrap_err().contains("body length"));
-    assert!(shard::decode(&bad).unwrap_err().contains("body length"));
+    // A valid frame longer than its block.
+    let bad = with_blocks(&a, vec![craft::block(&vec![7u8; 20_000], 3)]);
+    assert!(shard::check(&bad).is_ok());
+    assert!(
+        shard::decode(&bad)
+            .unwrap_err()
+            .contains("more than the 16000 bytes the index declares")
+    );
+    // Block count or lengths that disagree with the body are seen by both.
+    let mut p = craft::split(&a);
+    p.blocks.push(b"extra".to_vec());
+    let bad = craft::assemble(&p);
+    assert!(shard::check(&bad).unwrap_err().contains("blocks need"));
+    assert!(shard::decode(&bad).unwrap_err().contains("blocks need"));
+}
+
+/// A format-1 shard (one zstd frame, no index) is named as the old format,
+/// whether or not its trailer verifies.
+#[test]
+fn old_format_is_named_as_old() {
+    let mut v1 = b"GTSHARD\0".to_vec();
+    v1.extend_from_slice(&1u32.to_le_bytes());
+    v1.extend_from_slice(&[0u8; 60]);
+    let sealed = reseal(v1.clone());
+    for b in [&v1, &sealed] {
+        assert!(shard::decode(b).unwrap_err().contains("old shard format 1"));
+        assert!(shard::check(b).unwrap_err().contains("old shard format 1"));
+    }
+}
+
+/// Declared sizes beyond what the caller allows are refused before any
+/// decompression; a block that would expand past its declared size too.
+#[test]
+fn declared_sizes_are_bounded_before_decompression() {
+    let a = sample();
+    assert!(shard::decode_bounded(&a, 16_003).is_ok());
+    let e = shard::decode_bounded(&a, 16_002).unwrap_err();
+    assert!(
+        e.contains("declare 16003 bytes") && e.contains("16002"),
+        "{e}"
+    );
+}
+
+/// The block reader: header and index from the file, one block at a time,
+/// ranges across blocks, a damaged block failing alone.
+#[test]
+fn shard_file_reads_blocks_and_refuses_only_the_damaged_one() {
+    let t = tempfile::tempdir().unwrap();
+    let big: Vec<u8> = (0..1_000_000u32)
+        .map(|x| (x.wrapping_mul(2654435761) >> 24) as u8)
+        .collect();
+    let h = header();
+    let bytes = shard::encode(
+        &h,
+        &[
+            Section::new("meta", vec![9; 10]),
+            Section::new("values", big.clone()),
+        ],
+    )
+    .unwrap();
+    let p = t.path().join("x.shard");
+    std::fs::write(&p, &bytes).unwrap();
+    let f = shard::ShardFile::open(&p).unwrap();
+    assert_eq!(f.header(), &shard::check(&bytes).unwrap());
+    assert_eq!(f.section_len("values"), Some(1_000_000));
+    let bs = f.block_size() as usize;
+    assert_eq!(f.block_count("values"), Some(1_000_000usize.div_ceil(bs)));
+    assert_eq!(f.read_block("values", 1).unwrap(), big[bs..2 * bs]);
+    assert_eq!(
+        f.read_range("values", bs as u64 - 5, 10).unwrap(),
+        big[bs - 5..bs + 5]
+    );
+    assert_eq!(f.read_section("values").unwrap(), big);
+    assert_eq!(f.read_section("meta").unwrap(), vec![9; 10]);
+    let streamed: Vec<u8> = f.blocks("values").flat_map(Result::unwrap).collect();
+    assert_eq!(streamed, big);
+    assert!(f.read_range("values", 999_999, 2).is_err());
+    assert!(f.read_block("nope", 0).is_err());
+    // Flip a byte inside block 3 of `values`: that block fails, others answer.
+    let parts = craft::split(&bytes);
+    let hlen = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    // Block 0 is `meta`; blocks 1… are `values`: byte 5 of values block 3.
+    let off = 16 + hlen + parts.blocks[..4].iter().map(Vec::len).sum::<usize>() + 5;
+    let mut bad = bytes.clone();
+    bad[off] ^= 0x10;
+    std::fs::write(&p, &bad).unwrap();
+    let f = shard::ShardFile::open(&p).unwrap();
+    let e = f.read_block("values", 3).unwrap_err();
+    assert!(e.contains("block 3") && e.contains("checksum"), "{e}");
+    assert_eq!(f.read_block("values", 2).unwrap(), big[2 * bs..3 * bs]);
+    assert_eq!(f.read_block("values", 4).unwrap(), big[4 * bs..5 * bs]);
+    assert!(shard::decode(&bad).unwrap_err().contains("checksum"));
+    // A damaged index or header is refused at open.
+    let mut bad = bytes.clone();
+    let n = bad.len();
+    bad[n - 80] ^= 1;
+    std::fs::write(&p, &bad).unwrap();
+    assert!(
+        shard::ShardFile::open(&p)
+            .unwrap_err()
+            .contains("index checksum")
+    );
+    let mut bad = bytes.clone();
+    bad[20] ^= 1;
+    std::fs::write(&p, &bad).unwrap();
+    assert!(shard::ShardFile::open(&p).unwrap_err().contains("header"));
+}
+
+/// The streaming writer gives the bytes of `encode` however the writes are cut.
+#[test]
+fn streaming_writer_gives_the_same_bytes() {
+    let t = tempfile::tempdir().unwrap();
+    let big: Vec<u8> = (0..3_000_000u32)
+        .map(|x| (x % 251) as u8 ^ (x >> 13) as u8)
+        .collect();
+    let sections = [
+        Section::new("values", big.clone()),
+        Section::new("meta", vec![1, 2, 3]),
+        Section::new("empty", vec![]),
+    ];
+    let want = shard::encode_with_level(&header(), &sections, 1).unwrap();
+    for cut in [1usize, 4096, 131_072, 1_000_003] {
+        let p = t.path().join(format!("s{cut}.shard"));
+        let mut w =
+            shard::ShardWriter::create(&p, &header(), 1, shard::Durability::Deferred).unwrap();
+        for s in &sections {
+            w.begin_section(&s.name).unwrap();
+            for c in s.bytes.chunks(cut) {
+                w.write(c).unwrap();
+            }
+        }
+        let (h, len) = w.finish().unwrap();
+        let got = std::fs::read(&p).unwrap();
+        assert_eq!(got, want, "cut {cut}");
+        assert_eq!(len as usize, got.len());
+        assert_eq!(h, shard::check(&got).unwrap());
+    }
+    // Dropped without finish: no file.
+    let p = t.path().join("dropped.shard");
+    let mut w = shard::ShardWriter::create(&p, &header(), 1, shard::Durability::Deferred).unwrap();
+    w.begin_section("values").unwrap();
+    w.write(&big).unwrap();
+    drop(w);
+    assert!(!p.exists());
+    assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 4);
 }
 
 proptest! {

@@ -17,6 +17,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use gametables::pipeline::merge::ResultFile;
+use gametables::pipeline::plan::PlanFile;
 use gametables::pipeline::rundir::RunDir;
 use gametables::pipeline::slurm::SubmissionRecord;
 
@@ -335,15 +336,50 @@ fn slurm_job_files_match_local_executor_and_manifests() {
         let jobs: usize = rec.arrays.iter().map(|a| a.jobs.len()).sum();
         assert_eq!(jobs, s.shards.len(), "{job}: every job submitted once");
         // Arrays respect the cluster's MaxArraySize (scripts/ci-slurm-tests.sh
-        // sets 8): each dependency level uses as few arrays as that allows.
+        // sets 8), and each asks for the memory and threads of its jobs: at
+        // least every job's estimate and less than twice any job's, the
+        // threads every job can use.
         let max = max_array_size();
-        let levels: std::collections::BTreeSet<usize> =
-            rec.arrays.iter().map(|a| a.level).collect();
-        for l in levels {
-            let arrays: Vec<_> = rec.arrays.iter().filter(|a| a.level == l).collect();
-            let n: usize = arrays.iter().map(|a| a.jobs.len()).sum();
-            assert!(arrays.iter().all(|a| a.jobs.len() <= max), "{job}: {rec:?}");
-            assert_eq!(arrays.len(), n.div_ceil(max), "{job} level {l}: {rec:?}");
+        let plan = PlanFile::load(&RunDir::new(&slurm)).unwrap();
+        for a in &rec.arrays {
+            assert!(a.jobs.len() <= max, "{job}: {rec:?}");
+            let script = std::fs::read_to_string(slurm.join(&a.script)).unwrap();
+            let sbatch = |key: &str| -> u64 {
+                let line = script
+                    .lines()
+                    .find_map(|l| l.strip_prefix(&format!("#SBATCH --{key}=")))
+                    .unwrap_or_else(|| panic!("{job}: no --{key} in {}:\n{script}", a.script));
+                line.trim_end_matches('M').parse().unwrap()
+            };
+            let (mem_mib, cpus) = (sbatch("mem"), sbatch("cpus-per-task"));
+            for id in &a.jobs {
+                let j = plan.jobs.iter().find(|j| &j.id == id).unwrap();
+                let est_mib = j.memory.div_ceil(1 << 20);
+                assert!(
+                    mem_mib >= est_mib && mem_mib <= 2 * est_mib,
+                    "{job}: {} asks {mem_mib} MiB for {} ({est_mib} MiB)",
+                    a.script,
+                    j.name
+                );
+                assert_eq!(
+                    cpus,
+                    u64::from(j.threads),
+                    "{job}: {} for {}",
+                    a.script,
+                    j.name
+                );
+            }
+        }
+        // The tasks use the cores Slurm gave them (SLURM_CPUS_PER_TASK): on
+        // this 2-core node the one-thread jobs (Dodgem's reach jobs) run on
+        // one, the solving jobs on two.
+        if plan.jobs.iter().any(|j| j.threads == 2) {
+            let logs: String = std::fs::read_dir(slurm.join("logs"))
+                .unwrap()
+                .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap_or_default())
+                .collect();
+            assert!(logs.contains("threads=2"), "{job}: no task used 2 threads");
+            assert!(logs.contains("threads=1"), "{job}: no task used 1 thread");
         }
     }
 }

@@ -19,6 +19,7 @@ fn solve_blocked(q_max: u32, bq: u32, br: u32, threads: usize) -> TileOutput {
         TileInput::default(),
         &TileRecord {
             f_upto_q: Some(300),
+            sample_step: Some(7),
         },
         bq,
         br,
@@ -120,6 +121,7 @@ fn any_blocking_gives_the_same_output() {
         assert_eq!(a.p_count, b.p_count, "{what}");
         assert_eq!(a.wins, b.wins, "{what}");
         assert_eq!(a.small_f, b.small_f, "{what}");
+        assert_eq!(a.sampled_f, b.sampled_f, "{what}");
         assert_eq!(a.live_cells, b.live_cells, "{what}");
     }
 }
@@ -445,4 +447,20 @@ fn query_three_row() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("f(140, 95) = 135"), "{text}");
     assert!(text.contains("died at column 135"), "{text}");
+}
+
+#[test]
+fn sampled_cells_are_every_seventh_q_and_r_and_equal_the_literal_recurrence() {
+    let out = solve_blocked(700, 64, 64, 2);
+    let f = f_table(700);
+    let want: Vec<(u32, u32, u32)> = (0..=700u32)
+        .step_by(7)
+        .flat_map(|q| (0..=q).step_by(7).map(move |r| (q, r)))
+        .map(|(q, r)| (q, r, f[q as usize][r as usize]))
+        .collect();
+    assert_eq!(out.sampled_f, want);
+    let naive = naive_f(80);
+    for &(q, r, v) in out.sampled_f.iter().filter(|c| c.0 <= 80) {
+        assert_eq!(v, naive[q as usize][r as usize], "f({q}, {r})");
+    }
 }

@@ -212,6 +212,16 @@ pub trait JobKind: Sync {
         super::shard::ZSTD_LEVEL
     }
 
+    /// The most raw (decompressed) bytes a shard of `job` can legitimately
+    /// hold, all sections together. A shard declaring more is refused before
+    /// anything is decompressed or allocated (a small crafted shard must not
+    /// make `status` allocate gigabytes). The default is
+    /// [`MAX_BODY`](super::shard::MAX_BODY); kinds whose sizes follow from
+    /// the job's parameters give a tight bound.
+    fn max_raw_bytes(&self, _job: &JobSpec) -> u64 {
+        super::shard::MAX_BODY
+    }
+
     /// Checks that a shard whose checksum verified really holds this job's
     /// result (e.g. its header describes the job's own box). Used by
     /// `status`, resume, merge (once per shard) and verify; a failure marks
@@ -250,6 +260,26 @@ pub trait JobKind: Sync {
     /// # Errors
     /// If a table or shard cannot be read.
     fn claims(&self, run: &dyn RunAccess) -> Result<Vec<Claim>>;
+
+    /// Markdown appended to `report.md` after the claims: comparisons with
+    /// published figures that are not claims to match (e.g. sampled
+    /// counts). Default: nothing.
+    ///
+    /// # Errors
+    /// If a table or shard cannot be read.
+    fn report_notes(&self, _run: &dyn RunAccess) -> Result<String> {
+        Ok(String::new())
+    }
+
+    /// The pictures this kind draws of a merged run (`gametables plot`,
+    /// written as SVG and PNG to `RUN_DIR/plots/`, outside the digests),
+    /// built with [`crate::plot`]. Default: none.
+    ///
+    /// # Errors
+    /// If a table or shard cannot be read or a picture cannot be drawn.
+    fn plots(&self, _run: &dyn RunAccess) -> Result<Vec<crate::plot::PlotFile>> {
+        Ok(Vec::new())
+    }
 }
 
 /// Every job kind this build knows.

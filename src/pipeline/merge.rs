@@ -23,7 +23,7 @@ use super::kind::{
 };
 use super::plan::{
     JobState, PlanFile, PlannedJob, check_shard_bytes, check_shard_content, decode_shard,
-    job_state, read_checked_shard, read_shard, read_shard_bytes, shard_error,
+    job_state, raw_bound, read_checked_shard, read_job_shard, read_shard_bytes, shard_error,
 };
 use super::rundir::RunDir;
 use super::shard::{Shard, write_atomic};
@@ -196,7 +196,7 @@ impl ShardSource for RunView {
             .plan
             .job(name)
             .ok_or_else(|| Error::job(name, "no such job in this plan"))?;
-        read_shard(&self.dir, &self.plan.kind, &j.name, &j.id)
+        read_job_shard(&self.dir, &self.plan.kind, j)
     }
 }
 
@@ -286,7 +286,7 @@ impl ShardSource for MergeAccess<'_> {
                 "changed while being merged".into(),
             ));
         }
-        let s = decode_shard(dir, kind, &j.name, &j.id, &bytes)?;
+        let s = decode_shard(dir, kind, &j.name, &j.id, &bytes, raw_bound(kind, j))?;
         check_shard_content(dir, kind, j, &s)?;
         self.loaded
             .lock()
@@ -528,6 +528,11 @@ pub fn report(view: &RunView) -> Result<Vec<Claim>> {
             status
         ));
     }
+    let notes = view.kind.report_notes(view)?;
+    if !notes.is_empty() {
+        md.push('\n');
+        md.push_str(&notes);
+    }
     if let Ok(r) = ResultFile::load(&view.dir.result_path()) {
         md.push_str(&format!("\nRoot digest (result.toml): `{}`\n", r.root));
     }
@@ -617,12 +622,11 @@ mod tests {
         let j = plan.job("box-4x5").unwrap();
         let p = dir.shard_path(&j.id);
         let good = std::fs::read(&p).unwrap();
-        let hlen = u32::from_le_bytes(good[12..16].try_into().unwrap()) as usize;
-        let body = b"not zstd";
-        let mut bad = good[..16 + hlen].to_vec();
-        bad.extend_from_slice(&(body.len() as u64).to_le_bytes());
-        bad.extend_from_slice(body);
-        bad.extend_from_slice(&crate::pipeline::digest::sha256(&bad));
+        // A block that is not a zstd frame, every checksum right.
+        let mut parts = crate::pipeline::shard::craft::split(&good);
+        let last = parts.blocks.len() - 1;
+        parts.blocks[last] = b"not zstd".to_vec();
+        let bad = crate::pipeline::shard::craft::assemble(&parts);
         std::fs::write(&p, &bad).unwrap();
         for view in [&skipping, &real] {
             match merge(view) {

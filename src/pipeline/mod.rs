@@ -13,6 +13,7 @@ pub mod kind;
 pub mod kinds;
 pub mod merge;
 pub mod plan;
+pub mod plots;
 pub mod probe;
 pub mod resources;
 pub mod rundir;

@@ -522,12 +522,21 @@ fn check_owner(
 }
 
 /// Decodes the shard bytes of job (`name`, `id`) (read from its file) and
-/// checks that they belong to it: see [`read_shard`].
+/// checks that they belong to it: see [`read_shard`]. A shard whose sections
+/// declare more than `max_raw` bytes is refused before decompression
+/// ([`raw_bound`]).
 ///
 /// # Errors
 /// As [`read_shard`].
-pub fn decode_shard(dir: &RunDir, kind: &str, name: &str, id: &str, bytes: &[u8]) -> Result<Shard> {
-    let s = shard::decode(bytes).map_err(|m| shard_error(dir, name, id, m))?;
+pub fn decode_shard(
+    dir: &RunDir,
+    kind: &str,
+    name: &str,
+    id: &str,
+    bytes: &[u8],
+    max_raw: u64,
+) -> Result<Shard> {
+    let s = shard::decode_bounded(bytes, max_raw).map_err(|m| shard_error(dir, name, id, m))?;
     check_owner(dir, &s.header, kind, name, id)?;
     Ok(s)
 }
@@ -538,7 +547,30 @@ pub fn decode_shard(dir: &RunDir, kind: &str, name: &str, id: &str, bytes: &[u8]
 /// # Errors
 /// [`Error::Shard`] naming job and file: missing, damaged, or another job's.
 pub fn read_shard(dir: &RunDir, kind: &str, name: &str, id: &str) -> Result<Shard> {
-    decode_shard(dir, kind, name, id, &read_shard_bytes(dir, name, id)?)
+    decode_shard(
+        dir,
+        kind,
+        name,
+        id,
+        &read_shard_bytes(dir, name, id)?,
+        shard::MAX_BODY,
+    )
+}
+
+/// The most raw bytes a shard of `job` may declare: the kind's
+/// [`JobKind::max_raw_bytes`](super::kind::JobKind::max_raw_bytes).
+pub fn raw_bound(kind: &str, job: &PlannedJob) -> u64 {
+    kind_by_name(kind).map_or(shard::MAX_BODY, |k| k.max_raw_bytes(&job.spec()))
+}
+
+/// [`read_shard`] of a planned job, bounded by what the job can produce
+/// ([`raw_bound`]).
+///
+/// # Errors
+/// As [`read_shard`].
+pub fn read_job_shard(dir: &RunDir, kind: &str, job: &PlannedJob) -> Result<Shard> {
+    let bytes = read_shard_bytes(dir, &job.name, &job.id)?;
+    decode_shard(dir, kind, &job.name, &job.id, &bytes, raw_bound(kind, job))
 }
 
 /// The cheap integrity check of the shard bytes of job (`name`, `id`)
@@ -578,7 +610,7 @@ pub fn check_shard_content(dir: &RunDir, kind: &str, job: &PlannedJob, s: &Shard
 /// # Errors
 /// As [`read_shard`]; a failed content check is an [`Error::Shard`] too.
 pub fn read_checked_shard(dir: &RunDir, kind: &str, job: &PlannedJob) -> Result<Shard> {
-    let s = read_shard(dir, kind, &job.name, &job.id)?;
+    let s = read_job_shard(dir, kind, job)?;
     check_shard_content(dir, kind, job, &s)?;
     Ok(s)
 }

@@ -78,6 +78,11 @@ impl RunDir {
         self.root.join("logs").join(format!("{id}.log"))
     }
 
+    /// `plots/`: pictures from `gametables plot` (not in the digests).
+    pub fn plots_dir(&self) -> PathBuf {
+        self.root.join("plots")
+    }
+
     /// `tables/`.
     pub fn tables_dir(&self) -> PathBuf {
         self.root.join("tables")

@@ -41,7 +41,13 @@ pub fn run_worker(
     }
     let kind = kind_by_name(&m.kind).expect("Manifest::load checks the kind");
     let out = dir.resolve(&m.output)?;
-    tracing::info!(job = %m.name, id = %m.job_id, kind = %m.kind, "job started");
+    tracing::info!(
+        job = %m.name,
+        id = %m.job_id,
+        kind = %m.kind,
+        threads = super::resources::worker_threads(),
+        "job started"
+    );
     let t0 = Instant::now();
     let inputs = DirShards {
         dir: &dir,
@@ -62,13 +68,18 @@ pub fn run_worker(
         job_id: m.job_id.clone(),
         sections: Vec::new(),
     };
-    let bytes = shard::encode_with_level(&header, &sections, kind.zstd_level())?;
-    shard::write_atomic_with(&out, &bytes, durability)?;
+    let mut w = shard::ShardWriter::create(&out, &header, kind.zstd_level(), durability)?;
+    for s in &sections {
+        w.begin_section(&s.name)?;
+        w.write(&s.bytes)?;
+    }
+    drop(sections);
+    let (_, shard_bytes) = w.finish()?;
     tracing::info!(
         job = %m.name,
         solve_s = solved.as_secs_f64(),
         total_s = t0.elapsed().as_secs_f64(),
-        shard_bytes = bytes.len(),
+        shard_bytes,
         peak_rss_bytes = super::resources::peak_rss().unwrap_or(0),
         "job finished"
     );

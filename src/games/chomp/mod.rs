@@ -14,10 +14,14 @@
 //!   by a partition-counting recurrence; P-positions and winning-bite counts
 //!   per size (OEIS A112470–A112473).
 //! - [`grundy`]: the Sprague–Grundy value of every staircase of a box.
+//! - [`policy`]: exact odds of seed 003's policies (perfect play, the
+//!   far-corner bite, the biggest bite, a random bite) against a random
+//!   opponent on a bar.
 
 mod boxsolve;
 pub mod census;
 pub mod grundy;
+pub mod policy;
 
 pub use boxsolve::{BoxStats, ChompBox, PPositions};
 

@@ -58,6 +58,7 @@ pub fn f_table(q_max: u32) -> Vec<Vec<u32>> {
         TileInput::default(),
         &TileRecord {
             f_upto_q: Some(q_max),
+            ..TileRecord::default()
         },
     )
     .expect("the first tile needs no input");

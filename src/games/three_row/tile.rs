@@ -178,6 +178,9 @@ pub struct TileInput {
 pub struct TileRecord {
     /// Record `f(q, r)` of every cell with `q ≤` this.
     pub f_upto_q: Option<u32>,
+    /// Record `f(q, r)` of every cell with `q` and `r` both multiples of
+    /// this (a grid of samples for pictures; must be ≥ 1).
+    pub sample_step: Option<u32>,
 }
 
 /// A winning move of the `3×p` rectangle `(p, p, p)`: a bite at `(row, col)`
@@ -211,6 +214,9 @@ pub struct TileOutput {
     pub wins: Vec<WinningMove>,
     /// `(q, r, f(q, r))` for the cells with `q ≤ f_upto_q`, by `q` then `r`.
     pub small_f: Vec<(u32, u32, u32)>,
+    /// `(q, r, f(q, r))` for the cells with `q` and `r` multiples of
+    /// `sample_step`, by `q` then `r`.
+    pub sampled_f: Vec<(u32, u32, u32)>,
     /// Cells of the tile.
     pub cells: u64,
     /// Cells of live rows (those that needed a mex).
@@ -537,8 +543,10 @@ fn solve_block(
                 });
             }
         }
-        if record.f_upto_q.is_some_and(|m| q <= m) {
-            let mut it = live.iter().peekable();
+        let small = record.f_upto_q.is_some_and(|m| q <= m);
+        let step = record.sample_step.filter(|&k| q % k == 0);
+        if small || step.is_some() {
+            let mut it = live.iter();
             for r in r0..r1.min(q + 1) {
                 let f = match &rows[(r - r0) as usize] {
                     RowState::Dead { c } => *c,
@@ -548,7 +556,12 @@ fn solve_block(
                         q + w.hist[0]
                     }
                 };
-                out.small_f.push((q, r, f));
+                if small {
+                    out.small_f.push((q, r, f));
+                }
+                if step.is_some_and(|k| r % k == 0) {
+                    out.sampled_f.push((q, r, f));
+                }
             }
         }
         if died {
@@ -719,6 +732,7 @@ pub fn solve_tile_blocked(
                 }
                 out.wins.extend(o.wins);
                 out.small_f.extend(o.small_f);
+                out.sampled_f.extend(o.sampled_f);
                 out.live_cells += o.live_cells;
                 row_states[j] = o.rows;
                 col_states[i] = o.cols;
@@ -797,6 +811,7 @@ pub fn solve_tile_blocked(
     out.diag = diag.into_inner().expect("no panics while locked");
     out.wins.sort();
     out.small_f.sort();
+    out.sampled_f.sort();
     Ok(out)
 }
 

@@ -500,6 +500,11 @@ impl JobKind for ChompBoxes {
         let rects = parse_rectangles_csv(&text).map_err(|e| Error::job(self.name(), e))?;
         Ok(chomp_claims(run, &rects))
     }
+
+    /// Seed 003's policy table, exactly ([`super::chomp_policy`]).
+    fn report_notes(&self, _run: &dyn RunAccess) -> Result<String> {
+        super::chomp_policy::report_section()
+    }
 }
 
 /// The 14 row-count boxes of seed 000 (rows, cols).

@@ -452,6 +452,29 @@ impl JobKind for ChompCensus {
         let t = parse_census_csv(&text).map_err(|e| Error::job(self.name(), e))?;
         Ok(census_claims(&t))
     }
+
+    /// `census-counts`: the counts by number of squares, log scale.
+    fn plots(&self, run: &dyn RunAccess) -> Result<Vec<crate::plot::PlotFile>> {
+        use crate::plot::census::{CensusChart, CensusRow};
+        let text = String::from_utf8(run.table("census.csv")?).unwrap_or_default();
+        let t = parse_census_csv(&text).map_err(|e| Error::job(self.name(), e))?;
+        let rows = t
+            .iter()
+            .map(|(&s, c)| CensusRow {
+                squares: s,
+                positions: c.total(),
+                p: c.p,
+                one: c.one,
+                several: c.several,
+            })
+            .collect();
+        let chart = CensusChart { rows };
+        Ok(vec![crate::pipeline::plots::drawn(crate::plot::render(
+            "census-counts",
+            "Chomp positions by number of squares: P-positions, one and several winning bites (OEIS A112470, A112472, A112473)",
+            &chart,
+        ))?])
+    }
 }
 
 const SEED0: &str = "seed 000 (Chomp article, sen-ltd)";

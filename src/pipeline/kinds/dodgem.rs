@@ -350,11 +350,18 @@ pub fn layers_for(p: &Position) -> Vec<(usize, usize)> {
 /// The value of a move for the player making it (the value after it, seen
 /// from the other side, one ply longer).
 pub fn value_of_move(t: &Tables, p: &Position, m: Move) -> Option<Value> {
-    Some(match t.value(&t.board().apply(p, m))? {
+    Some(mover_value(t.value(&t.board().apply(p, m))?))
+}
+
+/// The value of a move for the player making it, from the value `after` it
+/// for the side then to move: the other side's win is the mover's loss one
+/// ply longer, and so on.
+pub fn mover_value(after: Value) -> Value {
+    match after {
         Value::Win(d) => Value::Loss(d + 1),
         Value::Loss(d) => Value::Win(d + 1),
         Value::Draw => Value::Draw,
-    })
+    }
 }
 
 /// Sort key: shortest wins, then draws, then longest losses.
@@ -514,6 +521,14 @@ impl JobKind for Dodgem {
         Ok(())
     }
 
+    /// One byte per position of the job's layer (a reach bitset is an
+    /// eighth of that), plus 1 MiB for `meta`.
+    fn max_raw_bytes(&self, job: &JobSpec) -> u64 {
+        params(job).map_or(crate::pipeline::shard::MAX_BODY, |(_, board, a, b)| {
+            Layer::new(board, a, b).len() + (1 << 20)
+        })
+    }
+
     fn run(&self, job: &JobSpec, inputs: &dyn ShardSource) -> Result<Vec<Section>> {
         let (task, board, a, b) = params(job)?;
         let layer = Layer::new(board, a, b);
@@ -657,6 +672,69 @@ impl JobKind for Dodgem {
             String::new()
         };
         Ok(dodgem_claims(run, &summary, &csv))
+    }
+
+    /// `dodgem-N-layers`: wins, losses and draws per layer, from the
+    /// per-layer table `dodgem-N-layers.csv`.
+    fn plots(&self, run: &dyn RunAccess) -> Result<Vec<crate::plot::PlotFile>> {
+        use crate::plot::dodgem::{DodgemChart, LayerCounts};
+        let n = run_board(run)?.n();
+        let name = format!("dodgem-{n}-layers.csv");
+        let text = String::from_utf8(run.table(&name)?).unwrap_or_default();
+        let mut lines = text.lines();
+        if lines.next() != Some(LAYERS_CSV_HEADER) {
+            return Err(Error::job(
+                self.name(),
+                format!("{name}: unexpected header"),
+            ));
+        }
+        let layers = lines
+            .enumerate()
+            .map(|(i, l)| {
+                let f: Vec<&str> = l.split(',').collect();
+                let num = |k: usize| f.get(k).and_then(|x| x.parse::<u64>().ok());
+                let cols = LAYERS_CSV_HEADER.split(',').count();
+                match (
+                    f.len() == cols,
+                    num(0),
+                    num(1),
+                    num(2),
+                    num(3),
+                    num(4),
+                    num(5),
+                ) {
+                    (
+                        true,
+                        Some(a),
+                        Some(b),
+                        Some(positions),
+                        Some(wins),
+                        Some(losses),
+                        Some(draws),
+                    ) => Ok(LayerCounts {
+                        a: a as u32,
+                        b: b as u32,
+                        positions,
+                        wins,
+                        losses,
+                        draws,
+                    }),
+                    _ => Err(Error::job(
+                        self.name(),
+                        format!("{name} line {}: `{l}`", i + 2),
+                    )),
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let chart = DodgemChart {
+            n: n as u32,
+            layers,
+        };
+        Ok(vec![crate::pipeline::plots::drawn(crate::plot::render(
+            &format!("dodgem-{n}-layers"),
+            &format!("Dodgem {n}×{n}: wins, losses and draws for the side to move, per layer"),
+            &chart,
+        ))?])
     }
 }
 

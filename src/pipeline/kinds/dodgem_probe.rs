@@ -8,11 +8,12 @@ use std::fmt;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::games::dodgem::{Board, Position, Side, Tables, Value, from_desjardins};
-use crate::pipeline::kinds::dodgem::{
-    layers_for, move_rank, solved_max_cars, tables_from_run, value_of_move,
-};
+use std::sync::Arc;
+
+use crate::games::dodgem::{Board, Layer, Position, Side, Tables, Value, from_desjardins};
+use crate::pipeline::kinds::dodgem::{layer_job, move_rank, mover_value, solved_max_cars};
 use crate::pipeline::merge::RunView;
+use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES, RunShards};
 use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, flag, param, required};
 
 /// Largest board solved in memory when no run directory holds it (4×4
@@ -128,17 +129,22 @@ impl fmt::Display for DodgemAnswer {
 
 /// Where the layers of one board size come from.
 enum Layers {
-    /// A `dodgem` run directory.
-    Run(RunView),
+    /// A `dodgem` run directory, read block by block; the layer rankings
+    /// made on first use.
+    Run(RunShards, Vec<OnceLock<Layer>>),
     /// Solved in memory on first use.
     Memory(OnceLock<Tables>),
 }
+
+/// Looks one position's value up (from a run's blocks or from memory).
+type Lookup<'a> = Box<dyn Fn(&Position) -> ProbeResult<Value> + 'a>;
 
 /// Answers Dodgem requests from `dodgem` run directories, one per board
 /// size, and solves boards up to [`IN_MEMORY_MAX_N`] in memory when no run
 /// holds them.
 pub struct DodgemProbe {
     boards: BTreeMap<usize, Layers>,
+    cache: Arc<BlockCache>,
 }
 
 impl Default for DodgemProbe {
@@ -151,10 +157,15 @@ impl DodgemProbe {
     /// A probe with no run directory: boards up to [`IN_MEMORY_MAX_N`] are
     /// solved in memory on first use.
     pub fn new() -> DodgemProbe {
+        Self::with_cache(BlockCache::new(DEFAULT_CACHE_BYTES))
+    }
+
+    /// [`DodgemProbe::new`], reading blocks through `cache`.
+    pub fn with_cache(cache: Arc<BlockCache>) -> DodgemProbe {
         let boards = (2..=IN_MEMORY_MAX_N)
             .map(|n| (n, Layers::Memory(OnceLock::new())))
             .collect();
-        DodgemProbe { boards }
+        DodgemProbe { boards, cache }
     }
 
     /// Answers board size `n` from the `dodgem` run `view` (replacing the
@@ -178,13 +189,17 @@ impl DodgemProbe {
             .and_then(toml::Value::as_integer)
             .and_then(|n| usize::try_from(n).ok())
             .ok_or_else(|| ProbeError::bad(format!("{dir}: the plan gives no board size n")))?;
-        if let Some(Layers::Run(other)) = self.boards.get(&n) {
+        if let Some(Layers::Run(other, _)) = self.boards.get(&n) {
             return Err(ProbeError::bad(format!(
                 "{dir} and {} both solve n = {n}",
-                other.dir.root().display()
+                other.view().dir.root().display()
             )));
         }
-        self.boards.insert(n, Layers::Run(view));
+        let layers = (0..n * n).map(|_| OnceLock::new()).collect();
+        self.boards.insert(
+            n,
+            Layers::Run(RunShards::new(view, self.cache.clone()), layers),
+        );
         Ok(n)
     }
 
@@ -209,7 +224,7 @@ impl DodgemProbe {
         self.boards
             .iter()
             .map(|(&n, l)| match l {
-                Layers::Run(v) => (n, Some(v.dir.root().display().to_string())),
+                Layers::Run(v, _) => (n, Some(v.view().dir.root().display().to_string())),
                 Layers::Memory(_) => (n, None),
             })
             .collect()
@@ -254,8 +269,9 @@ impl DodgemProbe {
     pub fn answer(&self, req: &DodgemRequest) -> ProbeResult<DodgemAnswer> {
         let (board, p) = Self::position(req)?;
         let n = req.n;
-        let (tables, source) = match self.boards.get(&n) {
-            Some(Layers::Run(view)) => {
+        let (lookup, source): (Lookup<'_>, String) = match self.boards.get(&n) {
+            Some(Layers::Run(shards, layers)) => {
+                let view = shards.view();
                 let m = solved_max_cars(&view.plan.params, board);
                 let (a, b) = p.layer();
                 if a > m || b > m {
@@ -267,35 +283,53 @@ impl DodgemProbe {
                         view.dir.root().display()
                     )));
                 }
+                // Moves only take cars off, so every position a move reaches
+                // is in a solved layer too.
                 (
-                    std::borrow::Cow::Owned(tables_from_run(view, board, &layers_for(&p))?),
+                    Box::new(move |q: &Position| {
+                        let (a, b) = q.layer();
+                        let layer = layers[a * n + b].get_or_init(|| Layer::new(board, a, b));
+                        let name = layer_job(a, b);
+                        let byte = shards.byte(&name, "values", layer.index(q))?;
+                        Value::from_byte(byte).ok_or_else(|| {
+                            ProbeError::Run(crate::pipeline::Error::job(
+                                &name,
+                                format!("byte {byte} at index {} is not a value", layer.index(q)),
+                            ))
+                        })
+                    }),
                     format!("run {}", view.dir.root().display()),
                 )
             }
-            Some(Layers::Memory(cell)) => (
-                std::borrow::Cow::Borrowed(cell.get_or_init(|| Tables::solve(board, 1))),
-                "solved in memory".to_string(),
-            ),
+            Some(Layers::Memory(cell)) => {
+                let t = cell.get_or_init(|| Tables::solve(board, 1));
+                (
+                    Box::new(move |q: &Position| Ok(t.value(q).expect("every layer solved"))),
+                    "solved in memory".to_string(),
+                )
+            }
             None => {
                 return Err(ProbeError::NotSolved(format!(
                     "no run directory for {n}×{n}: run `gametables run jobs/dodgem-{n}.toml` first, or pass --run-dir"
                 )));
             }
         };
-        let value = tables.value(&p).expect("layers loaded");
+        let value = lookup(&p)?;
         let mut moves: Vec<DodgemMove> = board
             .moves(&p)
             .into_iter()
             .map(|m| {
                 let name = board.move_name(m);
-                DodgemMove {
+                let after = board.apply(&p, m);
+                let value = mover_value(lookup(&after)?);
+                Ok(DodgemMove {
                     desjardins: from_desjardins(&board, &name).unwrap_or_default(),
-                    value: value_of_move(&tables, &p, m).expect("layers loaded"),
-                    after: board.position_text(&board.apply(&p, m)),
+                    value,
+                    after: board.position_text(&after),
                     name,
-                }
+                })
             })
-            .collect();
+            .collect::<ProbeResult<_>>()?;
         moves.sort_by(|x, y| {
             move_rank(x.value)
                 .cmp(&move_rank(y.value))

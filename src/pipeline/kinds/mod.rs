@@ -8,6 +8,7 @@ pub mod chomp_boxes_probe;
 pub mod chomp_census;
 pub mod chomp_grundy;
 pub mod chomp_grundy_probe;
+pub mod chomp_policy;
 pub mod dodgem;
 pub mod dodgem_probe;
 pub mod octal;

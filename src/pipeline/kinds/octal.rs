@@ -384,6 +384,34 @@ impl JobKind for Octal {
         let (code, values) = run_values(run)?;
         Ok(octal_claims(&code, &values))
     }
+
+    /// `octal-grundy`: G(n) with the preperiod and period marked, from the
+    /// b-file and the summary table.
+    fn plots(&self, run: &dyn RunAccess) -> Result<Vec<crate::plot::PlotFile>> {
+        use crate::plot::octal::OctalChart;
+        let stext = String::from_utf8(run.table("summary.toml")?).unwrap_or_default();
+        let s: Summary = toml::from_str(&stext)
+            .map_err(|e| Error::job(self.name(), format!("summary.toml: {}", e.message())))?;
+        let btext = String::from_utf8(run.table("b-file.txt")?).unwrap_or_default();
+        let mut values = parse_b_file(&btext).map_err(|e| Error::job(self.name(), e))?;
+        let period = s.periodic.then_some((s.preperiod, s.period));
+        values.truncate(OctalChart::shown(s.n_max, period) as usize);
+        let chart = OctalChart {
+            code: s.code.clone(),
+            values,
+            n_max: s.n_max,
+            max_value: s.max_value,
+            period,
+        };
+        Ok(vec![crate::pipeline::plots::drawn(crate::plot::render(
+            "octal-grundy",
+            &format!(
+                "Octal game {}: Grundy values G(n) with the period marked",
+                s.code
+            ),
+            &chart,
+        ))?])
+    }
 }
 
 const SEED1: &str = "seed 001 (impartial games article)";

@@ -29,6 +29,8 @@
 //! - `p-count`: `u32` per `p ∈ [qaᵢ, q_max]`: P-positions `(p, q, r)` of the tile.
 //! - `wins`: `u32 p, row, col` triples: winning moves of `3×p`, `p ≤ q_max`.
 //! - `small-f`: `u32 q, r, f` triples for the cells with `q ≤ 255`.
+//! - `f-sample`: `u32 q, r, f` triples for the cells with `q` and `r`
+//!   multiples of [`sample_step`] (about 512 per side), for `plot` only.
 //!
 //! **Tables** (none depends on the split into tiles): `three-row-rows.csv`
 //! (`r,class,c,q0,period,start,pattern` for every row `r ≤ q_max`),
@@ -425,6 +427,7 @@ fn run_tile(job: &JobSpec, geom: &TileGeom, inputs: &dyn ShardSource) -> Result<
     }
     let record = TileRecord {
         f_upto_q: Some(SMALL_Q),
+        sample_step: Some(sample_step(geom.q_max)),
     };
     // Threads inside the job: all cores (the results do not depend on it).
     let threads = crate::pipeline::worker_threads();
@@ -464,7 +467,48 @@ fn run_tile(job: &JobSpec, geom: &TileGeom, inputs: &dyn ShardSource) -> Result<
             "small-f",
             encode_u32s(out.small_f.iter().flat_map(|&(q, r, f)| [q, r, f])),
         ),
+        Section::new(
+            "f-sample",
+            encode_u32s(out.sampled_f.iter().flat_map(|&(q, r, f)| [q, r, f])),
+        ),
     ])
+}
+
+/// Samples per side of the (q, r) triangle kept for pictures.
+pub const SAMPLES_PER_SIDE: u32 = 512;
+
+/// The step of the sample grid of a run to `q_max`: `f(q, r)` is kept in the
+/// `f-sample` section for `q` and `r` multiples of it, about
+/// [`SAMPLES_PER_SIDE`] values per side (Q = 16,000: every 32nd).
+pub fn sample_step(q_max: u32) -> u32 {
+    (q_max + 1).div_ceil(SAMPLES_PER_SIDE).max(1)
+}
+
+/// The sampled `(q, r, f(q, r))` of a run (every tile's `f-sample`
+/// section), sorted by `q` then `r`.
+///
+/// # Errors
+/// If a shard is missing, damaged or has no `f-sample` section (made before
+/// the section existed: rerun the job file with `--force`).
+pub fn sampled_f(run: &dyn RunAccess) -> Result<Vec<(u32, u32, u32)>> {
+    let mut out = Vec::new();
+    for job in run.jobs() {
+        let shard = run.load(&job.name)?;
+        let bytes = shard.section("f-sample").map_err(|_| {
+            Error::job(
+                &job.name,
+                "the shard has no f-sample section (written by an older gametables): \
+                 rerun the job file with --force to draw this run",
+            )
+        })?;
+        let v = decode_u32s(&job.name, "f-sample", bytes)?;
+        if v.len() % 3 != 0 {
+            return Err(Error::job(&job.name, "malformed shard: f-sample length"));
+        }
+        out.extend(v.chunks_exact(3).map(|c| (c[0], c[1], c[2])));
+    }
+    out.sort_unstable();
+    Ok(out)
 }
 
 /// Everything merged from a run, before it becomes tables.
@@ -484,17 +528,21 @@ pub struct Merged {
     pub small_f: Vec<(u32, u32, u32)>,
 }
 
+/// The run's `q_max` parameter.
+fn run_q_max(run: &dyn RunAccess) -> Result<u32> {
+    run.params()
+        .get("q_max")
+        .and_then(toml::Value::as_integer)
+        .and_then(|v| u32::try_from(v).ok())
+        .ok_or_else(|| Error::job("three-row", "run parameters lack q_max"))
+}
+
 /// Reads every tile of a run into a [`Merged`].
 ///
 /// # Errors
 /// If a shard is missing or damaged, or the tiles do not cover the triangle.
 pub fn merge_run(run: &dyn RunAccess) -> Result<Merged> {
-    let q_max = run
-        .params()
-        .get("q_max")
-        .and_then(toml::Value::as_integer)
-        .and_then(|v| u32::try_from(v).ok())
-        .ok_or_else(|| Error::job("three-row", "run parameters lack q_max"))?;
+    let q_max = run_q_max(run)?;
     let n = q_max as usize + 1;
     let mut rows: Vec<Option<RowClass>> = vec![None; n];
     let mut diag: Vec<u32> = Vec::new();
@@ -832,6 +880,48 @@ impl JobKind for ThreeRow {
     fn claims(&self, run: &dyn RunAccess) -> Result<Vec<Claim>> {
         let m = merge_run(run)?;
         Ok(three_row_claims(&m))
+    }
+
+    /// `three-row-f-minus-q`: d = f(q, r) − q over the triangle from the
+    /// tiles' `f-sample` sections, with the row classes of the rows table.
+    fn plots(&self, run: &dyn RunAccess) -> Result<Vec<crate::plot::PlotFile>> {
+        use crate::plot::three_row::{RowKind, ThreeRowChart};
+        let q_max = run_q_max(run)?;
+        let text = String::from_utf8(run.table("three-row-rows.csv")?).unwrap_or_default();
+        let classes = text
+            .lines()
+            .skip(1)
+            .enumerate()
+            .map(|(i, l)| {
+                l.split(',').nth(1).and_then(RowKind::parse).ok_or_else(|| {
+                    Error::job(
+                        "three-row",
+                        format!("three-row-rows.csv line {}: `{l}`", i + 2),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        if classes.len() != q_max as usize + 1 {
+            return Err(Error::job(
+                "three-row",
+                format!(
+                    "three-row-rows.csv has {} rows, {} expected",
+                    classes.len(),
+                    q_max + 1
+                ),
+            ));
+        }
+        let chart = ThreeRowChart {
+            q_max,
+            step: sample_step(q_max),
+            samples: sampled_f(run)?,
+            classes,
+        };
+        Ok(vec![crate::pipeline::plots::drawn(crate::plot::render(
+            "three-row-f-minus-q",
+            "Three-row Chomp: f(q, r) − q over the (q, r) triangle, with the row classes",
+            &chart,
+        ))?])
     }
 }
 

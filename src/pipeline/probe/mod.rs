@@ -14,6 +14,7 @@
 //! directories (or the in-memory limits) solve ([`ProbeError::NotSolved`]),
 //! or a shard is missing or damaged ([`ProbeError::Run`]).
 
+pub mod blocks;
 pub mod impartial;
 
 use std::collections::BTreeMap;
@@ -151,4 +152,73 @@ pub fn run_dirs(runs: &[RunView]) -> String {
         .map(|v| v.dir.root().display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Every game's probe over a set of run directories, for `serve`: each
+/// directory goes to the probe of its kind; games without a run answer
+/// from memory where they can (Dodgem up to 4×4, octal games).
+pub struct Probes {
+    /// The probes, one per game, in URL order.
+    pub games: Vec<Box<dyn Probe>>,
+    /// The run directories given, with their kinds.
+    pub runs: Vec<(std::path::PathBuf, String)>,
+}
+
+impl Probes {
+    /// Opens every run directory in `dirs` once, sharing one block cache of
+    /// `cache_bytes`.
+    ///
+    /// # Errors
+    /// [`ProbeError::Run`] if a directory is not a planned run;
+    /// [`ProbeError::BadRequest`] if two runs give the same Dodgem board size
+    /// or three-row table, or a kind has no probe.
+    pub fn open(dirs: &[std::path::PathBuf], cache_bytes: u64) -> ProbeResult<Probes> {
+        use super::kinds::chomp_boxes_probe::ChompProbe;
+        use super::kinds::dodgem_probe::DodgemProbe;
+        use super::kinds::octal_probe::OctalProbe;
+        use super::kinds::three_row_probe::ThreeRowProbe;
+        let cache = blocks::BlockCache::new(cache_bytes);
+        let mut dodgem = DodgemProbe::with_cache(cache);
+        // No in-memory solving of boxes for a server: only the runs answer.
+        let mut chomp = ChompProbe::new(0);
+        let mut three = ThreeRowProbe::new();
+        let mut runs = Vec::new();
+        for d in dirs {
+            let view = RunView::open(d)?;
+            let kind = view.plan.kind.clone();
+            match kind.as_str() {
+                "dodgem" => {
+                    dodgem.add_run(view)?;
+                }
+                "chomp-boxes" => chomp.add_run(view)?,
+                "chomp-grundy" => chomp.grundy.add_run(view)?,
+                "three-row" => three.add_run(view)?,
+                "octal" | "chomp-census" => {}
+                other => {
+                    return Err(ProbeError::bad(format!(
+                        "{}: no probe for `{other}` runs",
+                        d.display()
+                    )));
+                }
+            }
+            runs.push((d.clone(), kind));
+        }
+        Ok(Probes {
+            games: vec![
+                Box::new(dodgem),
+                Box::new(chomp),
+                Box::new(three),
+                Box::new(OctalProbe),
+            ],
+            runs,
+        })
+    }
+
+    /// The probe of game `name` (`dodgem`, `chomp`, `three-row`, `octal`).
+    pub fn game(&self, name: &str) -> Option<&dyn Probe> {
+        self.games
+            .iter()
+            .find(|g| g.game() == name)
+            .map(AsRef::as_ref)
+    }
 }

@@ -1,0 +1,55 @@
+//! `gametables plot RUN_DIR`: asks the run's job kind for its pictures
+//! ([`JobKind::plots`](super::JobKind::plots)) and writes each as
+//! `RUN_DIR/plots/STEM.svg` and `STEM.png`.
+//!
+//! Pictures are not results: they are never listed in `result.toml`, never
+//! read by `verify`, and a new `plot` simply replaces them (each file is
+//! written atomically). Drawing reads the merged tables (and, for three-row
+//! Chomp, the sample grid in the tile shards, each shard verified on
+//! reading), so the run must be merged first.
+
+use std::path::PathBuf;
+
+use super::error::{Error, Result};
+use super::merge::RunView;
+use super::shard::write_atomic;
+use crate::plot::{PlotError, PlotFile};
+
+/// A drawn picture, or the pipeline error that names it.
+///
+/// # Errors
+/// [`Error::Job`] naming the picture if drawing failed.
+pub fn drawn(r: std::result::Result<PlotFile, PlotError>) -> Result<PlotFile> {
+    r.map_err(|e| Error::job(format!("plot {}", e.stem), e.message))
+}
+
+/// Draws every picture of the run's kind into `RUN_DIR/plots/`; returns each
+/// picture with the paths written (SVG, PNG).
+///
+/// # Errors
+/// If the run is not merged (no `result.toml`), a table or shard cannot be
+/// read, a picture cannot be drawn or a file cannot be written.
+pub fn write_plots(view: &RunView) -> Result<Vec<(PlotFile, PathBuf, PathBuf)>> {
+    let result = view.dir.result_path();
+    if !result.exists() {
+        return Err(Error::job(
+            "plot",
+            format!(
+                "{} is not merged yet (no {}): run or merge it first",
+                view.dir.root().display(),
+                result.display()
+            ),
+        ));
+    }
+    let dir = view.dir.plots_dir();
+    std::fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
+    let mut out = Vec::new();
+    for p in view.kind.plots(view)? {
+        let svg = dir.join(format!("{}.svg", p.stem));
+        let png = dir.join(format!("{}.png", p.stem));
+        write_atomic(&svg, &p.svg)?;
+        write_atomic(&png, &p.png)?;
+        out.push((p, svg, png));
+    }
+    Ok(out)
+}

@@ -1,0 +1,189 @@
+//! `gametables serve`: an HTTP JSON API over the probes of some run
+//! directories, and the web page that plays against them.
+//!
+//! - `GET /api/v1/` — what is served: the run directories, each game's
+//!   tables (board sizes, boxes) and the pictures found in `RUN_DIR/plots/`.
+//! - `GET /api/v1/GAME?key=value…` — `dodgem`, `chomp`, `three-row`,
+//!   `octal`: exactly the JSON `gametables query GAME … --json` prints;
+//!   errors as `{"error": "…", "status": N}` with HTTP status 400 (bad
+//!   request), 404 (outside the solved tables) or 500 (damaged shard).
+//! - `GET /plots/K/FILE` — a PNG or SVG from the K-th run directory's `plots/`.
+//! - `GET /` — the page (HTML, JavaScript and CSS embedded in the binary; no
+//!   external assets).
+//!
+//! Probes run on tokio's blocking pool (a lookup reads a block from disk; a
+//! three-row request may compute).
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Path as UrlPath, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+
+use crate::pipeline::probe::{Params, ProbeError, Probes};
+
+/// The page: one HTML file with its script and style inline.
+pub const PAGE: &str = include_str!("page.html");
+
+/// What the handlers share.
+struct App {
+    probes: Probes,
+}
+
+/// The router of `serve` over `probes` (also used by tests in-process).
+pub fn router(probes: Probes) -> Router {
+    let app = Arc::new(App { probes });
+    Router::new()
+        .route("/", get(page))
+        .route("/api/v1/", get(index))
+        .route("/api/v1", get(index))
+        .route("/api/v1/{game}", get(query))
+        .route("/plots/{run}/{file}", get(plot))
+        .with_state(app)
+}
+
+/// Binds `addr` and serves `probes` until Ctrl-C; calls `ready` with the
+/// address bound (port 0 picks a free one).
+///
+/// # Errors
+/// If the address cannot be bound or the server fails.
+pub async fn serve(
+    probes: Probes,
+    addr: SocketAddr,
+    ready: impl FnOnce(SocketAddr),
+) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    ready(listener.local_addr()?);
+    axum::serve(listener, router(probes))
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+}
+
+async fn page() -> impl IntoResponse {
+    ([(header::CACHE_CONTROL, "no-cache")], Html(PAGE))
+}
+
+fn json(status: StatusCode, v: &serde_json::Value) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        v.to_string(),
+    )
+        .into_response()
+}
+
+fn error(e: &ProbeError) -> Response {
+    let status = StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    json(
+        status,
+        &serde_json::json!({"error": e.to_string(), "status": status.as_u16()}),
+    )
+}
+
+/// Picture files (`.png`, `.svg`) in `dir/plots/`, sorted.
+fn plots_of(dir: &std::path::Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir.join("plots"))
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| safe_name(n) && (n.ends_with(".png") || n.ends_with(".svg")))
+        .collect();
+    v.sort();
+    v
+}
+
+/// A plain file name: letters, digits, `.`, `-`, `_`, not starting with `.`.
+fn safe_name(n: &str) -> bool {
+    !n.is_empty()
+        && !n.starts_with('.')
+        && n.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+}
+
+async fn index(State(app): State<Arc<App>>) -> Response {
+    let games: BTreeMap<&str, serde_json::Value> = app
+        .probes
+        .games
+        .iter()
+        .map(|g| (g.game(), g.describe()))
+        .collect();
+    let runs: Vec<serde_json::Value> = app
+        .probes
+        .runs
+        .iter()
+        .enumerate()
+        .map(|(i, (d, kind))| {
+            serde_json::json!({
+                "index": i,
+                "dir": d.display().to_string(),
+                "kind": kind,
+                "plots": plots_of(d).into_iter().map(|f| format!("/plots/{i}/{f}")).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json(
+        StatusCode::OK,
+        &serde_json::json!({"version": env!("CARGO_PKG_VERSION"), "runs": runs, "games": games}),
+    )
+}
+
+async fn query(
+    State(app): State<Arc<App>>,
+    UrlPath(game): UrlPath<String>,
+    Query(params): Query<Params>,
+) -> Response {
+    if app.probes.game(&game).is_none() {
+        let names: Vec<&str> = app.probes.games.iter().map(|g| g.game()).collect();
+        return error(&ProbeError::NotSolved(format!(
+            "no game `{game}` here (games: {})",
+            names.join(", ")
+        )));
+    }
+    let app2 = app.clone();
+    let r = tokio::task::spawn_blocking(move || {
+        app2.probes
+            .game(&game)
+            .expect("checked above")
+            .query(&params)
+    })
+    .await;
+    match r {
+        Ok(Ok(v)) => json(StatusCode::OK, &v),
+        Ok(Err(e)) => error(&e),
+        Err(e) => json(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &serde_json::json!({"error": format!("probe failed: {e}"), "status": 500}),
+        ),
+    }
+}
+
+async fn plot(
+    State(app): State<Arc<App>>,
+    UrlPath((run, file)): UrlPath<(usize, String)>,
+) -> Response {
+    let Some((dir, _)) = app.probes.runs.get(run) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    if !safe_name(&file) {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    let ctype = if file.ends_with(".png") {
+        "image/png"
+    } else if file.ends_with(".svg") {
+        "image/svg+xml"
+    } else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let path: PathBuf = dir.join("plots").join(&file);
+    match tokio::fs::read(&path).await {
+        Ok(bytes) => ([(header::CONTENT_TYPE, ctype)], bytes).into_response(),
+        Err(_) => StatusCode::NOT_FOUND.into_response(),
+    }
+}

@@ -1,0 +1,290 @@
+//! The web page in a real browser: headless Chromium driven over WebDriver
+//! (chromedriver, plain HTTP) plays 3×3 Dodgem from the start following the
+//! hints to a win, and sees exactly the two winning bites of 8×10 Chomp
+//! highlighted. Screenshots: `target/browser-dodgem-play.png` (mid-game,
+//! hints on), `target/browser-dodgem.png` (the win),
+//! `target/browser-chomp.png`.
+//!
+//! Needs Debian's `chromium` and `chromium-driver` (`.ci/run` installs them):
+//! `cargo test --release --test browser -- --ignored`.
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+fn gt() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_gametables"))
+}
+
+/// Kills a child process when dropped.
+struct Guard(Child);
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn run(job: &Path, dir: &Path) {
+    let out = gt()
+        .args([
+            "run",
+            job.to_str().unwrap(),
+            "--run-dir",
+            dir.to_str().unwrap(),
+            "--no-progress",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+struct Driver {
+    agent: ureq::Agent,
+    base: String,
+    session: String,
+}
+
+impl Driver {
+    fn call(&self, method: &str, path: &str, body: Value) -> Value {
+        let url = format!("{}/session/{}{path}", self.base, self.session);
+        let mut r = if method == "GET" {
+            self.agent.get(&url).call()
+        } else if method == "DELETE" {
+            self.agent.delete(&url).call()
+        } else {
+            self.agent
+                .post(&url)
+                .header("Content-Type", "application/json")
+                .send(body.to_string())
+        }
+        .expect("webdriver request");
+        let v: Value = serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap();
+        assert!(v["value"].get("error").is_none(), "{method} {path}: {v}");
+        v["value"].clone()
+    }
+    fn js(&self, script: &str) -> Value {
+        self.call(
+            "POST",
+            "/execute/sync",
+            json!({"script": script, "args": []}),
+        )
+    }
+    fn click(&self, css: &str) {
+        let els = self.call(
+            "POST",
+            "/elements",
+            json!({"using": "css selector", "value": css}),
+        );
+        let el = els[0]
+            .as_object()
+            .and_then(|o| o.values().next())
+            .unwrap_or_else(|| panic!("no element {css}"))
+            .as_str()
+            .unwrap()
+            .to_string();
+        self.call("POST", &format!("/element/{el}/click"), json!({}));
+    }
+    fn wait(&self, what: &str, script: &str) -> Value {
+        let t0 = Instant::now();
+        loop {
+            let v = self.js(script);
+            if v != Value::Null && v != Value::Bool(false) {
+                return v;
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(20),
+                "timed out waiting for {what}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    fn screenshot(&self, to: &Path) {
+        use std::io::Write;
+        let b64 = self.call("GET", "/screenshot", Value::Null);
+        let bytes = decode_base64(b64.as_str().unwrap());
+        std::fs::File::create(to)
+            .unwrap()
+            .write_all(&bytes)
+            .unwrap();
+    }
+}
+
+fn decode_base64(s: &str) -> Vec<u8> {
+    let val = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        _ => 63,
+    };
+    let s: Vec<u8> = s
+        .bytes()
+        .filter(|&c| c != b'=' && !c.is_ascii_whitespace())
+        .collect();
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    for ch in s.chunks(4) {
+        let mut n = 0u32;
+        for (i, &c) in ch.iter().enumerate() {
+            n |= u32::from(val(c)) << (18 - 6 * i);
+        }
+        let k = ch.len() * 6 / 8;
+        out.extend_from_slice(&n.to_be_bytes()[1..1 + k]);
+    }
+    out
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+#[ignore = "needs chromium and chromium-driver (Debian); .ci/run runs it"]
+fn page_plays_dodgem_to_a_win_and_shows_the_two_winning_bites_of_8x10() {
+    let t = tempfile::tempdir().unwrap();
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let d3 = t.path().join("dodgem-3");
+    run(&repo.join("jobs/dodgem-3.toml"), &d3);
+    let boxes = t.path().join("boxes");
+    let job = t.path().join("boxes.toml");
+    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[8, 10]]\n").unwrap();
+    run(&job, &boxes);
+
+    let mut server = gt()
+        .args([
+            "serve",
+            d3.to_str().unwrap(),
+            boxes.to_str().unwrap(),
+            "--bind",
+            "127.0.0.1:0",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _server = Guard(server);
+    let site = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .expect("address")
+        .to_string();
+
+    let port = free_port();
+    let driver = Command::new("chromedriver")
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromedriver (Debian package chromium-driver)");
+    let _driver = Guard(driver);
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let base = format!("http://127.0.0.1:{port}");
+    let t0 = Instant::now();
+    while agent.get(&format!("{base}/status")).call().is_err() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "chromedriver did not start"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let profile = t.path().join("chromium-profile");
+    let caps = json!({"capabilities": {"alwaysMatch": {
+        "browserName": "chrome",
+        "goog:chromeOptions": {
+            "binary": "/usr/bin/chromium",
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     "--window-size=1100,900", format!("--user-data-dir={}", profile.display())],
+        }
+    }}});
+    let mut r = agent
+        .post(&format!("{base}/session"))
+        .header("Content-Type", "application/json")
+        .send(caps.to_string())
+        .unwrap();
+    let v: Value = serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap();
+    let session = v["value"]["sessionId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{v}"))
+        .to_string();
+    let d = Driver {
+        agent,
+        base,
+        session,
+    };
+    let shots = repo.join("target");
+
+    // Dodgem 3×3 from the start, blue, following the hints.
+    d.call("POST", "/url", json!({"url": format!("{site}#dodgem")}));
+    d.wait("the page", "return typeof dg !== 'undefined' && dg.answer && dg.n === 3 && document.querySelectorAll('button.move').length > 0");
+    d.click("#dhints");
+    let start = d.js("return dg.answer");
+    assert_eq!(start["value"], "win", "3×3 is a first-player win: {start}");
+    let mut plies = 0;
+    loop {
+        let state = d.wait(
+            "blue to move or the end",
+            "return dg.answer && !dg.busy && (dg.answer.note || (dg.answer.to_move === 'blue' && document.querySelectorAll('button.move').length)) ? dg.answer : null",
+        );
+        if state["note"].is_string() {
+            let status = d.js("return document.getElementById('status').textContent");
+            assert!(
+                state["note"].as_str().unwrap().contains("blue"),
+                "blue should have won: {state} / {status}"
+            );
+            break;
+        }
+        if plies == 2 {
+            d.screenshot(&shots.join("browser-dodgem-play.png"));
+        }
+        // The first button is the best move, labelled as a win.
+        let first = d.js("const b = document.querySelector('button.move'); return [b.className, b.textContent, b.dataset.move]");
+        assert!(first[0].as_str().unwrap().contains("win"), "hint: {first}");
+        assert_eq!(first[2], state["moves"][0]["move"]);
+        let before = state["position"].clone();
+        d.click("button.move");
+        d.wait(
+            "the move to be played",
+            &format!("return dg.answer && dg.answer.position !== {before}"),
+        );
+        plies += 1;
+        assert!(plies < 40, "no win after 40 moves");
+    }
+    d.screenshot(&shots.join("browser-dodgem.png"));
+
+    // Chomp 8×10 with hints: exactly the two winning bites (3, 8) and (4, 5).
+    d.click("#tab-chomp");
+    d.wait("the 8×10 board", "return ch.answer && ch.rows.length === 8 && document.querySelectorAll('#chomp td.sq').length > 0");
+    d.click("#chints");
+    let wins = d.wait(
+        "highlighted bites",
+        "const w = [...document.querySelectorAll('#chomp td.win')].map(td => [Number(td.dataset.row), Number(td.dataset.col)]); return w.length ? w : null",
+    );
+    let mut wins: Vec<(u64, u64)> = wins
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p[0].as_u64().unwrap(), p[1].as_u64().unwrap()))
+        .collect();
+    wins.sort();
+    assert_eq!(wins, vec![(3, 8), (4, 5)]);
+    d.screenshot(&shots.join("browser-chomp.png"));
+    d.call("DELETE", "", Value::Null);
+}

@@ -1,0 +1,128 @@
+//! `gametables plot`: every kind that draws writes its pictures into
+//! `RUN_DIR/plots/`, the same input gives the same SVG and PNG bytes (in two
+//! separate processes), and the pictures stay outside the digests.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use gametables::pipeline::merge::ResultFile;
+
+fn gt() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gametables"));
+    c.env_remove("RUST_LOG");
+    c
+}
+
+fn run_ok(args: &[&str]) -> Output {
+    let out = gt().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "gametables {args:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Runs a job file's text in `dir/run`, plots it twice and checks both.
+fn plot_twice(dir: &Path, job: &str, stems: &[&str]) {
+    let jf = dir.join("job.toml");
+    std::fs::write(&jf, job).unwrap();
+    let run = dir.join("run");
+    let run_s = run.to_str().unwrap();
+    run_ok(&[
+        "run",
+        jf.to_str().unwrap(),
+        "--run-dir",
+        run_s,
+        "--no-progress",
+    ]);
+    let before = ResultFile::load(&run.join("result.toml")).unwrap();
+    let out = run_ok(&["plot", run_s]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let first: Vec<(String, Vec<u8>)> = stems
+        .iter()
+        .flat_map(|s| [format!("{s}.svg"), format!("{s}.png")])
+        .map(|f| {
+            let bytes = std::fs::read(run.join("plots").join(&f))
+                .unwrap_or_else(|e| panic!("{f} not written ({e}); plot said:\n{text}"));
+            (f, bytes)
+        })
+        .collect();
+    // Every picture has content: a title in the SVG, a PNG signature.
+    for (f, b) in &first {
+        if f.ends_with(".svg") {
+            let svg = String::from_utf8(b.clone()).unwrap();
+            assert!(svg.starts_with("<svg"), "{f}");
+            assert!(svg.contains("<text"), "{f} has no text");
+        } else {
+            assert_eq!(&b[..8], b"\x89PNG\r\n\x1a\n", "{f}");
+        }
+    }
+    // A second process gives the same bytes.
+    run_ok(&["plot", run_s]);
+    for (f, b) in &first {
+        let again = std::fs::read(run.join("plots").join(f)).unwrap();
+        assert!(again == *b, "{f}: a second plot gave other bytes");
+    }
+    // Pictures are not results: the digests do not change and verify ignores them.
+    run_ok(&["verify", run_s]);
+    let after = ResultFile::load(&run.join("result.toml")).unwrap();
+    assert_eq!(before, after);
+    let listed = std::fs::read_to_string(run.join("result.toml")).unwrap();
+    assert!(!listed.contains("plots/"), "result.toml lists a picture");
+}
+
+#[test]
+fn three_row_plot_is_deterministic_and_outside_the_digests() {
+    let d = tempfile::tempdir().unwrap();
+    plot_twice(
+        d.path(),
+        "kind = \"three-row\"\nq_max = 900\nq_range = 301\nr_range = 301\n",
+        &["three-row-f-minus-q"],
+    );
+}
+
+#[test]
+fn census_plot_is_deterministic_and_outside_the_digests() {
+    let d = tempfile::tempdir().unwrap();
+    plot_twice(
+        d.path(),
+        "kind = \"chomp-census\"\nn_max = 30\n",
+        &["census-counts"],
+    );
+}
+
+#[test]
+fn dodgem_plot_is_deterministic_and_outside_the_digests() {
+    let d = tempfile::tempdir().unwrap();
+    plot_twice(d.path(), "kind = \"dodgem\"\nn = 3\n", &["dodgem-3-layers"]);
+}
+
+#[test]
+fn octal_plot_is_deterministic_and_outside_the_digests() {
+    let d = tempfile::tempdir().unwrap();
+    plot_twice(
+        d.path(),
+        "kind = \"octal\"\ncode = \"0.77\"\nn_max = 3000\nranges = 2\n",
+        &["octal-grundy"],
+    );
+}
+
+#[test]
+fn plot_of_an_unmerged_run_says_so() {
+    let d = tempfile::tempdir().unwrap();
+    let jf = d.path().join("job.toml");
+    std::fs::write(&jf, "kind = \"dodgem\"\nn = 3\n").unwrap();
+    let run = d.path().join("run");
+    run_ok(&[
+        "plan",
+        jf.to_str().unwrap(),
+        "--run-dir",
+        run.to_str().unwrap(),
+    ]);
+    let out = gt().args(["plot", run.to_str().unwrap()]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not merged yet"), "{err}");
+}
