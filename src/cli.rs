@@ -686,10 +686,15 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         };
         let claims = merge::report(&view)?;
         println!(
-            "{name}: {} computed, {} skipped, {} recomputed (damaged) in {:.2} s; root {}",
+            "{name}: {} computed, {} skipped, {} recomputed (damaged){} in {:.2} s; root {}",
             summary.computed.len(),
             summary.skipped.len(),
             summary.damaged.len(),
+            if summary.old.is_empty() {
+                String::new()
+            } else {
+                format!(", {} recomputed (old shard format)", summary.old.len())
+            },
             t0.elapsed().as_secs_f64(),
             result.root
         );
@@ -716,6 +721,7 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                     JobState::Done => ("done", None),
                     JobState::Pending => ("pending", None),
                     JobState::Damaged(w) => ("damaged", Some(w.clone())),
+                    JobState::Old(w) => ("old", Some(w.clone())),
                 };
                 serde_json::json!({"job": name, "id": id, "state": state, "reason": why})
             })
@@ -723,20 +729,34 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         let count = |f: fn(&JobState) -> bool| rows.iter().filter(|r| f(&r.2)).count();
+        let old = count(|s| matches!(s, JobState::Old(_)));
         println!(
-            "{} ({}): {} job(s): {} done, {} pending, {} damaged{}",
+            "{} ({}): {} job(s): {} done, {} pending, {} damaged{}{}",
             dir.display(),
             view.plan.kind,
             rows.len(),
             count(|s| *s == JobState::Done),
             count(|s| *s == JobState::Pending),
             count(|s| matches!(s, JobState::Damaged(_))),
+            if old > 0 {
+                format!(", {old} old")
+            } else {
+                String::new()
+            },
             if view.dir.result_path().exists() {
                 "; merged"
             } else {
                 ""
             }
         );
+        if old > 0 {
+            println!(
+                "{old} shard(s) in an older shard format, written by an older gametables (not damaged; \
+                 this build reads format {}): `gametables run JOB_FILE --run-dir {}` recomputes them",
+                crate::pipeline::shard::FORMAT_VERSION,
+                dir.display()
+            );
+        }
         for line in slurm::status_lines(&view.dir, &view.plan) {
             println!("{line}");
         }
@@ -745,6 +765,7 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                 JobState::Done => "done".to_string(),
                 JobState::Pending => "pending".to_string(),
                 JobState::Damaged(w) => format!("DAMAGED: {w}"),
+                JobState::Old(_) => "old (shard format 1; `run` recomputes it)".to_string(),
             };
             println!("  {}  {:<24} {}", &id[..12], name, s);
         }

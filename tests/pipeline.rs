@@ -702,18 +702,13 @@ fn deferred_and_synced_shards_are_identical() {
     assert_eq!(bytes[0], bytes[1]);
 }
 
-/// `bytes` (a shard file) with its zstd body replaced by bytes that are not
-/// a zstd frame, the body length and the sha256 trailer fixed: intact to the
-/// cheap check, undecodable.
+/// `bytes` (a shard file) with its first block replaced by bytes that are
+/// not a zstd frame, every checksum fixed (block, index, header, trailer):
+/// intact to the cheap check, undecodable.
 fn with_bad_body(bytes: &[u8]) -> Vec<u8> {
-    let hlen = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    let body = b"not a zstd frame at all";
-    let mut content = bytes[..16 + hlen].to_vec();
-    content.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    content.extend_from_slice(body);
-    let d = gametables::pipeline::digest::sha256(&content);
-    content.extend_from_slice(&d);
-    content
+    let mut p = gametables::pipeline::shard::craft::split(bytes);
+    p.blocks[0] = b"not a zstd frame at all".to_vec();
+    gametables::pipeline::shard::craft::assemble(&p)
 }
 
 /// The executor's check after a job (cheap: trailer and header identity)
@@ -886,4 +881,68 @@ fn run_against_an_edited_reference_exits_3() {
     let out = run();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("unusable"), "{}", text(&out));
+}
+
+/// A run directory written by an older gametables (shard format 1) is named
+/// as old by `status` (text and `--json`), not as damaged, with the command
+/// that recomputes it; `run` recomputes exactly those shards, to the same
+/// root digest.
+#[test]
+fn an_old_format_run_directory_is_named_old_and_recomputed() {
+    use gametables::pipeline::plan::{JobState, PlanFile, job_state};
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("run");
+    let job = t.path().join("small.toml");
+    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n").unwrap();
+    assert!(run_job(&job, &dir).status.success());
+    let root = root_of(&dir);
+    let rd = RunDir::new(&dir);
+    let plan = PlanFile::load(&rd).unwrap();
+    // Format version 1 in the prefix, trailer fixed: what an older build wrote
+    // as far as the prefix tells.
+    let a = plan.job("box-3x4").unwrap();
+    for j in &plan.jobs {
+        let p = rd.shard_path(&j.id);
+        let mut b = std::fs::read(&p).unwrap();
+        b[8..12].copy_from_slice(&1u32.to_le_bytes());
+        let n = b.len() - 32;
+        let d = gametables::pipeline::digest::sha256(&b[..n]);
+        b[n..].copy_from_slice(&d);
+        std::fs::write(&p, &b).unwrap();
+    }
+    match job_state(&rd, &plan.kind, a) {
+        JobState::Old(m) => assert!(m.contains("old shard format 1"), "{m}"),
+        s => panic!("{s:?}"),
+    }
+    let out = gt()
+        .args(["status", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let s = text(&out);
+    assert!(out.status.success(), "{s}");
+    assert!(s.contains("0 damaged, 2 old"), "{s}");
+    assert!(
+        s.contains("older shard format") && s.contains("recomputes"),
+        "{s}"
+    );
+    assert!(!s.contains("DAMAGED"), "{s}");
+    let out = gt()
+        .args(["status", dir.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let states: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, ["old", "old"], "{v}");
+    // run recomputes both, to the same digests.
+    let out = run_job(&job, &dir);
+    let s = text(&out);
+    assert!(out.status.success(), "{s}");
+    assert!(s.contains("2 recomputed (old shard format)"), "{s}");
+    assert_eq!(root_of(&dir), root);
+    assert_eq!(job_state(&rd, &plan.kind, a), JobState::Done);
 }

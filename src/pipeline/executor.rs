@@ -48,6 +48,9 @@ pub struct RunSummary {
     pub skipped: Vec<String>,
     /// Jobs recomputed because their shards were damaged (name, reason).
     pub damaged: Vec<(String, String)>,
+    /// Jobs recomputed because their shards are in an older shard format
+    /// (name, reason).
+    pub old: Vec<(String, String)>,
     /// Jobs computed in this run.
     pub computed: Vec<String>,
 }
@@ -117,6 +120,10 @@ async fn run_jobs(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<
                 summary.damaged.push((j.name.clone(), why));
                 pending.push(i);
             }
+            JobState::Old(why) => {
+                summary.old.push((j.name.clone(), why));
+                pending.push(i);
+            }
         }
     }
     // Costly jobs first among those ready (longest-processing-time order).
@@ -134,6 +141,15 @@ async fn run_jobs(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<
         say(
             &pb,
             &format!("job {name}: shard damaged ({why}); recomputing"),
+        );
+    }
+    if !summary.old.is_empty() {
+        say(
+            &pb,
+            &format!(
+                "{} job(s) have shards in an older shard format (written by an older gametables); recomputing them",
+                summary.old.len()
+            ),
         );
     }
 

@@ -474,6 +474,11 @@ pub enum JobState {
     Pending,
     /// A shard exists but does not verify; the reason.
     Damaged(String),
+    /// A shard exists in an older shard format (written by an older
+    /// gametables; [`shard::file_format_version`] below
+    /// [`shard::FORMAT_VERSION`]): not damaged, but this build does not read
+    /// it, and `run` recomputes it. The message names the format.
+    Old(String),
 }
 
 /// An [`Error::Shard`] naming job (`name`, `id`) and its shard file.
@@ -638,8 +643,16 @@ fn state_of(dir: &RunDir, j: &PlannedJob, check: impl FnOnce() -> Result<()>) ->
     }
     match check() {
         Ok(()) => JobState::Done,
-        Err(Error::Shard { message, .. }) => JobState::Damaged(message),
-        Err(e) => JobState::Damaged(e.to_string()),
+        Err(e) => {
+            let message = match e {
+                Error::Shard { message, .. } => message,
+                e => e.to_string(),
+            };
+            match shard::file_format_version(&dir.shard_path(&j.id)) {
+                Some(v) if v < shard::FORMAT_VERSION => JobState::Old(message),
+                _ => JobState::Damaged(message),
+            }
+        }
     }
 }
 

@@ -219,6 +219,17 @@ fn parse_prefix(p: &[u8]) -> std::result::Result<u32, String> {
     Ok(hlen)
 }
 
+/// The format version a file declares if it starts like a shard (magic
+/// bytes, then the version), without checking anything else: `Some(1)` for
+/// a shard written by an older gametables. `None` if the file cannot be read
+/// or does not start with [`MAGIC`].
+pub fn file_format_version(path: &Path) -> Option<u32> {
+    use std::io::Read;
+    let mut p = [0u8; 12];
+    std::fs::File::open(path).ok()?.read_exact(&mut p).ok()?;
+    (&p[..8] == MAGIC).then(|| u32::from_le_bytes(p[8..12].try_into().expect("4 bytes")))
+}
+
 /// A file that fails its trailer (or is too short) but starts like a
 /// format-1 shard is named as the old format, not as damaged.
 fn old_format(bytes: &[u8]) -> std::result::Result<(), String> {

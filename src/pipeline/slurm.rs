@@ -716,6 +716,10 @@ fn pending_jobs(dir: &RunDir, plan: &PlanFile, force: bool) -> (Vec<usize>, RunS
                 summary.damaged.push((j.name.clone(), why));
                 pending.push(i);
             }
+            JobState::Old(why) => {
+                summary.old.push((j.name.clone(), why));
+                pending.push(i);
+            }
         }
     }
     (pending, summary)
@@ -909,6 +913,12 @@ pub fn run_slurm(
     let (pending, summary) = pending_jobs(dir, plan, opts.force);
     for (name, why) in &summary.damaged {
         eprintln!("job {name}: shard damaged ({why}); resubmitting");
+    }
+    if !summary.old.is_empty() {
+        eprintln!(
+            "{} job(s) have shards in an older shard format (written by an older gametables); resubmitting them",
+            summary.old.len()
+        );
     }
     if pending.is_empty() {
         return Ok(SlurmOutcome::Finished {
