@@ -177,7 +177,8 @@ fn six_by_six_endgame_coordinator_killed_during_layer_4_4_resumes_to_the_referen
         .stderr(Stdio::null())
         .spawn()
         .expect("start gametables");
-    // Wait for the (4, 4) worker to start, then let it solve for a while.
+    // Wait for the (4, 4) worker to start (and every other job to end), then
+    // let it solve for a while.
     let t0 = Instant::now();
     let log = loop {
         assert!(
@@ -194,9 +195,14 @@ fn six_by_six_endgame_coordinator_killed_during_layer_4_4_resumes_to_the_referen
                         .then(|| j["id"].as_str().unwrap().to_string())
                 })
             });
+        // `layer-4-3` (the mirror of (3, 4)) may run beside (4, 4) on a
+        // second worker: wait until it is done too, so that only (4, 4) is
+        // cut short.
         if let Some(id) = id {
             let log = dir.join("logs").join(format!("{id}.log"));
-            if std::fs::read_to_string(&log).is_ok_and(|t| t.contains("job started")) {
+            if std::fs::read_to_string(&log).is_ok_and(|t| t.contains("job started"))
+                && shards(&dir).len() == 24
+            {
                 break log;
             }
         }

@@ -442,7 +442,9 @@ impl JobKind for Dodgem {
                 .with_memory(r.memory)
                 .with_threads(r.threads)
                 .with_shard_bytes(r.shard_bytes)
-                .with_cpu_seconds(r.cpu_seconds_f64.ceil() as u64)
+                // Whole seconds, rounded: the many tiny jobs count as
+                // negligible (0) instead of a second each.
+                .with_cpu_seconds(r.cpu_seconds_f64.round() as u64)
         };
         for sum in 0..=2 * max_cars {
             for a in sum.saturating_sub(max_cars)..=sum.min(max_cars) {
