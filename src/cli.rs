@@ -89,7 +89,7 @@ enum Command {
         /// The run directory.
         dir: PathBuf,
     },
-    /// Show done / pending / damaged for every job.
+    /// Show done / pending / damaged / old (shard format 1) for every job.
     Status {
         /// The run directory.
         dir: PathBuf,
@@ -275,18 +275,27 @@ enum Query {
     },
     /// Octal game by code (0.77 Kayles, 0.07 Dawson's Kayles, 4.7, …):
     /// Grundy values and the period proved by the Guy–Smith theorem.
+    ///
+    /// With --run-dir (an `octal` run of the same code whose n_max covers N),
+    /// G(N) and the 1,000 values up to it are read from the run's shards and
+    /// the period from its summary; otherwise they are computed in memory.
     Octal {
         /// The octal code, e.g. 0.77.
         code: String,
         /// Print G(0..=N).
         #[arg(long, default_value_t = 80)]
         n: usize,
+        /// An `octal` run directory of this code.
+        #[arg(long)]
+        run_dir: Option<PathBuf>,
     },
     /// Three-row Chomp: f(q, r), the P-position (f, q, r) if any, and row r's class.
     ///
-    /// f(q, r) is computed in memory (rows 0..=r, columns 0..=q). The class
-    /// comes from a three-row run's tables/three-row-rows.csv with --run-dir,
-    /// else from an in-memory run to --q-max.
+    /// With --run-dir, f(q, r) for q ≤ the run's q_max comes from the run's
+    /// shards (the tile holding (q, r) solved again from its neighbours'
+    /// stored states, up to (q, r) only) and the class from its
+    /// tables/three-row-rows.csv; otherwise f is computed in memory (rows
+    /// 0..=r, columns 0..=q) and the class from an in-memory run to --q-max.
     ThreeRow(ThreeRowQuery),
 }
 
@@ -298,7 +307,8 @@ struct ThreeRowQuery {
     /// Third row length r (r ≤ q).
     #[arg(long)]
     r: u32,
-    /// A three-row run directory whose rows table gives the class.
+    /// A three-row run directory: f from its shards (q ≤ its q_max), the class
+    /// from its rows table.
     #[arg(long)]
     run_dir: Option<PathBuf>,
     /// Last column for the in-memory classification (default: max(q, 16000)).
@@ -860,8 +870,12 @@ fn cmd_query(q: Query) -> anyhow::Result<ExitCode> {
         Query::Subtraction { set, n, heaps } => {
             print_answer(&subtraction_answer(&set, n, heaps.as_deref())?, None)
         }
-        Query::Octal { code, n } => {
-            print_answer(&OctalProbe.answer(&OctalRequest { code, n })?, None)
+        Query::Octal { code, n, run_dir } => {
+            let mut probe = OctalProbe::new();
+            if let Some(d) = &run_dir {
+                probe.add_run(open_run_of_kind(d, "octal")?)?;
+            }
+            print_answer(&probe.answer(&OctalRequest { code, n })?, None)
         }
     }
 }

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+use gametables::pipeline::merge::RunView;
 use gametables::pipeline::plan::PlanFile;
 use gametables::pipeline::rundir::RunDir;
 use gametables::pipeline::shard::craft;
@@ -95,4 +96,365 @@ fn a_damaged_block_fails_only_the_probes_that_read_it() {
     let (code, out, err) = gt(&["verify", d]);
     assert_eq!(code, Some(3), "{out}{err}");
     assert!(format!("{out}{err}").contains("layer-2-2"), "{out}{err}");
+}
+
+/// Runs job file text `job` into `root/NAME` and opens the run. Exit 3 is
+/// accepted: a short three-row run cannot classify the rows the published
+/// claims are about (its report says so), but its shards are complete.
+fn run_small(
+    root: &std::path::Path,
+    name: &str,
+    job: &str,
+) -> gametables::pipeline::merge::RunView {
+    let file = root.join(format!("{name}.toml"));
+    std::fs::write(&file, job).unwrap();
+    let dir = root.join(name);
+    let (code, out, err) = gt(&[
+        "run",
+        file.to_str().unwrap(),
+        "--run-dir",
+        dir.to_str().unwrap(),
+        "--no-progress",
+    ]);
+    assert!(matches!(code, Some(0 | 3)), "{out}{err}");
+    gametables::pipeline::merge::RunView::open(&dir).unwrap()
+}
+
+/// Chomp from blocks: every staircase of a 5×7 box (and, transposed, of a
+/// 7×5 one) gets the winning bites an independent in-memory solve of the box
+/// gives, and the same as decoding the whole box shard; every staircase of a
+/// 4×6 Grundy box gets the value an in-memory computation gives.
+#[test]
+fn chomp_and_grundy_block_probes_agree_with_in_memory_solves() {
+    use gametables::games::chomp::grundy::grundy_values;
+    use gametables::games::chomp::{ChompBox, Staircase};
+    use gametables::pipeline::kinds::chomp_boxes::winning_moves_from_run;
+    use gametables::pipeline::kinds::chomp_boxes_probe::{ChompProbe, ChompRequest};
+    let t = tempfile::tempdir().unwrap();
+    let boxes = run_small(
+        t.path(),
+        "boxes",
+        "kind = \"chomp-boxes\"\nboxes = [[3, 12], [5, 7]]\n",
+    );
+    let grundy = run_small(
+        t.path(),
+        "grundy",
+        "kind = \"chomp-grundy\"\nboxes = [[4, 6]]\n",
+    );
+    let mut probe = ChompProbe::new(0);
+    probe.add_run(boxes).unwrap();
+    probe.grundy.add_run(grundy).unwrap();
+    let whole = RunView::open(&t.path().join("boxes")).unwrap();
+    let b = ChompBox::new(5, 7).unwrap();
+    let p = b.solve();
+    let mut rows = vec![0u32; 5];
+    let mut checked = 0;
+    for x in 0..b.len() {
+        b.unrank(x, &mut rows);
+        let Ok(s) = Staircase::new(&rows) else {
+            continue; // the empty board
+        };
+        let req = |s: &Staircase| ChompRequest {
+            position: s.clone(),
+            label: s.to_string(),
+            is_rectangle: false,
+        };
+        let a = probe.answer(&req(&s)).unwrap();
+        let want = b.winning_moves(&p, &s).unwrap();
+        assert_eq!(a.winning_moves, want, "{s}");
+        let (_, from_whole) = winning_moves_from_run(&whole, &s).unwrap().unwrap();
+        assert_eq!(a.winning_moves, from_whole, "{s}");
+        // The transpose (up to 7 rows of 5) is answered from the 5×7 box.
+        let tr = s.transpose();
+        let at = probe.answer(&req(&tr)).unwrap();
+        let mut mirrored: Vec<_> = want
+            .iter()
+            .map(|m| gametables::games::chomp::Bite {
+                row: m.col,
+                col: m.row,
+            })
+            .collect();
+        mirrored.sort();
+        if tr.rows().len() > 3 || tr.rows()[0] > 12 {
+            assert_eq!(at.winning_moves, mirrored, "{tr}");
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, b.len() - 1);
+    let g = ChompBox::new(4, 6).unwrap();
+    let values = grundy_values(&g);
+    let mut rows = vec![0u32; 4];
+    for x in 1..g.len() {
+        g.unrank(x, &mut rows);
+        let s = Staircase::new(&rows).unwrap();
+        let a = probe
+            .grundy
+            .answer(&ChompRequest {
+                position: s.clone(),
+                label: s.to_string(),
+                is_rectangle: false,
+            })
+            .unwrap();
+        assert_eq!(a.grundy, values[x as usize], "{s}");
+        assert!(a.source.contains("grundy-4x6"), "{}", a.source);
+    }
+}
+
+/// Three-row f from a run's tiles (3 × 4 ranges, so cells on every kind of
+/// tile, its edges and corners) equals the in-memory recurrence; octal G(n)
+/// from a run's range shards equals the in-memory sequence, with the run's
+/// period.
+#[test]
+fn three_row_and_octal_run_probes_agree_with_in_memory() {
+    use gametables::pipeline::kinds::octal_probe::{OctalProbe, OctalRequest};
+    use gametables::pipeline::kinds::three_row_probe::{ThreeRowProbe, ThreeRowRequest};
+    let t = tempfile::tempdir().unwrap();
+    let tr = run_small(
+        t.path(),
+        "tr",
+        "kind = \"three-row\"\nq_max = 299\nq_range = 100\nr_range = 75\n",
+    );
+    let mut from_run = ThreeRowProbe::new();
+    from_run.add_run(tr).unwrap();
+    let memory = ThreeRowProbe::new();
+    let mut cells = Vec::new();
+    for q in [
+        0, 1, 2, 74, 75, 76, 99, 100, 101, 149, 150, 199, 200, 250, 298, 299,
+    ] {
+        for r in [
+            0, 1, 37, 74, 75, 76, 99, 100, 149, 150, 151, 224, 225, 226, 298, 299,
+        ] {
+            if r <= q {
+                cells.push((q, r));
+            }
+        }
+    }
+    for (q, r) in cells {
+        let req = ThreeRowRequest {
+            q,
+            r,
+            q_max: Some(299),
+        };
+        let a = from_run.answer(&req).unwrap();
+        let b = memory.answer(&req).unwrap();
+        assert_eq!(a.f, b.f, "f({q}, {r})");
+        assert!(a.f_source.contains("tile-q"), "{}", a.f_source);
+        assert_eq!(a.class_line, b.class_line, "row {r}");
+    }
+    // Past q_max: computed in memory.
+    let a = from_run
+        .answer(&ThreeRowRequest {
+            q: 320,
+            r: 10,
+            q_max: None,
+        })
+        .unwrap();
+    assert!(a.f_source.contains("in memory"), "{}", a.f_source);
+
+    let oc = run_small(
+        t.path(),
+        "kayles",
+        "kind = \"octal\"\ncode = \"0.77\"\nn_max = 5000\nranges = 4\n",
+    );
+    let mut probe = OctalProbe::new();
+    probe.add_run(oc).unwrap();
+    let memory = OctalProbe::new();
+    for n in [0, 1, 80, 999, 1000, 1001, 2500, 4999, 5000] {
+        let req = OctalRequest {
+            code: "0.77".into(),
+            n,
+        };
+        let a = probe.answer(&req).unwrap();
+        let b = memory.answer(&req).unwrap();
+        assert!(a.source.contains("run"), "{}", a.source);
+        assert_eq!(a.values_from, (n + 1).saturating_sub(1000));
+        assert_eq!(a.values, b.values[a.values_from..], "n = {n}");
+        assert_eq!(a.json()["g"], b.json()["g"]);
+        let (pa, pb) = (a.period.unwrap(), b.period.unwrap());
+        assert_eq!((pa.period, pa.preperiod), (pb.period, pb.preperiod));
+        assert_eq!((pa.period, pa.preperiod), (12, 71));
+    }
+    // Another code, or n past the run: in memory.
+    let a = probe
+        .answer(&OctalRequest {
+            code: "0.07".into(),
+            n: 50,
+        })
+        .unwrap();
+    assert!(a.source.contains("in memory"), "{}", a.source);
+    let a = probe
+        .answer(&OctalRequest {
+            code: "0.77".into(),
+            n: 6000,
+        })
+        .unwrap();
+    assert!(a.source.contains("in memory"), "{}", a.source);
+}
+
+/// `serve` answers each game's API with exactly what `query … --json`
+/// prints (Dodgem, Chomp and three-row from runs, read block by block), octal
+/// G(n) from its run, and errors as JSON with 400 (bad request) and 404
+/// (outside the solved tables).
+#[test]
+fn serve_answers_what_query_json_prints() {
+    use std::io::BufRead;
+    let t = tempfile::tempdir().unwrap();
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let d3 = t.path().join("d3");
+    let (code, _, err) = gt(&[
+        "run",
+        repo.join("jobs/dodgem-3.toml").to_str().unwrap(),
+        "--run-dir",
+        d3.to_str().unwrap(),
+        "--no-progress",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    run_small(
+        t.path(),
+        "boxes",
+        "kind = \"chomp-boxes\"\nboxes = [[5, 7]]\n",
+    );
+    run_small(
+        t.path(),
+        "tr",
+        "kind = \"three-row\"\nq_max = 299\nq_range = 100\nr_range = 75\n",
+    );
+    run_small(
+        t.path(),
+        "kayles",
+        "kind = \"octal\"\ncode = \"0.77\"\nn_max = 5000\nranges = 4\n",
+    );
+    let dir = |n: &str| t.path().join(n).to_str().unwrap().to_string();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_gametables"))
+        .args([
+            "serve",
+            &dir("d3"),
+            &dir("boxes"),
+            &dir("tr"),
+            &dir("kayles"),
+        ])
+        .args(["--bind", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let base = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("{line}"))
+        .trim_end_matches('/')
+        .to_string();
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let get = |path: &str| -> (u16, serde_json::Value) {
+        let mut r = agent.get(format!("{base}{path}")).call().unwrap();
+        let status = r.status().as_u16();
+        let body = r.body_mut().read_to_string().unwrap();
+        (status, serde_json::from_str(&body).unwrap())
+    };
+    let query = |args: &[&str]| -> serde_json::Value {
+        let (code, out, err) = gt(args);
+        assert_eq!(code, Some(0), "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let cases: Vec<(String, serde_json::Value)> = vec![
+        (
+            "/api/v1/dodgem?n=3".into(),
+            query(&[
+                "query",
+                "dodgem",
+                "--n",
+                "3",
+                "--run-dir",
+                &dir("d3"),
+                "--json",
+            ]),
+        ),
+        (
+            "/api/v1/dodgem?n=3&position=blue%3Aa2%20red%3Ab1%20to-move%3Ablue".into(),
+            query(&[
+                "query",
+                "dodgem",
+                "--n",
+                "3",
+                "--run-dir",
+                &dir("d3"),
+                "--position",
+                "blue:a2 red:b1 to-move:blue",
+                "--json",
+            ]),
+        ),
+        (
+            "/api/v1/chomp?rect=5x7".into(),
+            query(&[
+                "query",
+                "chomp",
+                "5x7",
+                "--run-dir",
+                &dir("boxes"),
+                "--json",
+            ]),
+        ),
+        (
+            "/api/v1/chomp?position=7,6,3,3,1".into(),
+            query(&[
+                "query",
+                "chomp",
+                "--position",
+                "7,6,3,3,1",
+                "--run-dir",
+                &dir("boxes"),
+                "--json",
+            ]),
+        ),
+        (
+            "/api/v1/three-row?q=250&r=140".into(),
+            query(&[
+                "query",
+                "three-row",
+                "--q",
+                "250",
+                "--r",
+                "140",
+                "--run-dir",
+                &dir("tr"),
+                "--json",
+            ]),
+        ),
+    ];
+    for (path, want) in cases {
+        let (status, got) = get(&path);
+        assert_eq!(status, 200, "{path}: {got}");
+        assert_eq!(got, want, "{path}");
+    }
+    let (status, v) = get("/api/v1/octal?code=0.77&n=4321");
+    assert_eq!(status, 200, "{v}");
+    let memory = gametables::pipeline::kinds::octal_probe::OctalProbe::new()
+        .answer(&gametables::pipeline::kinds::octal_probe::OctalRequest {
+            code: "0.77".into(),
+            n: 4321,
+        })
+        .unwrap();
+    assert_eq!(v["g"], memory.values[4321], "{v}");
+    assert!(v["source"].as_str().unwrap().contains("kayles"), "{v}");
+    // Errors: malformed (400), outside the solved tables (404).
+    for (path, want) in [
+        ("/api/v1/dodgem?n=3&position=blue%3Az9", 400),
+        ("/api/v1/chomp", 400),
+        ("/api/v1/chomp?rect=9x9", 404),
+        ("/api/v1/dodgem?n=5", 404),
+        ("/api/v1/nosuchgame", 404),
+    ] {
+        let (status, v) = get(path);
+        assert_eq!(status, want, "{path}: {v}");
+        assert_eq!(v["status"], want, "{path}: {v}");
+        assert!(!v["error"].as_str().unwrap().is_empty(), "{path}: {v}");
+    }
+    let _ = server.kill();
+    let _ = server.wait();
 }

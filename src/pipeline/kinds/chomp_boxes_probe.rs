@@ -1,17 +1,192 @@
 //! Probe of Chomp staircases: P-position or N-position and every winning
-//! bite, read from the box shards of `chomp-boxes` runs (or solved in memory
-//! for small boxes); with `grundy`, the Sprague–Grundy value from a
-//! `chomp-grundy` run ([`GrundyProbe`]).
+//! bite, read from the box shards of `chomp-boxes` runs block by block (or
+//! solved in memory for small boxes); with `grundy`, the Sprague–Grundy
+//! value from a `chomp-grundy` run ([`GrundyProbe`]).
+//!
+//! A staircase with k squares has k − 1 bites: the probe ranks the staircase
+//! after each bite in the covering box and reads that rank's bit of the
+//! `p-positions` section, so it reads only the blocks holding those k − 1
+//! bits (through the shared [`BlockCache`]), never the whole box.
 
 use std::fmt;
+use std::sync::{Arc, OnceLock};
 
 use crate::games::chomp::{Bite, ChompBox, Staircase};
-use crate::pipeline::kinds::chomp_boxes::winning_moves_from_run;
+use crate::pipeline::Error;
+use crate::pipeline::codec;
+use crate::pipeline::kinds::chomp_boxes::BoxMeta;
 use crate::pipeline::kinds::chomp_grundy_probe::GrundyProbe;
 use crate::pipeline::merge::RunView;
+use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES, RunShards};
 use crate::pipeline::probe::{
     Params, Probe, ProbeError, ProbeResult, box_list, flag, param, run_dirs,
 };
+
+/// One box of a box-based run: its job, its size, and (on first use) its
+/// ranking tables and what its `meta` section says.
+struct BoxJob {
+    name: String,
+    rows: u32,
+    cols: u32,
+    /// The box's ranking tables and the meta's value width (bytes per rank
+    /// in a Grundy shard; 0 for `chomp-boxes`), made once the meta checked.
+    ready: OnceLock<(ChompBox, u8)>,
+}
+
+/// A box-based run (`chomp-boxes` or `chomp-grundy`) read block by block:
+/// the boxes of its plan, each box's ranking tables made and its `meta`
+/// section checked on first use.
+pub(crate) struct BoxRun {
+    shards: RunShards,
+    boxes: Vec<BoxJob>,
+}
+
+impl BoxRun {
+    /// The boxes of `view` (jobs with `rows` and `cols` parameters), read
+    /// through `cache`.
+    ///
+    /// # Errors
+    /// [`ProbeError::Run`] if a job lacks its box size.
+    pub(crate) fn new(view: RunView, cache: Arc<BlockCache>) -> ProbeResult<BoxRun> {
+        let mut boxes = Vec::new();
+        for j in &view.plan.jobs {
+            let get = |k: &str| {
+                j.params
+                    .get(k)
+                    .and_then(toml::Value::as_integer)
+                    .and_then(|v| u32::try_from(v).ok())
+                    .ok_or_else(|| Error::job(&j.name, format!("the plan gives no `{k}`")))
+            };
+            boxes.push(BoxJob {
+                name: j.name.clone(),
+                rows: get("rows")?,
+                cols: get("cols")?,
+                ready: OnceLock::new(),
+            });
+        }
+        Ok(BoxRun {
+            shards: RunShards::new(view, cache),
+            boxes,
+        })
+    }
+
+    /// The run.
+    pub(crate) fn view(&self) -> &RunView {
+        self.shards.view()
+    }
+
+    /// The first box (plan order) holding `s`: its index and job name.
+    pub(crate) fn covering(&self, s: &Staircase) -> Option<(usize, &str)> {
+        let need_rows = s.rows().len() as u32;
+        let need_cols = s.rows().first().copied().unwrap_or(0);
+        self.boxes
+            .iter()
+            .position(|b| b.rows >= need_rows && b.cols >= need_cols)
+            .map(|i| (i, self.boxes[i].name.as_str()))
+    }
+
+    /// Box `i`'s ranking tables and value width, its `meta` section read
+    /// (whole: a few bytes) and checked by `check` once (which returns the
+    /// width, or why the meta does not fit).
+    ///
+    /// # Errors
+    /// [`ProbeError::Run`] naming the job: a missing or damaged shard, a
+    /// meta that does not fit the job.
+    pub(crate) fn ready(
+        &self,
+        i: usize,
+        check: impl Fn(&[u8], &ChompBox) -> Result<u8, String>,
+    ) -> ProbeResult<&(ChompBox, u8)> {
+        let b = &self.boxes[i];
+        if let Some(r) = b.ready.get() {
+            return Ok(r);
+        }
+        let bad = |m: String| ProbeError::Run(Error::job(&b.name, format!("malformed shard: {m}")));
+        let cb = ChompBox::new(b.rows as usize, b.cols as usize).map_err(|e| bad(e.to_string()))?;
+        let len = self.shards.section_len(&b.name, "meta")?;
+        let meta = self.shards.range(&b.name, "meta", 0, len)?;
+        let width = check(&meta, &cb).map_err(|m| bad(format!("meta: {m}")))?;
+        Ok(b.ready.get_or_init(|| (cb, width)))
+    }
+
+    /// `len` bytes at `offset` of section `section` of box `i`'s shard.
+    ///
+    /// # Errors
+    /// As [`RunShards::range`].
+    pub(crate) fn bytes(
+        &self,
+        i: usize,
+        section: &str,
+        offset: u64,
+        len: u64,
+    ) -> ProbeResult<Vec<u8>> {
+        Ok(self
+            .shards
+            .range(&self.boxes[i].name, section, offset, len)?)
+    }
+}
+
+/// Checks a `chomp-boxes` meta against its box.
+fn check_box_meta(bytes: &[u8], b: &ChompBox) -> Result<u8, String> {
+    let m: BoxMeta = codec::decode(bytes)?;
+    if (m.rows as usize, m.cols as usize, m.ranks) != (b.rows(), b.cols(), b.len()) {
+        return Err(format!(
+            "{}x{} with {} ranks, the job is {}x{} with {}",
+            m.rows,
+            m.cols,
+            m.ranks,
+            b.rows(),
+            b.cols(),
+            b.len()
+        ));
+    }
+    Ok(0)
+}
+
+/// The winning bites of `s` from box `i` of `run`: the bites whose result is
+/// a P-position, read bit by bit from the `p-positions` section (bit
+/// `x % 8` of byte `x / 8` for rank x), in (row, col) order.
+///
+/// # Errors
+/// [`ProbeError::Run`]: a missing or damaged shard or block.
+fn winning_in_box(run: &BoxRun, i: usize, s: &Staircase) -> ProbeResult<Vec<Bite>> {
+    let (b, _) = run.ready(i, check_box_meta)?;
+    let mut out = Vec::new();
+    for bite in s.bites() {
+        let t = s.after(bite).expect("a legal bite");
+        let x = b.rank_of(&t).map_err(ProbeError::bad)?;
+        let byte = run.bytes(i, "p-positions", x / 8, 1)?[0];
+        if byte >> (x % 8) & 1 == 1 {
+            out.push(bite);
+        }
+    }
+    Ok(out)
+}
+
+/// The winning bites of `s` from `run`: the first box holding `s`, else the
+/// first holding its transpose (bites mirrored, sorted); with the box's job
+/// name. `None` if no box holds either.
+///
+/// # Errors
+/// As [`winning_in_box`].
+fn winning_from_run(run: &BoxRun, s: &Staircase) -> ProbeResult<Option<(String, Vec<Bite>)>> {
+    if let Some((i, name)) = run.covering(s) {
+        return Ok(Some((name.to_string(), winning_in_box(run, i, s)?)));
+    }
+    let t = s.transpose();
+    let Some((i, name)) = run.covering(&t) else {
+        return Ok(None);
+    };
+    let mut mirrored: Vec<Bite> = winning_in_box(run, i, &t)?
+        .iter()
+        .map(|b| Bite {
+            row: b.col,
+            col: b.row,
+        })
+        .collect();
+    mirrored.sort();
+    Ok(Some((format!("{name}, transposed"), mirrored)))
+}
 
 /// Most rows a queried staircase may have.
 pub const MAX_QUERY_ROWS: u32 = 10_000;
@@ -170,12 +345,13 @@ impl fmt::Display for ChompAnswer {
 
 /// Answers Chomp requests from `chomp-boxes` runs (the first box, in the
 /// order the runs were given and then plan order, that covers the staircase
-/// or its transpose), else by solving the enclosing box in memory when it
-/// has at most `in_memory_limit` staircases. Grundy values go to
-/// [`ChompProbe::grundy`].
+/// or its transpose; read block by block), else by solving the enclosing box
+/// in memory when it has at most `in_memory_limit` staircases. Grundy values
+/// go to [`ChompProbe::grundy`].
 pub struct ChompProbe {
-    runs: Vec<RunView>,
+    runs: Vec<BoxRun>,
     in_memory_limit: u64,
+    cache: Arc<BlockCache>,
     /// The Sprague–Grundy probe (`grundy=1`).
     pub grundy: GrundyProbe,
 }
@@ -184,10 +360,16 @@ impl ChompProbe {
     /// A probe with no run directory, solving boxes of up to
     /// `in_memory_limit` staircases in memory (Grundy values: a tenth of it).
     pub fn new(in_memory_limit: u64) -> ChompProbe {
+        Self::with_cache(in_memory_limit, BlockCache::new(DEFAULT_CACHE_BYTES))
+    }
+
+    /// [`ChompProbe::new`], reading blocks (of both probes) through `cache`.
+    pub fn with_cache(in_memory_limit: u64, cache: Arc<BlockCache>) -> ChompProbe {
         ChompProbe {
             runs: Vec::new(),
             in_memory_limit,
-            grundy: GrundyProbe::new(in_memory_limit / 10),
+            grundy: GrundyProbe::with_cache(in_memory_limit / 10, cache.clone()),
+            cache,
         }
     }
 
@@ -204,13 +386,13 @@ impl ChompProbe {
                 view.plan.kind
             )));
         }
-        self.runs.push(view);
+        self.runs.push(BoxRun::new(view, self.cache.clone())?);
         Ok(())
     }
 
     /// The boxes answered from runs: `(rows, cols, run directory)`.
     pub fn boxes(&self) -> Vec<(u32, u32, String)> {
-        box_list(&self.runs)
+        box_list(self.runs.iter().map(BoxRun::view))
     }
 
     /// P-position or every winning bite of the request's staircase.
@@ -240,8 +422,11 @@ impl ChompProbe {
         } else {
             let mut found = None;
             for v in &self.runs {
-                if let Some((name, moves)) = winning_moves_from_run(v, s)? {
-                    found = Some((format!("{} ({})", name, v.dir.root().display()), moves));
+                if let Some((name, moves)) = winning_from_run(v, s)? {
+                    found = Some((
+                        format!("{} ({})", name, v.view().dir.root().display()),
+                        moves,
+                    ));
                     break;
                 }
             }
@@ -253,7 +438,7 @@ impl ChompProbe {
                 };
                 ProbeError::NotSolved(format!(
                     "no box in {} covers {what} (nor its transpose)",
-                    run_dirs(&self.runs)
+                    run_dirs(self.runs.iter().map(BoxRun::view))
                 ))
             })?
         };

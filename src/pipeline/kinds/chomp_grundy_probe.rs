@@ -1,14 +1,56 @@
 //! Probe of Chomp Sprague–Grundy values, read from the box shards of
-//! `chomp-grundy` runs (or computed in memory for small boxes).
+//! `chomp-grundy` runs (one value: `width` bytes at `rank × width` of the
+//! `values` section, so one block), or computed in memory for small boxes.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::games::chomp::grundy::grundy_values;
 use crate::games::chomp::{ChompBox, Staircase};
-use crate::pipeline::kinds::chomp_boxes_probe::ChompRequest;
-use crate::pipeline::kinds::chomp_grundy::grundy_from_run;
+use crate::pipeline::codec;
+use crate::pipeline::kinds::chomp_boxes_probe::{BoxRun, ChompRequest};
+use crate::pipeline::kinds::chomp_grundy::GrundyMeta;
 use crate::pipeline::merge::RunView;
+use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES};
 use crate::pipeline::probe::{ProbeError, ProbeResult, box_list, run_dirs};
+
+/// Checks a `chomp-grundy` meta against its box; returns the value width.
+fn check_grundy_meta(bytes: &[u8], b: &ChompBox) -> Result<u8, String> {
+    let m: GrundyMeta = codec::decode(bytes)?;
+    if (m.rows as usize, m.cols as usize, m.ranks) != (b.rows(), b.cols(), b.len()) {
+        return Err(format!(
+            "{}x{} with {} ranks, the job is {}x{} with {}",
+            m.rows,
+            m.cols,
+            m.ranks,
+            b.rows(),
+            b.cols(),
+            b.len()
+        ));
+    }
+    if !matches!(m.width, 1 | 2 | 4) {
+        return Err(format!("value width {}", m.width));
+    }
+    Ok(m.width)
+}
+
+/// The Grundy value of `s` from `run`: the first box (plan order) holding
+/// it, with the box's job name; `None` if no box holds it.
+///
+/// # Errors
+/// [`ProbeError::Run`]: a missing or damaged shard or block.
+fn grundy_from_blocks(run: &BoxRun, s: &Staircase) -> ProbeResult<Option<(String, u32)>> {
+    let Some((i, name)) = run.covering(s) else {
+        return Ok(None);
+    };
+    let (b, width) = run.ready(i, check_grundy_meta)?;
+    let x = b.rank_of(s).map_err(ProbeError::bad)?;
+    let w = u64::from(*width);
+    let bytes = run.bytes(i, "values", x * w, w)?;
+    let mut v = [0u8; 4];
+    v[..bytes.len()].copy_from_slice(&bytes);
+    Ok(Some((name.to_string(), u32::from_le_bytes(v))))
+}
 
 /// The answer of [`GrundyProbe::answer`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,16 +91,23 @@ impl fmt::Display for GrundyAnswer {
 /// covers the staircase), else by computing the enclosing box in memory
 /// when it has at most `in_memory_limit` staircases.
 pub struct GrundyProbe {
-    runs: Vec<RunView>,
+    runs: Vec<BoxRun>,
     in_memory_limit: u64,
+    cache: Arc<BlockCache>,
 }
 
 impl GrundyProbe {
     /// A probe with no run directory.
     pub fn new(in_memory_limit: u64) -> GrundyProbe {
+        Self::with_cache(in_memory_limit, BlockCache::new(DEFAULT_CACHE_BYTES))
+    }
+
+    /// [`GrundyProbe::new`], reading blocks through `cache`.
+    pub fn with_cache(in_memory_limit: u64, cache: Arc<BlockCache>) -> GrundyProbe {
         GrundyProbe {
             runs: Vec::new(),
             in_memory_limit,
+            cache,
         }
     }
 
@@ -74,13 +123,13 @@ impl GrundyProbe {
                 view.plan.kind
             )));
         }
-        self.runs.push(view);
+        self.runs.push(BoxRun::new(view, self.cache.clone())?);
         Ok(())
     }
 
     /// The boxes answered from runs: `(rows, cols, run directory)`.
     pub fn boxes(&self) -> Vec<(u32, u32, String)> {
-        box_list(&self.runs)
+        box_list(self.runs.iter().map(BoxRun::view))
     }
 
     /// The Sprague–Grundy value of the request's staircase.
@@ -109,15 +158,18 @@ impl GrundyProbe {
         } else {
             let mut found = None;
             for v in &self.runs {
-                if let Some((name, value)) = grundy_from_run(v, s)? {
-                    found = Some((format!("{} ({})", name, v.dir.root().display()), value));
+                if let Some((name, value)) = grundy_from_blocks(v, s)? {
+                    found = Some((
+                        format!("{} ({})", name, v.view().dir.root().display()),
+                        value,
+                    ));
                     break;
                 }
             }
             found.ok_or_else(|| {
                 ProbeError::NotSolved(format!(
                     "no box in {} covers the position {s}",
-                    run_dirs(&self.runs)
+                    run_dirs(self.runs.iter().map(BoxRun::view))
                 ))
             })?
         };

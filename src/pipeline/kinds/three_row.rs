@@ -401,14 +401,20 @@ pub fn decode_tile(shard: &Shard, with_rows: bool) -> Result<TileShard> {
     })
 }
 
-/// Solves one tile from its input shards into its shard sections.
+/// The input of tile `job` (geometry `geom`) from its input shards, loaded
+/// by `load` (only their `meta`, `diag` and `rows` or `cols` sections are
+/// read).
 ///
 /// # Errors
-/// If an input is missing or does not fit.
-fn run_tile(job: &JobSpec, geom: &TileGeom, inputs: &dyn ShardSource) -> Result<Vec<Section>> {
+/// If an input is missing, malformed or not a neighbour.
+fn tile_input(
+    job: &JobSpec,
+    geom: &TileGeom,
+    load: &dyn Fn(&str) -> Result<Shard>,
+) -> Result<TileInput> {
     let mut input = TileInput::default();
     for name in &job.inputs {
-        let shard = inputs.load(name)?;
+        let shard = load(name)?;
         let meta = decode_meta(&shard)?;
         let diag = decode_u32s(name, "diag", shard.section("diag")?)?;
         if meta.q1 == geom.q0 && meta.r0 == geom.r0 {
@@ -425,6 +431,61 @@ fn run_tile(job: &JobSpec, geom: &TileGeom, inputs: &dyn ShardSource) -> Result<
             input.diag = diag;
         }
     }
+    Ok(input)
+}
+
+/// `f(q, r)` from a three-row run without its tables: the tile holding cell
+/// `(q, r)` solved again from its input shards over its columns up to `q`
+/// and its rows up to `r` only (at most one tile of work), with the tile's
+/// job name. `load(name)` gives an input shard; only its `meta`, `diag`,
+/// `rows` and `cols` sections are read. `None` if no tile holds the cell
+/// (`q > q_max`).
+///
+/// # Errors
+/// If `r > q`, an input is missing or damaged, or the tile does not solve.
+pub fn f_from_tiles(
+    jobs: &[JobSpec],
+    q: u32,
+    r: u32,
+    load: &dyn Fn(&str) -> Result<Shard>,
+) -> Result<Option<(String, u32)>> {
+    if r > q {
+        return Err(Error::job("three-row", format!("r = {r} > q = {q}")));
+    }
+    for job in jobs {
+        let geom = job_geom(job)?;
+        if !(geom.q0..geom.q1).contains(&q) || !(geom.r0..geom.r1).contains(&r) {
+            continue;
+        }
+        let mut input = tile_input(job, &geom, load)?;
+        let sub = TileGeom {
+            q1: q + 1,
+            r1: r + 1,
+            ..geom
+        };
+        input.rows.truncate(sub.rows_in().len());
+        if !input.cols.is_empty() {
+            input.cols.truncate((sub.q1 - sub.q0) as usize);
+        }
+        let b = block_side(&sub);
+        let threads = crate::pipeline::resources::cores();
+        let out = solve_tile_blocked(&sub, input, &TileRecord::default(), b, b, threads)
+            .map_err(|e| Error::job(&job.name, e))?;
+        let f = match &out.rows[(r - sub.r0) as usize] {
+            RowState::Dead { c } => *c,
+            RowState::Live(l) => q + l.d_at(q),
+        };
+        return Ok(Some((job.name.clone(), f)));
+    }
+    Ok(None)
+}
+
+/// Solves one tile from its input shards into its shard sections.
+///
+/// # Errors
+/// If an input is missing or does not fit.
+fn run_tile(job: &JobSpec, geom: &TileGeom, inputs: &dyn ShardSource) -> Result<Vec<Section>> {
+    let input = tile_input(job, geom, &|name| inputs.load(name))?;
     let record = TileRecord {
         f_upto_q: Some(SMALL_Q),
         sample_step: Some(sample_step(geom.q_max)),

@@ -2,18 +2,28 @@
 //! with `(p, q, r)` a P-position when `f ≥ q`), the P-position if any, and
 //! the class of row `r` (dead, linear, periodic, undetermined) from a
 //! `three-row` run's rows table or an in-memory run.
+//!
+//! With a run, `f(q, r)` for `q ≤ q_max` comes from the run's shards: the
+//! tile holding the cell is solved again from the row and column states its
+//! neighbour tiles stored (read block by block through the shared
+//! [`BlockCache`]), over the part of the tile up to `(q, r)` only
+//! ([`f_from_tiles`]): at most one tile of work instead of the whole
+//! triangle below `(q, r)`.
 
 use std::fmt;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::games::three_row::{
     RowState, TileGeom, TileInput, TileOutput, TileRecord, classify, solve_tile_blocked,
 };
 use crate::pipeline::Error;
-use crate::pipeline::kinds::three_row::row_line;
+use crate::pipeline::kind::RunAccess;
+use crate::pipeline::kinds::three_row::{f_from_tiles, row_line};
 use crate::pipeline::merge::RunView;
+use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES, RunShards};
 use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, param, required};
+use crate::pipeline::shard::{Section, Shard, ShardHeader};
 
 /// Default last column of the in-memory classification.
 pub const DEFAULT_Q_MAX: u32 = 16_000;
@@ -56,6 +66,8 @@ pub struct ThreeRowAnswer {
     pub r: u32,
     /// `f(q, r)`.
     pub f: u32,
+    /// Where `f` comes from (a tile of a run, or computed in memory).
+    pub f_source: String,
     /// Row `r` as a line of the rows table: `r,class,c,q0,period,start,pattern`.
     pub class_line: String,
     /// Where the class comes from.
@@ -72,7 +84,7 @@ impl ThreeRowAnswer {
     pub fn json(&self) -> serde_json::Value {
         let fields: Vec<&str> = self.class_line.split(',').collect();
         serde_json::json!({
-            "q": self.q, "r": self.r, "f": self.f,
+            "q": self.q, "r": self.r, "f": self.f, "f_source": self.f_source,
             "p_position": self.p_position().map(|(p, q, r)| [p, q, r]),
             "class": fields.get(1), "c": fields.get(2), "q0": fields.get(3),
             "period": fields.get(4), "start": fields.get(5), "pattern": fields.get(6),
@@ -97,7 +109,7 @@ impl fmt::Display for ThreeRowAnswer {
             "  row {r}: r,class,c,q0,period,start,pattern = {}",
             self.class_line
         )?;
-        writeln!(f, "  ({})", self.class_source)
+        writeln!(f, "  (f: {}; class: {})", self.f_source, self.class_source)
     }
 }
 
@@ -105,7 +117,35 @@ impl fmt::Display for ThreeRowAnswer {
 /// columns `0..=q`), the class from a run's `tables/three-row-rows.csv`
 /// (read once) or from an in-memory run to `q_max`.
 pub struct ThreeRowProbe {
-    run: Option<(RunView, OnceLock<Vec<String>>)>,
+    run: Option<(RunShards, OnceLock<Vec<String>>)>,
+    cache: Arc<BlockCache>,
+}
+
+/// The sections of tile `name` that a neighbour needs (`meta`, `diag`,
+/// `rows`, `cols`), read block by block, as a [`Shard`].
+fn tile_sections(shards: &RunShards, name: &str) -> Result<Shard, Error> {
+    let view = shards.view();
+    let j = view
+        .plan
+        .job(name)
+        .ok_or_else(|| Error::job(name, "no such job in this plan"))?;
+    let mut sections = Vec::new();
+    for s in ["meta", "diag", "rows", "cols"] {
+        let len = shards.section_len(name, s)?;
+        sections.push(Section::new(s, shards.range(name, s, 0, len)?));
+    }
+    Ok(Shard {
+        header: ShardHeader {
+            kind: view.plan.kind.clone(),
+            job_name: j.name.clone(),
+            job_id: j.id.clone(),
+            sections: sections
+                .iter()
+                .map(|s| (s.name.clone(), s.bytes.len() as u64))
+                .collect(),
+        },
+        sections,
+    })
 }
 
 impl Default for ThreeRowProbe {
@@ -138,7 +178,12 @@ fn solve(q_last: u32, rows: u32) -> ProbeResult<TileOutput> {
 impl ThreeRowProbe {
     /// A probe without a run: classes are computed in memory.
     pub fn new() -> ThreeRowProbe {
-        ThreeRowProbe { run: None }
+        Self::with_cache(BlockCache::new(DEFAULT_CACHE_BYTES))
+    }
+
+    /// [`ThreeRowProbe::new`], reading a run's blocks through `cache`.
+    pub fn with_cache(cache: Arc<BlockCache>) -> ThreeRowProbe {
+        ThreeRowProbe { run: None, cache }
     }
 
     /// Takes row classes from the `three-row` run `view`.
@@ -156,11 +201,11 @@ impl ThreeRowProbe {
         if let Some((other, _)) = &self.run {
             return Err(ProbeError::bad(format!(
                 "two three-row runs given: {} and {}",
-                other.dir.root().display(),
+                other.view().dir.root().display(),
                 view.dir.root().display()
             )));
         }
-        self.run = Some((view, OnceLock::new()));
+        self.run = Some((RunShards::new(view, self.cache.clone()), OnceLock::new()));
         Ok(())
     }
 
@@ -178,7 +223,7 @@ impl ThreeRowProbe {
     pub fn run_dir(&self) -> Option<String> {
         self.run
             .as_ref()
-            .map(|(v, _)| v.dir.root().display().to_string())
+            .map(|(v, _)| v.view().dir.root().display().to_string())
     }
 
     /// `f(q, r)`, the P-position and row `r`'s class.
@@ -194,13 +239,32 @@ impl ThreeRowProbe {
                 a.r, a.q
             )));
         }
-        let out = solve(a.q, a.r + 1)?;
-        let f = match &out.rows[a.r as usize] {
-            RowState::Dead { c } => *c,
-            RowState::Live(l) => a.q + l.d_at(a.q),
+        let from_run = match &self.run {
+            Some((shards, _)) => f_from_tiles(shards.view().jobs(), a.q, a.r, &|name| {
+                tile_sections(shards, name)
+            })?
+            .map(|(tile, f)| {
+                (
+                    f,
+                    format!("{tile} of run {}", shards.view().dir.root().display()),
+                )
+            }),
+            None => None,
+        };
+        let (f, f_source) = match from_run {
+            Some(x) => x,
+            None => {
+                let out = solve(a.q, a.r + 1)?;
+                let f = match &out.rows[a.r as usize] {
+                    RowState::Dead { c } => *c,
+                    RowState::Live(l) => a.q + l.d_at(a.q),
+                };
+                (f, format!("computed in memory to q = {}", a.q))
+            }
         };
         let (class_line, class_source) = match &self.run {
-            Some((view, rows)) => {
+            Some((shards, rows)) => {
+                let view = shards.view();
                 let p = view.dir.tables_dir().join("three-row-rows.csv");
                 let lines = match rows.get() {
                     Some(l) => l,
@@ -233,6 +297,7 @@ impl ThreeRowProbe {
             q: a.q,
             r: a.r,
             f,
+            f_source,
             class_line,
             class_source,
         })

@@ -166,6 +166,24 @@ impl RunShards {
         Ok(out)
     }
 
+    /// The raw length of section `section` of job `name`'s shard (from its
+    /// index: no block read).
+    ///
+    /// # Errors
+    /// As [`RunShards::range`]: a missing or damaged shard, no such section.
+    pub fn section_len(&self, name: &str, section: &str) -> Result<u64, Error> {
+        let o = self.open(name)?;
+        o.file.section_len(section).ok_or_else(|| {
+            let j = self.view.plan.job(name).expect("opened");
+            shard_error(
+                &self.view.dir,
+                &j.name,
+                &j.id,
+                format!("no section `{section}`"),
+            )
+        })
+    }
+
     /// The byte at `offset` of section `section` of job `name`'s shard.
     ///
     /// # Errors

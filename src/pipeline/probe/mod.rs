@@ -132,7 +132,7 @@ pub fn open_run_of_kind(dir: &Path, kind: &str) -> ProbeResult<RunView> {
 
 /// The boxes of box-based runs (`chomp-boxes`, `chomp-grundy`): `(rows,
 /// cols, run directory)` in the order given, then plan order.
-pub fn box_list(runs: &[RunView]) -> Vec<(u32, u32, String)> {
+pub fn box_list<'a>(runs: impl IntoIterator<Item = &'a RunView>) -> Vec<(u32, u32, String)> {
     use super::kind::RunAccess;
     let mut out = Vec::new();
     for v in runs {
@@ -147,8 +147,8 @@ pub fn box_list(runs: &[RunView]) -> Vec<(u32, u32, String)> {
 }
 
 /// The run directories of `runs`, separated by commas (for messages).
-pub fn run_dirs(runs: &[RunView]) -> String {
-    runs.iter()
+pub fn run_dirs<'a>(runs: impl IntoIterator<Item = &'a RunView>) -> String {
+    runs.into_iter()
         .map(|v| v.dir.root().display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
@@ -178,10 +178,11 @@ impl Probes {
         use super::kinds::octal_probe::OctalProbe;
         use super::kinds::three_row_probe::ThreeRowProbe;
         let cache = blocks::BlockCache::new(cache_bytes);
-        let mut dodgem = DodgemProbe::with_cache(cache);
+        let mut dodgem = DodgemProbe::with_cache(cache.clone());
         // No in-memory solving of boxes for a server: only the runs answer.
-        let mut chomp = ChompProbe::new(0);
-        let mut three = ThreeRowProbe::new();
+        let mut chomp = ChompProbe::with_cache(0, cache.clone());
+        let mut three = ThreeRowProbe::with_cache(cache.clone());
+        let mut octal = OctalProbe::with_cache(cache.clone());
         let mut runs = Vec::new();
         for d in dirs {
             let view = RunView::open(d)?;
@@ -193,7 +194,8 @@ impl Probes {
                 "chomp-boxes" => chomp.add_run(view)?,
                 "chomp-grundy" => chomp.grundy.add_run(view)?,
                 "three-row" => three.add_run(view)?,
-                "octal" | "chomp-census" => {}
+                "octal" => octal.add_run(view)?,
+                "chomp-census" => {}
                 other => {
                     return Err(ProbeError::bad(format!(
                         "{}: no probe for `{other}` runs",
@@ -208,7 +210,7 @@ impl Probes {
                 Box::new(dodgem),
                 Box::new(chomp),
                 Box::new(three),
-                Box::new(OctalProbe),
+                Box::new(octal),
             ],
             runs,
         })
