@@ -9,6 +9,7 @@ use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand};
 
 use crate::pipeline::executor::{LocalOptions, run_local};
+use crate::pipeline::fullcheck;
 use crate::pipeline::jobfile::read_job_file;
 use crate::pipeline::merge::{self, ResultFile, RunView};
 use crate::pipeline::plan::{JobState, PlanFile, write_plan};
@@ -99,12 +100,23 @@ enum Command {
     },
     /// Re-hash every shard and table, re-run the merge and the kind's checks,
     /// and compare with a reference manifest. Exit 3 on any mismatch.
+    ///
+    /// With --full, also check every stored value against the game's rules
+    /// from its successors' stored values (P iff no move reaches a
+    /// P-position, Grundy value = mex of the options, Dodgem's win/loss
+    /// depths and draws, reachability), by a checker that shares no code with
+    /// the solvers; bad values are listed (kind, job, position, what is
+    /// wrong; the first 30) with their total count, and exit 3.
     Verify {
         /// The run directory.
         dir: PathBuf,
         /// Reference digests, e.g. manifests/chomp-boxes.toml.
         #[arg(long)]
         against: Option<PathBuf>,
+        /// Check every stored value from the rules (all cores; costs about
+        /// as much as the run itself).
+        #[arg(long)]
+        full: bool,
     },
     /// Write DIR/report.md: every published claim, our value, and whether it matches.
     Report {
@@ -342,6 +354,49 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// `verify --full`: the cheap verify's problems (if any), then the full
+/// check of every stored value; exit 3 (through [`Error::Verify`]) if
+/// either finds something.
+fn cmd_verify_full(dir: &Path, against: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let view = RunView::open(dir)?;
+    let started = std::time::Instant::now();
+    let (mut problems, ok) = match merge::verify(&view, against) {
+        Ok(r) => (Vec::new(), Some(r)),
+        Err(Error::Verify { problems }) => (problems, None),
+        Err(e @ (Error::RunDir { .. } | Error::Manifest { .. })) => return Err(e.into()),
+        Err(e) => (vec![e.to_string()], None),
+    };
+    let opts = fullcheck::Options {
+        progress: std::io::stderr().is_terminal(),
+        ..fullcheck::Options::default()
+    };
+    let report = fullcheck::full_check(&view, opts)?;
+    if let Some(r) = &ok {
+        println!(
+            "ok: {} shard(s) and {} table(s) verify; root {}{}",
+            r.shards.len(),
+            r.tables.len(),
+            r.root,
+            against.map_or(String::new(), |a| format!("; matches {}", a.display()))
+        );
+    }
+    println!(
+        "full check ({:.1} s, {} thread(s)): {} bad value(s)",
+        started.elapsed().as_secs_f64(),
+        opts.threads,
+        report.total
+    );
+    for c in &report.coverage {
+        println!("  {c}");
+    }
+    problems.extend(report.problem_lines());
+    if problems.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        Err(Error::Verify { problems }.into())
+    }
+}
+
 fn init_logging(default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
@@ -421,7 +476,16 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Status { dir, json } => cmd_status(&dir, json),
-        Command::Verify { dir, against } => {
+        Command::Verify {
+            dir,
+            against,
+            full: true,
+        } => cmd_verify_full(&dir, against.as_deref()),
+        Command::Verify {
+            dir,
+            against,
+            full: false,
+        } => {
             let view = RunView::open(&dir)?;
             let r = merge::verify(&view, against.as_deref())?;
             println!(

@@ -8,6 +8,7 @@ pub mod codec;
 pub mod digest;
 pub mod error;
 pub mod executor;
+pub mod fullcheck;
 pub mod jobfile;
 pub mod kind;
 pub mod kinds;

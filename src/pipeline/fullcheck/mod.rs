@@ -1,0 +1,403 @@
+//! `verify --full`: every stored value checked against the game's rules.
+//!
+//! The cheap [`verify`](super::merge::verify) proves that the shards are the
+//! bytes the workers wrote and that the tables follow from them; it cannot
+//! see a value that was *computed* wrong (a solver bug, a bit flipped in
+//! memory before the checksum was taken). The full check reads every shard
+//! of a run through the shard API, decodes the documented section layouts
+//! (ARCHITECTURE.md, Job kinds) and checks each stored value against the
+//! values of its successors, by move generation written here again from the
+//! rules of each game. It never calls a solver, its ranking tables or its
+//! shortcuts: where it must map a shard index to a position (Chomp's colex
+//! ranks, the census's partition ranks, Dodgem's layer index) it implements
+//! the documented formula itself, which cross-checks the solver's ranking.
+//!
+//! A local check suffices because every game here is finite and acyclic
+//! apart from Dodgem's sideways moves: values that satisfy the local rule
+//! at every position (P iff no move leads to P; the mex of the options;
+//! Dodgem's depth rule, a win in d having a move to a loss in d − 1 and none
+//! shorter, …) are the unique solution, so they are the game's values.
+//! What each kind's check proves, and what it does not, is in
+//! ARCHITECTURE.md ("What `verify --full` proves").
+//!
+//! - One module per kind: [`boxes`] (`chomp-boxes`), [`census`]
+//!   (`chomp-census`), [`grundy`] (`chomp-grundy`), [`dodgem`], [`octal`],
+//!   [`three_row`]; [`chomp`] holds the Chomp rules and colex ranks they
+//!   share.
+//! - [`full_check`] runs the kind's checker over a run directory and
+//!   returns a [`FullReport`]: every bad value counted, the first
+//!   [`Options::max_listed`] listed (kind, job, position in the game's
+//!   notation, what is wrong), and what share of the stored values was
+//!   checked.
+//!
+//! Memory: a checker holds one box, one census size (with the P-bits of the
+//! smaller sizes), one Dodgem layer with the two below it, one octal
+//! sequence, or three-row's row states; shards are decoded one at a time.
+
+pub mod boxes;
+pub mod census;
+pub mod chomp;
+pub mod dodgem;
+pub mod grundy;
+pub mod octal;
+pub mod three_row;
+
+use std::fmt;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::error::{Error, Result};
+use super::kind::RunAccess;
+use super::merge::RunView;
+use super::shard::Shard;
+
+/// How a full check runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Threads to use (≥ 1).
+    pub threads: usize,
+    /// Draw a progress bar on stderr (only shown on a terminal).
+    pub progress: bool,
+    /// Bad values listed in full; the rest are only counted.
+    pub max_listed: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            // The cores (or SLURM_CPUS_PER_TASK inside a Slurm task).
+            threads: crate::pipeline::resources::worker_threads(),
+            progress: false,
+            max_listed: DEFAULT_MAX_LISTED,
+        }
+    }
+}
+
+/// Bad values listed by default (the total is always counted).
+pub const DEFAULT_MAX_LISTED: usize = 30;
+
+/// One bad value (or unreadable shard).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Job kind.
+    pub kind: String,
+    /// Job name.
+    pub job: String,
+    /// The position in the game's notation (or the stored item).
+    pub position: String,
+    /// What is wrong.
+    pub what: String,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {} {}: {}",
+            self.kind, self.job, self.position, self.what
+        )
+    }
+}
+
+/// How much of one kind of stored value was checked from the rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Coverage {
+    /// What the values are and how they were checked.
+    pub what: String,
+    /// Values stored.
+    pub stored: u64,
+    /// Values checked from the rules.
+    pub checked: u64,
+}
+
+impl fmt::Display for Coverage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pct = if self.stored == 0 {
+            100.0
+        } else {
+            100.0 * self.checked as f64 / self.stored as f64
+        };
+        write!(
+            f,
+            "{}: {} of {} checked ({pct:.1}%)",
+            self.what,
+            group(self.checked),
+            group(self.stored)
+        )
+    }
+}
+
+/// `1234567` → `1,234,567`.
+pub fn group(v: u64) -> String {
+    let s = v.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The outcome of a full check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FullReport {
+    /// Job kind.
+    pub kind: String,
+    /// Bad values found in all.
+    pub total: u64,
+    /// The first of them (at most [`Options::max_listed`]), in the order found.
+    pub listed: Vec<Finding>,
+    /// What was checked.
+    pub coverage: Vec<Coverage>,
+}
+
+impl FullReport {
+    /// One line per listed finding and, if some were left out, a line with
+    /// the total.
+    pub fn problem_lines(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.listed.iter().map(ToString::to_string).collect();
+        if self.total > self.listed.len() as u64 {
+            out.push(format!(
+                "… and {} more: {} bad values in all (full check)",
+                group(self.total - self.listed.len() as u64),
+                group(self.total)
+            ));
+        }
+        out
+    }
+}
+
+/// What a kind's checker works with: the run, the options, where findings
+/// and progress go.
+pub struct Ctx<'a> {
+    run: &'a (dyn RunAccess + Sync),
+    kind: &'static str,
+    opts: Options,
+    found: Mutex<Vec<Finding>>,
+    total: AtomicU64,
+    bar: ProgressBar,
+}
+
+impl Ctx<'_> {
+    /// The run.
+    pub fn run(&self) -> &(dyn RunAccess + Sync) {
+        self.run
+    }
+
+    /// Threads to use.
+    pub fn threads(&self) -> usize {
+        self.opts.threads.max(1)
+    }
+
+    /// Records a bad value.
+    pub fn bad(&self, job: &str, position: impl fmt::Display, what: impl fmt::Display) {
+        let n = self.total.fetch_add(1, Ordering::Relaxed);
+        if n < self.opts.max_listed as u64 {
+            let f = Finding {
+                kind: self.kind.to_string(),
+                job: job.to_string(),
+                position: position.to_string(),
+                what: what.to_string(),
+            };
+            self.bar.suspend(|| tracing::debug!("{f}"));
+            self.found
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(f);
+        }
+    }
+
+    /// Bad values recorded so far.
+    pub fn bad_count(&self) -> u64 {
+        self.total.load(Ordering::Relaxed)
+    }
+
+    /// Loads and decodes job `name`'s shard; a shard that cannot be read is
+    /// recorded as a finding and `None` returned (the check goes on with the
+    /// other shards).
+    pub fn load(&self, name: &str) -> Option<Shard> {
+        match self.run.load(name) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                self.bad(name, "shard", format!("cannot be read: {e}"));
+                None
+            }
+        }
+    }
+
+    /// Sets the progress bar's total (values to check).
+    pub fn set_total(&self, values: u64) {
+        self.bar.set_length(values);
+    }
+
+    /// Names the job being checked in the progress bar.
+    pub fn job(&self, name: &str) {
+        self.bar.set_message(name.to_string());
+    }
+
+    /// Counts `values` more values checked in the progress bar.
+    pub fn advance(&self, values: u64) {
+        self.bar.inc(values);
+    }
+}
+
+/// A kind's full checker.
+pub trait Checker: Sync {
+    /// The job kind it checks.
+    fn kind(&self) -> &'static str;
+    /// Checks every stored value of the run, recording bad ones through
+    /// [`Ctx::bad`]; returns what was checked.
+    ///
+    /// # Errors
+    /// If the run's parameters are unusable (a damaged shard is a finding,
+    /// not an error).
+    fn check(&self, cx: &Ctx) -> Result<Vec<Coverage>>;
+}
+
+/// Every kind's checker.
+pub fn checkers() -> Vec<&'static dyn Checker> {
+    vec![
+        &boxes::BoxesChecker,
+        &census::CensusChecker,
+        &grundy::GrundyChecker,
+        &octal::OctalChecker,
+        &three_row::ThreeRowChecker,
+        &dodgem::DodgemChecker,
+    ]
+}
+
+/// Runs the full check of a run directory's kind over its shards.
+///
+/// # Errors
+/// [`Error::Job`] if the kind has no full checker or the run's parameters
+/// are unusable; bad values and unreadable shards are findings in the
+/// report, not errors.
+pub fn full_check(view: &RunView, opts: Options) -> Result<FullReport> {
+    let kind = view.kind.name();
+    let checker = checkers()
+        .into_iter()
+        .find(|c| c.kind() == kind)
+        .ok_or_else(|| Error::job(kind, "no full check for this kind"))?;
+    full_check_with(view, checker, opts)
+}
+
+fn full_check_with(
+    run: &(dyn RunAccess + Sync),
+    checker: &dyn Checker,
+    opts: Options,
+) -> Result<FullReport> {
+    let bar = ProgressBar::with_draw_target(
+        Some(0),
+        if opts.progress {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        },
+    );
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} full check [{bar:30}] {percent}% of {len} values  {msg}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    bar.enable_steady_tick(Duration::from_millis(200));
+    let cx = Ctx {
+        run,
+        kind: checker.kind(),
+        opts,
+        found: Mutex::new(Vec::new()),
+        total: AtomicU64::new(0),
+        bar,
+    };
+    let coverage = checker.check(&cx);
+    cx.bar.finish_and_clear();
+    let coverage = coverage?;
+    Ok(FullReport {
+        kind: checker.kind().to_string(),
+        total: cx.total.load(Ordering::Relaxed),
+        listed: cx
+            .found
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+        coverage,
+    })
+}
+
+/// Splits `0..len` into about `parts` contiguous chunks (at least one).
+pub(crate) fn chunks(len: u64, parts: usize) -> Vec<std::ops::Range<u64>> {
+    let parts = (parts.max(1) as u64).min(len.max(1));
+    (0..parts)
+        .map(|i| len * i / parts..len * (i + 1) / parts)
+        .collect()
+}
+
+/// Runs `f` on contiguous chunks of `0..len` (about 16 per thread) from
+/// `threads` threads, each taking the next chunk when done with one.
+pub(crate) fn for_chunks(len: u64, threads: usize, f: impl Fn(std::ops::Range<u64>) + Sync) {
+    let parts = chunks(len, threads.max(1) * 16);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1).min(parts.len()) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(r) = parts.get(i) else { break };
+                    f(r.clone());
+                }
+            });
+        }
+    });
+}
+
+/// Reads little-endian `u64` words.
+pub(crate) fn le_u64s(bytes: &[u8]) -> Option<Vec<u64>> {
+    if !bytes.len().is_multiple_of(8) {
+        return None;
+    }
+    Some(
+        bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect(),
+    )
+}
+
+/// Reads little-endian `u32` values.
+pub(crate) fn le_u32s(bytes: &[u8]) -> Option<Vec<u32>> {
+    if !bytes.len().is_multiple_of(4) {
+        return None;
+    }
+    Some(
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect(),
+    )
+}
+
+/// Bit `i` of a `u64`-word bitset.
+#[inline]
+pub(crate) fn bit(words: &[u64], i: u64) -> bool {
+    words[(i / 64) as usize] >> (i % 64) & 1 == 1
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every job kind has a full checker (a new kind must add one).
+    #[test]
+    fn every_kind_has_a_checker() {
+        for k in crate::pipeline::kind::all_kinds() {
+            assert!(
+                super::checkers().iter().any(|c| c.kind() == k.name()),
+                "no full check for kind {}",
+                k.name()
+            );
+        }
+    }
+}
