@@ -6,7 +6,8 @@
 //!
 //! `GT_DODGEM5_RUN=DIR cargo bench --bench serve_load` (DIR: a finished
 //! `gametables run jobs/dodgem-5.toml --run-dir DIR`). Optional:
-//! `GT_LOAD_CLIENTS` (64), `GT_LOAD_REQUESTS` (20000).
+//! `GT_LOAD_CLIENTS` (64), `GT_LOAD_REQUESTS` (20000), `GT_LOAD_CACHE_MB`
+//! (the server's `--cache-mb`; default the server's default).
 
 use std::io::BufRead;
 use std::process::{Command, Stdio};
@@ -32,8 +33,14 @@ fn main() {
     let total = env_or("GT_LOAD_REQUESTS", 20_000);
     let exe = std::env::current_exe().unwrap();
     let gt = exe.parent().unwrap().parent().unwrap().join("gametables");
+    let cache_mb = env_or("GT_LOAD_CACHE_MB", 0);
     let mut server = Command::new(&gt)
         .args(["serve", &run, "--bind", "127.0.0.1:0"])
+        .args(if cache_mb > 0 {
+            vec!["--cache-mb".to_string(), cache_mb.to_string()]
+        } else {
+            Vec::new()
+        })
         .stdout(Stdio::piped())
         .spawn()
         .expect("start gametables serve");
@@ -72,6 +79,8 @@ fn main() {
         .collect();
     let word = |v: Value| (v.word().to_string(), v.depth().map(u64::from));
 
+    let cpu0 = cpu_seconds(server.id());
+    let client0 = cpu_seconds(std::process::id());
     let t0 = Instant::now();
     let per = total.div_ceil(clients);
     let results: Vec<(Vec<Duration>, usize)> = std::thread::scope(|s| {
@@ -134,6 +143,8 @@ fn main() {
         hs.into_iter().map(|h| h.join().unwrap()).collect()
     });
     let wall = t0.elapsed();
+    let server_cpu = cpu_seconds(server.id()) - cpu0;
+    let client_cpu = cpu_seconds(std::process::id()) - client0;
     let status =
         std::fs::read_to_string(format!("/proc/{}/status", server.id())).unwrap_or_default();
     let hwm = status
@@ -149,7 +160,7 @@ fn main() {
     let q = |f: f64| lat[((lat.len() as f64 * f) as usize).min(lat.len() - 1)];
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "serve_load: {} requests, {clients} clients, {:.2} s ({:.0} req/s); latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms; wrong answers {bad}; server {hwm}; load average {}",
+        "serve_load: {} requests, {clients} clients, {:.2} s ({:.0} req/s); latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms; wrong answers {bad}; server {hwm}, CPU {:.1} µs per request (clients {:.1} µs); load average {}",
         lat.len(),
         wall.as_secs_f64(),
         lat.len() as f64 / wall.as_secs_f64(),
@@ -157,10 +168,26 @@ fn main() {
         q(0.9).as_secs_f64() * 1e3,
         q(0.99).as_secs_f64() * 1e3,
         lat.last().unwrap().as_secs_f64() * 1e3,
+        server_cpu * 1e6 / lat.len() as f64,
+        client_cpu * 1e6 / lat.len() as f64,
         load.split_whitespace()
             .take(3)
             .collect::<Vec<_>>()
             .join(" ")
     );
     assert_eq!(bad, 0, "wrong answers");
+}
+
+/// User + system CPU seconds of process `pid` so far (from `/proc/PID/stat`).
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which may hold spaces) closed by ')'.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<u64> = rest
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0))
+        .collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 here.
+    let ticks = f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0);
+    ticks as f64 / 100.0
 }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use gametables::games::dodgem::{
     Board, Layer, Move, Position, ReachBits, Side, Tables, Value, from_desjardins, reach_layer,
-    reach_layer_by_sweeps, reach_layer_forward, reach_layer_with_threads,
+    reach_layer_by_sweeps, reach_layer_forward, reach_layer_with_threads, reflect_layer,
 };
 
 // ---------------------------------------------------------------------------
@@ -100,6 +100,12 @@ fn naive_solve(n: usize) -> HashMap<NPos, Value> {
             }
         }
     }
+    naive_fixpoint(n, &all)
+}
+
+/// Values of `all`, a set of positions closed under moves, by
+/// simultaneous-update rounds from the terminal positions.
+fn naive_fixpoint(n: usize, all: &[NPos]) -> HashMap<NPos, Value> {
     let id: HashMap<NPos, usize> = all.iter().enumerate().map(|(i, p)| (*p, i)).collect();
     let mut val: Vec<Option<Value>> = vec![None; all.len()];
     let mut succ: Vec<Vec<usize>> = vec![Vec::new(); all.len()];
@@ -135,6 +141,54 @@ fn naive_solve(n: usize) -> HashMap<NPos, Value> {
         .collect()
 }
 
+/// Every mask of `k` squares among `free` (ascending square numbers), by
+/// plain recursion (no ranking).
+fn combinations(free: &[usize], k: usize, out: &mut Vec<u64>) {
+    fn go(free: &[usize], k: usize, from: usize, acc: u64, out: &mut Vec<u64>) {
+        if k == 0 {
+            out.push(acc);
+            return;
+        }
+        for i in from..free.len() {
+            if free.len() - i < k {
+                break;
+            }
+            go(free, k - 1, i + 1, acc | 1 << free[i], out);
+        }
+    }
+    go(free, k, 0, 0, out);
+}
+
+/// The naive solver on every position of n×n with at most `max_total` cars
+/// in all (a set closed under moves: cars only leave), by the same
+/// simultaneous-update rounds as [`naive_solve`].
+fn naive_solve_up_to(n: usize, max_total: usize) -> HashMap<NPos, Value> {
+    let sq = n * n;
+    let all_squares: Vec<usize> = (0..sq).collect();
+    let mut all = Vec::new();
+    for a in 0..=max_total.min(n - 1) {
+        let mut blues = Vec::new();
+        combinations(&all_squares, a, &mut blues);
+        for &blue in &blues {
+            let free: Vec<usize> = (0..sq).filter(|&s| blue >> s & 1 == 0).collect();
+            for b in 0..=(max_total - a).min(n - 1) {
+                let mut reds = Vec::new();
+                combinations(&free, b, &mut reds);
+                for &red in &reds {
+                    for blue_to_move in [true, false] {
+                        all.push(NPos {
+                            blue,
+                            red,
+                            blue_to_move,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    naive_fixpoint(n, &all)
+}
+
 fn check_against_naive(n: usize) {
     let board = Board::new(n).unwrap();
     let tables = Tables::solve(board, 2);
@@ -167,6 +221,57 @@ fn layered_solver_agrees_with_naive_solver_on_every_3x3_position() {
 #[test]
 fn layered_solver_agrees_with_naive_solver_on_every_4x4_position() {
     check_against_naive(4);
+}
+
+/// The 6×6 layers with a + b ≤ 4 (2,004,386 positions; issue 13,
+/// acceptance 1): value and depth of every position against the naive
+/// solver, which knows nothing of layers, ranks or predecessors.
+#[test]
+fn six_by_six_layers_with_four_cars_in_all_agree_with_naive_solver() {
+    let board = Board::new(6).unwrap();
+    let tables = Tables::solve_layers(board, 2, &|a, b| a + b <= 4);
+    let naive = naive_solve_up_to(6, 4);
+    let mut total = 0u64;
+    for a in 0..=4 {
+        for b in 0..=4 - a {
+            let (l, v) = tables.layer(a, b).unwrap();
+            total += l.len();
+            for i in 0..l.len() {
+                let p = l.position(i);
+                let q = NPos {
+                    blue: p.blue,
+                    red: p.red,
+                    blue_to_move: p.to_move == Side::Blue,
+                };
+                let ours = Value::from_byte(v[i as usize]).unwrap();
+                assert_eq!(ours, naive[&q], "6×6 {}", board.position_text(&p));
+            }
+        }
+    }
+    assert_eq!(total, naive.len() as u64);
+    assert_eq!(total, 2_004_386);
+}
+
+/// Reflection consistency on the 6×6 layers with a + b ≤ 4: every layer
+/// solved directly (both parity classes, no mirror), and each one equals
+/// the mirror image of the layer with the colours swapped.
+#[test]
+fn six_by_six_small_layers_solved_directly_are_mirror_images() {
+    let board = Board::new(6).unwrap();
+    let keep = |a: usize, b: usize| a + b <= 4;
+    let direct = Tables::solve_layers_direct(board, 2, &keep);
+    let mirrored = Tables::solve_layers(board, 2, &keep);
+    for a in 0..=4 {
+        for b in 0..=4 - a {
+            let (src, v) = direct.layer(b, a).unwrap();
+            assert_eq!(
+                direct.bytes(a, b).unwrap(),
+                reflect_layer(src, v).as_slice(),
+                "layer ({a}, {b}) against the mirror of ({b}, {a})"
+            );
+            assert_eq!(direct.bytes(a, b), mirrored.bytes(a, b), "layer ({a}, {b})");
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -573,6 +678,76 @@ fn desjardins_game_first_reply_a4_b4_loses_in_38_and_c1_c2_wins() {
 // ---------------------------------------------------------------------------
 // Properties.
 
+/// Local consistency of position `p` whose value is `val`: a terminal
+/// position has the rules' value (win or loss in 0); a win in d has a move
+/// to a loss in d − 1 and none to a shorter loss; a loss in d has only moves
+/// to wins, the longest one in d − 1; a draw has a move to a draw and none to
+/// a loss. Together over a layer whose exits are right, these force the
+/// solution (by induction on depth).
+fn check_position(t: &Tables, p: &Position, val: Value) {
+    let b = t.board();
+    let moves = b.moves(p);
+    let after: Vec<Value> = moves.iter().map(|&m| value(t, &b.apply(p, m))).collect();
+    match val {
+        Value::Win(0) | Value::Loss(0) => {
+            assert!(moves.is_empty(), "{}", b.position_text(p));
+            assert_eq!(b.terminal(p), Some(val));
+        }
+        Value::Win(d) => {
+            assert!(
+                after.contains(&Value::Loss(d - 1)),
+                "{}",
+                b.position_text(p)
+            );
+            assert!(
+                after
+                    .iter()
+                    .all(|x| !matches!(x, Value::Loss(e) if *e < d - 1)),
+                "{}",
+                b.position_text(p)
+            );
+        }
+        Value::Loss(d) => {
+            assert!(
+                after.iter().all(|x| matches!(x, Value::Win(_))),
+                "{}",
+                b.position_text(p)
+            );
+            assert!(after.contains(&Value::Win(d - 1)), "{}", b.position_text(p));
+            assert!(
+                after.iter().all(|x| x.depth().unwrap() < d),
+                "{}",
+                b.position_text(p)
+            );
+        }
+        Value::Draw => {
+            assert!(after.contains(&Value::Draw), "{}", b.position_text(p));
+            assert!(
+                !after.iter().any(|x| matches!(x, Value::Loss(_))),
+                "{}",
+                b.position_text(p)
+            );
+        }
+    }
+}
+
+/// [`check_position`] on every position of layer (a, b) of `t`, on
+/// `threads` threads; returns the number of positions checked.
+fn check_layer_locally(t: &Tables, a: usize, b: usize, threads: u64) -> u64 {
+    let (l, v) = t.layer(a, b).unwrap();
+    let chunk = l.len().div_ceil(threads);
+    std::thread::scope(|sc| {
+        for k in 0..threads {
+            sc.spawn(move || {
+                for i in k * chunk..((k + 1) * chunk).min(l.len()) {
+                    check_position(t, &l.position(i), Value::from_byte(v[i as usize]).unwrap());
+                }
+            });
+        }
+    });
+    l.len()
+}
+
 fn check_properties(n: usize) {
     // Every layer solved on its own, so the reflection below is a property
     // of the solutions, not of how they were derived.
@@ -591,35 +766,7 @@ fn check_properties(n: usize) {
                     "reflection of {}",
                     b.position_text(&p)
                 );
-                let moves = b.moves(&p);
-                let after: Vec<Value> = moves.iter().map(|&m| value(&t, &b.apply(&p, m))).collect();
-                match val {
-                    Value::Win(0) | Value::Loss(0) => {
-                        assert!(moves.is_empty());
-                        assert_eq!(b.terminal(&p), Some(val));
-                    }
-                    Value::Win(d) => {
-                        assert!(
-                            after.contains(&Value::Loss(d - 1)),
-                            "{}",
-                            b.position_text(&p)
-                        );
-                        assert!(
-                            after
-                                .iter()
-                                .all(|x| !matches!(x, Value::Loss(e) if *e < d - 1))
-                        );
-                    }
-                    Value::Loss(d) => {
-                        assert!(after.iter().all(|x| matches!(x, Value::Win(_))));
-                        assert!(after.contains(&Value::Win(d - 1)));
-                        assert!(after.iter().all(|x| x.depth().unwrap() < d));
-                    }
-                    Value::Draw => {
-                        assert!(after.contains(&Value::Draw));
-                        assert!(!after.iter().any(|x| matches!(x, Value::Loss(_))));
-                    }
-                }
+                check_position(&t, &p, val);
             }
         }
     }
@@ -629,6 +776,38 @@ fn check_properties(n: usize) {
 fn properties_reflection_and_local_consistency_3x3_and_4x4() {
     check_properties(3);
     check_properties(4);
+}
+
+/// Local consistency of every position of the 6×6 layer (2, 2) (issue 13,
+/// acceptance 1; (3, 3) is the ignored test below).
+#[test]
+fn six_by_six_layer_2_2_is_locally_consistent() {
+    let board = Board::new(6).unwrap();
+    let t = Tables::solve_layers(board, 2, &|a, b| a <= 2 && b <= 2);
+    assert_eq!(check_layer_locally(&t, 2, 2, 2), 706_860);
+}
+
+/// Local consistency of every position of the 6×6 layers (2, 2) and (3, 3)
+/// (issue 13, acceptance 1), from the shards of a finished
+/// `jobs/dodgem-6-endgame.toml` run if `GT_DODGEM6_RUN` names its directory,
+/// else solved in memory (about a minute on 2 cores, 0.3 GB).
+#[test]
+#[ignore = "6×6 (3, 3): 77,911,680 positions"]
+fn six_by_six_layers_2_2_and_3_3_are_locally_consistent() {
+    let board = Board::new(6).unwrap();
+    let small = |a: usize, b: usize| a <= 3 && b <= 3;
+    let t = match std::env::var_os("GT_DODGEM6_RUN") {
+        Some(dir) => {
+            let view =
+                gametables::pipeline::merge::RunView::open(std::path::Path::new(&dir)).unwrap();
+            let which: Vec<(usize, usize)> =
+                (0..=3).flat_map(|a| (0..=3).map(move |b| (a, b))).collect();
+            gametables::pipeline::kinds::dodgem::tables_from_run(&view, board, &which).unwrap()
+        }
+        None => Tables::solve_layers(board, 2, &small),
+    };
+    assert_eq!(check_layer_locally(&t, 2, 2, 2), 706_860);
+    assert_eq!(check_layer_locally(&t, 3, 3, 2), 77_911_680);
 }
 
 #[test]
@@ -922,11 +1101,12 @@ fn five_by_five_published_facts() {
 }
 
 #[test]
-fn six_by_six_is_refused_at_plan_time_with_the_memory_needed() {
-    // BRIEF / issue #3: 6×6 has 188,710,690,706 positions, largest layer 1.28·10¹¹.
+fn seven_by_seven_is_refused_at_plan_time_with_the_size_of_the_board() {
+    // 7×7: Σ 2·C(49, a)·C(49 − a, b) over a, b ≤ 6; largest layer (6, 6) =
+    // 2·C(49, 6)·C(43, 6) = 170,503,381,976,928 positions.
     let tmp = tempfile::tempdir().unwrap();
-    let job = tmp.path().join("dodgem-6.toml");
-    std::fs::write(&job, "kind = \"dodgem\"\nn = 6\n").unwrap();
+    let job = tmp.path().join("dodgem-7.toml");
+    std::fs::write(&job, "kind = \"dodgem\"\nn = 7\n").unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_gametables"))
         .arg("plan")
         .arg(&job)
@@ -936,9 +1116,278 @@ fn six_by_six_is_refused_at_plan_time_with_the_memory_needed() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(err.contains("dodgem-6.toml:2:1"), "{err}");
+    assert!(err.contains("dodgem-7.toml:2:1"), "{err}");
+    assert!(err.contains("n ≤ 6"), "{err}");
+}
+
+#[test]
+fn max_cars_beyond_the_cars_of_a_side_is_refused_naming_the_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let job = tmp.path().join("d.toml");
+    std::fs::write(&job, "kind = \"dodgem\"\nn = 4\nmax_cars = 4\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gametables"))
+        .arg("plan")
+        .arg(&job)
+        .arg("--run-dir")
+        .arg(tmp.path().join("run"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
     assert!(
-        err.contains("188,710,690,706") && err.contains("128,"),
+        err.contains("d.toml:3:1") && err.contains("max_cars = 4"),
+        "{err}"
+    );
+}
+
+/// `gametables ARGS…`: (success, stdout, stderr).
+fn gametables(args: &[&std::ffi::OsStr]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gametables"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The estimate of job `name` in a `plan.toml`: (memory bytes, threads).
+fn planned(plan_toml: &std::path::Path, name: &str) -> (u64, u64) {
+    let plan: toml::Table = toml::from_str(&std::fs::read_to_string(plan_toml).unwrap()).unwrap();
+    let job = plan["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["name"].as_str() == Some(name))
+        .unwrap();
+    (
+        job["memory"].as_integer().unwrap() as u64,
+        job["threads"].as_integer().unwrap() as u64,
+    )
+}
+
+/// Issue 13, acceptance 4: the whole 6×6 board is planned with every job's
+/// memory; a local run refuses it before running anything, naming the
+/// (5, 5) job and its memory; a Slurm dry run asks for that memory.
+#[test]
+fn six_by_six_whole_board_is_planned_refused_here_and_asks_slurm_for_its_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let job = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("jobs/dodgem-6.toml");
+    let plan_dir = tmp.path().join("plan");
+    let (ok, out, err) = gametables(&[
+        "plan".as_ref(),
+        job.as_os_str(),
+        "--run-dir".as_ref(),
+        plan_dir.as_os_str(),
+    ]);
+    assert!(ok, "{err}");
+    // Every one of the 36 layer and 36 reach jobs on its own line with its memory.
+    for a in 0..6 {
+        for b in 0..6 {
+            for name in [format!("layer-{a}-{b}"), format!("reach-{a}-{b}")] {
+                assert!(
+                    out.lines()
+                        .any(|l| l.contains(&format!(" {name} ")) && l.contains("memory")),
+                    "{name}: {out}"
+                );
+            }
+        }
+    }
+    let (mem, threads) = planned(&plan_dir.join("plan.toml"), "layer-5-5");
+    // The (5, 5) layer: 128,110,175,424 value bytes, a bit per position
+    // pending, the (4, 5) layer and its mirror below: about 190 GB.
+    assert!((180e9..200e9).contains(&(mem as f64)), "{mem}");
+    assert_eq!(threads, 32);
+    assert!(out.contains("largest layer-5-5"), "{out}");
+
+    let run_dir = tmp.path().join("run");
+    let (ok, _, err) = gametables(&[
+        "run".as_ref(),
+        job.as_os_str(),
+        "--run-dir".as_ref(),
+        run_dir.as_os_str(),
+        "--memory".as_ref(),
+        "16G".as_ref(),
+        "--no-progress".as_ref(),
+    ]);
+    assert!(!ok);
+    let gib = format!("{:.0} GiB", mem as f64 / (1u64 << 30) as f64);
+    assert!(err.contains("layer-5-5") && err.contains(&gib), "{err}");
+    assert!(!run_dir.join("shards").exists(), "nothing may run");
+
+    let (ok, out, err) = gametables(&[
+        "run".as_ref(),
+        job.as_os_str(),
+        "--run-dir".as_ref(),
+        tmp.path().join("slurm").as_os_str(),
+        "--executor".as_ref(),
+        "slurm".as_ref(),
+        "--dry-run".as_ref(),
+    ]);
+    assert!(ok, "{err}");
+    let script = out
+        .split("# ---- ")
+        .find(|s| s.contains("# layer-5-5\n"))
+        .unwrap_or_else(|| panic!("no script runs layer-5-5: {out}"));
+    assert!(
+        script.contains(&format!("#SBATCH --mem={}M\n", mem.div_ceil(1 << 20))),
+        "{script}"
+    );
+    assert!(script.contains("#SBATCH --cpus-per-task=32\n"), "{script}");
+}
+
+/// The 6×6 endgame's largest job is the (4, 4) layer, planned within the
+/// 20 GB a process may use here (issue 13).
+#[test]
+fn six_by_six_endgame_plan_fits_this_machine() {
+    let tmp = tempfile::tempdir().unwrap();
+    let job = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("jobs/dodgem-6-endgame.toml");
+    let (ok, out, err) = gametables(&[
+        "plan".as_ref(),
+        job.as_os_str(),
+        "--run-dir".as_ref(),
+        tmp.path().as_os_str(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("largest layer-4-4"), "{out}");
+    assert!(
+        !out.contains("reach-"),
+        "the endgame has no reachability: {out}"
+    );
+    let jobs = out
+        .lines()
+        .filter(|l| l.starts_with("  ") && l.contains(" layer-"))
+        .count();
+    assert_eq!(jobs, 25, "{out}");
+    let (mem, _) = planned(&tmp.path().join("plan.toml"), "layer-4-4");
+    assert!(mem < 20_000_000_000, "{mem}");
+}
+
+/// Reflection consistency on every solved layer of a finished
+/// `jobs/dodgem-6-endgame.toml` run (issue 13, acceptance 1), without
+/// trusting the mirror: each layer (a, b) with a > b, which the run copied
+/// from the mirror image of (b, a), is solved here by retrograde analysis
+/// (both parity classes) from the run's layers below it and must equal the
+/// run's bytes; on the diagonal, parity class 1, which the run copied from
+/// class 0 through the mirror, is solved here and must equal the run's
+/// class-1 bytes. Layers below come from the run, so each layer is checked
+/// given the ones below (which are checked in turn).
+#[test]
+#[ignore = "needs GT_DODGEM6_RUN (a finished dodgem-6-endgame run); about 15 min of CPU and 11 GB"]
+fn six_by_six_endgame_layers_solved_directly_equal_the_mirror_images() {
+    use gametables::games::dodgem::{solve_layer_both_classes, solve_layer_classes};
+    let dir = std::env::var_os("GT_DODGEM6_RUN").expect("GT_DODGEM6_RUN");
+    let view = gametables::pipeline::merge::RunView::open(std::path::Path::new(&dir)).unwrap();
+    let board = Board::new(6).unwrap();
+    let load = |a: usize, b: usize| -> Vec<u8> {
+        let t =
+            gametables::pipeline::kinds::dodgem::tables_from_run(&view, board, &[(a, b)]).unwrap();
+        t.bytes(a, b).unwrap().to_vec()
+    };
+    let odd = board.odd_squares();
+    let m = gametables::pipeline::kinds::dodgem::solved_max_cars(&view.plan.params, board);
+    for sum in 1..=2 * m {
+        for a in sum.div_ceil(2)..=sum.min(m) {
+            let b = sum - a;
+            let layer = Layer::new(board, a, b);
+            let bb = (a > 0).then(|| load(a - 1, b));
+            let br = (b > 0).then(|| load(a, b - 1));
+            let run = load(a, b);
+            if a > b {
+                let direct = solve_layer_both_classes(&layer, bb.as_deref(), br.as_deref(), 2);
+                assert!(
+                    direct == run,
+                    "layer ({a}, {b}) differs from the mirror of ({b}, {a})"
+                );
+                continue;
+            }
+            let direct =
+                solve_layer_classes(&layer, bb.as_deref(), br.as_deref(), 2, [false, true])
+                    .unwrap();
+            drop((bb, br));
+            // Parity class of each index: (cars on odd squares + side) mod 2,
+            // the red cars' share read off their free-square mask.
+            let nr = layer.red_ranks();
+            let mut checked = 0u64;
+            for rb in 0..layer.blue_ranks() {
+                let blue = layer.blue_set(rb);
+                let free: Vec<usize> = (0..36).filter(|&s| blue >> s & 1 == 0).collect();
+                let odd_free = free
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &s)| odd >> s & 1 == 1)
+                    .fold(0u64, |m, (c, _)| m | 1 << c);
+                let blue_odd = (blue & odd).count_ones();
+                for rr in 0..nr {
+                    let m = layer.red_free_set(rr);
+                    let c0 = (blue_odd + (m & odd_free).count_ones()) & 1;
+                    // Blue to move is in class c0, Red to move in the other.
+                    let i = (((rb * nr + rr) << 1) | u64::from(c0 ^ 1)) as usize;
+                    assert_eq!(
+                        direct[i],
+                        run[i],
+                        "layer ({a}, {a}) class 1: {}",
+                        board.position_text(&layer.position(i as u64))
+                    );
+                    checked += 1;
+                }
+            }
+            assert_eq!(checked * 2, layer.len());
+        }
+    }
+}
+
+/// `query dodgem --n 6` answers a position of a partial run's layers (here
+/// the 6×6 layers with at most two cars a side) with the values of the
+/// solver, and refuses one outside them naming the layer it needs.
+#[test]
+fn query_six_by_six_answers_solved_layers_and_names_the_layer_others_need() {
+    let tmp = tempfile::tempdir().unwrap();
+    let job = tmp.path().join("dodgem-6-small.toml");
+    std::fs::write(&job, "kind = \"dodgem\"\nn = 6\nmax_cars = 2\n").unwrap();
+    let dir = tmp.path().join("run");
+    let (ok, _, err) = gametables(&[
+        "run".as_ref(),
+        job.as_os_str(),
+        "--run-dir".as_ref(),
+        dir.as_os_str(),
+        "--no-progress".as_ref(),
+    ]);
+    assert!(ok, "{err}");
+    let board = Board::new(6).unwrap();
+    let t = Tables::solve_layers(board, 1, &|a, b| a <= 2 && b <= 2);
+    let text = "blue:a2,c3 red:b1,e2 to-move:red";
+    let p = board.parse_position(text).unwrap();
+    let (ok, out, err) = query(&[
+        "--n",
+        "6",
+        "--run-dir",
+        dir.to_str().unwrap(),
+        "--position",
+        text,
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let want = value(&t, &p);
+    assert_eq!(
+        (v["value"].as_str(), v["depth"].as_u64()),
+        (Some(want.word()), want.depth().map(u64::from))
+    );
+    assert_eq!(v["moves"].as_array().unwrap().len(), board.moves(&p).len());
+    let (ok, _, err) = query(&[
+        "--n",
+        "6",
+        "--run-dir",
+        dir.to_str().unwrap(),
+        "--position",
+        "blue:a2,c3,d4 red:b1 to-move:blue",
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("layer (3, 1)") && err.contains("at most 2 cars a side"),
         "{err}"
     );
 }

@@ -325,20 +325,30 @@ fn serve_answers_what_query_json_prints() {
         "kind = \"octal\"\ncode = \"0.77\"\nn_max = 5000\nranges = 4\n",
     );
     let dir = |n: &str| t.path().join(n).to_str().unwrap().to_string();
-    let mut server = Command::new(env!("CARGO_BIN_EXE_gametables"))
-        .args([
-            "serve",
-            &dir("d3"),
-            &dir("boxes"),
-            &dir("tr"),
-            &dir("kayles"),
-        ])
-        .args(["--bind", "127.0.0.1:0"])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    /// Kills the server when the test ends, also when it fails.
+    struct Server(std::process::Child);
+    impl Drop for Server {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut server = Server(
+        Command::new(env!("CARGO_BIN_EXE_gametables"))
+            .args([
+                "serve",
+                &dir("d3"),
+                &dir("boxes"),
+                &dir("tr"),
+                &dir("kayles"),
+            ])
+            .args(["--bind", "127.0.0.1:0"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     let mut line = String::new();
-    std::io::BufReader::new(server.stdout.take().unwrap())
+    std::io::BufReader::new(server.0.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
     let base = line
@@ -455,6 +465,4 @@ fn serve_answers_what_query_json_prints() {
         assert_eq!(v["status"], want, "{path}: {v}");
         assert!(!v["error"].as_str().unwrap().is_empty(), "{path}: {v}");
     }
-    let _ = server.kill();
-    let _ = server.wait();
 }

@@ -55,6 +55,16 @@ pub fn available_memory() -> Option<u64> {
     )
 }
 
+/// Peak resident memory of this process so far (`VmHWM` of
+/// `/proc/self/status`), bytes; `None` if unreadable (not Linux). Workers
+/// log it beside the job's estimate.
+pub fn peak_rss() -> Option<u64> {
+    meminfo_field(
+        &std::fs::read_to_string("/proc/self/status").ok()?,
+        "VmHWM:",
+    )
+}
+
 /// `MemTotal` of `/proc/meminfo` in bytes, `None` if unreadable.
 pub fn total_memory() -> Option<u64> {
     meminfo_field(&std::fs::read_to_string("/proc/meminfo").ok()?, "MemTotal:")

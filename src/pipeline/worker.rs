@@ -101,6 +101,7 @@ pub fn run_worker_waiting(
         solve_s = solved.as_secs_f64(),
         total_s = t0.elapsed().as_secs_f64(),
         shard_bytes,
+        peak_rss_bytes = super::resources::peak_rss().unwrap_or(0),
         "job finished"
     );
     Ok(())

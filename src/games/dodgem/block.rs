@@ -62,7 +62,7 @@ pub struct BlueStep {
     /// Blue rank after the step.
     pub rb: u64,
     /// `comp[sq]`: index of free square `sq` among the squares free of the new blue set.
-    pub comp: [u8; 32],
+    pub comp: [u8; BSQ],
 }
 
 /// Tables of one block.
@@ -73,9 +73,9 @@ pub struct Block {
     /// Blue mask.
     pub blue: u64,
     /// `free[c]`: the c-th square not holding a blue car.
-    pub free: [u8; 32],
+    pub free: [u8; BSQ],
     /// `comp[sq]`: index of a free square among the free squares.
-    pub comp: [u8; 32],
+    pub comp: [u8; BSQ],
     /// Bit c set when the c-th free square is odd (x + y odd): the red cars'
     /// share of a position's parity class is `(m & odd_free).count_ones()`
     /// for free-square mask m ([`super::Board::parity`]).
@@ -88,8 +88,8 @@ pub struct Block {
     pub back: Vec<BlueStep>,
 }
 
-/// Squares per board handled by blocks (n ≤ 5).
-const BSQ: usize = 32;
+/// Squares per board handled by blocks (n ≤ 6).
+pub const BSQ: usize = 36;
 
 fn comp_table(blue: u64, squares: usize) -> [u8; BSQ] {
     let mut comp = [NONE; BSQ];
@@ -123,7 +123,7 @@ impl Block {
         forward: bool,
     ) -> Block {
         let squares = layer.board().squares();
-        assert!(squares <= BSQ, "blocks handle boards up to 5×5");
+        assert!(squares <= BSQ, "blocks handle boards up to 6×6");
         let blue = layer.blue_set(rb);
         let comp = comp_table(blue, squares);
         let mut free = [NONE; BSQ];

@@ -122,6 +122,13 @@ impl Layer {
     pub fn is_empty(&self) -> bool {
         false
     }
+    /// Bytes of the rank tables this ranking holds (a blue mask per blue
+    /// rank and a red mask per red rank, `u64` each).
+    pub fn table_bytes(&self) -> u64 {
+        8 * (self.blue_sets.len() + self.red_sets.len()) as u64
+            + std::mem::size_of::<Layer>() as u64
+    }
+
     /// `C(N, a)`: blocks of the layer.
     pub fn blue_ranks(&self) -> u64 {
         self.blue_ranks

@@ -35,17 +35,22 @@ mod solve;
 pub use index::{Layer, binomial};
 pub use reach::{
     ReachBits, reach_layer, reach_layer_by_sweeps, reach_layer_forward, reach_layer_with_threads,
+    reach_working_bytes,
 };
 pub use reflect::{Reflector, mirror_class_one, reflect_layer};
 pub use solve::{
-    LayerStats, histogram, solve_layer, solve_layer_both_classes, solve_layer_with_threads,
+    DepthOverflow, LayerStats, histogram, solve_layer, solve_layer_both_classes,
+    solve_layer_classes, solve_layer_with_threads, solve_working_bytes,
+    try_solve_layer_with_threads,
 };
 
 use std::fmt;
 
-/// Largest board the solver handles (5×5: 240,060,402 positions). 6×6 has
-/// 188,710,690,706 positions and is refused by the job kind.
-pub const MAX_N: usize = 5;
+/// Largest board the rules, the ranking and the solver handle: 6×6 (36
+/// squares, 5 cars a side, 188,710,690,706 positions with side to move).
+/// Square masks are `u64`; the rank tables cover sets of up to 5 of 36
+/// squares.
+pub const MAX_N: usize = 6;
 
 /// Errors of the Dodgem rules: malformed or impossible positions and moves.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -694,22 +699,62 @@ impl Tables {
     /// layer as the mirror of its class 0), layers with a > b as the
     /// reflection of `(b, a)` ([`reflect_layer`]).
     pub fn solve(board: Board, threads: usize) -> Tables {
-        Tables::solve_with(board, threads, true)
+        Tables::solve_with(board, threads, true, &|_, _| true)
     }
 
     /// Solves every layer by retrograde analysis, none by reflection, and
     /// both parity classes of every diagonal layer (for cross-checks).
     pub fn solve_direct(board: Board, threads: usize) -> Tables {
-        Tables::solve_with(board, threads, false)
+        Tables::solve_with(board, threads, false, &|_, _| true)
     }
 
-    fn solve_with(board: Board, threads: usize, reflect: bool) -> Tables {
+    /// [`Tables::solve`] restricted to the layers `(a, b)` with `keep(a, b)`,
+    /// a set that must be closed under removing a car and under swapping a
+    /// and b (e.g. a + b ≤ 4, or a, b ≤ 3 on 6×6, whose whole board does not
+    /// fit in memory).
+    ///
+    /// # Panics
+    /// If a kept layer has a layer one car below it, or a mirror image, that
+    /// is not kept.
+    pub fn solve_layers(
+        board: Board,
+        threads: usize,
+        keep: &dyn Fn(usize, usize) -> bool,
+    ) -> Tables {
+        Tables::solve_with(board, threads, true, keep)
+    }
+
+    /// [`Tables::solve_direct`] restricted as [`Tables::solve_layers`].
+    ///
+    /// # Panics
+    /// As [`Tables::solve_layers`].
+    pub fn solve_layers_direct(
+        board: Board,
+        threads: usize,
+        keep: &dyn Fn(usize, usize) -> bool,
+    ) -> Tables {
+        Tables::solve_with(board, threads, false, keep)
+    }
+
+    fn solve_with(
+        board: Board,
+        threads: usize,
+        reflect: bool,
+        keep: &dyn Fn(usize, usize) -> bool,
+    ) -> Tables {
         let mut t = Tables::empty(board);
         let top = board.cars();
         for sum in 0..=2 * top {
             let range = sum.saturating_sub(top)..=sum.min(top);
-            for a in range.clone().filter(|&a| !reflect || a <= sum - a) {
+            for a in range
+                .clone()
+                .filter(|&a| (!reflect || a <= sum - a) && keep(a, sum - a))
+            {
                 let b = sum - a;
+                assert!(
+                    (a == 0 || keep(a - 1, b)) && (b == 0 || keep(a, b - 1)),
+                    "layer ({a}, {b}) needs the layers one car below it"
+                );
                 let layer = Layer::new(board, a, b);
                 let (bb, br) = (t.bytes(a.wrapping_sub(1), b), t.bytes(a, b.wrapping_sub(1)));
                 let v = if reflect {
@@ -719,7 +764,7 @@ impl Tables {
                 };
                 t.insert(a, b, v);
             }
-            for a in range.filter(|&a| reflect && a > sum - a) {
+            for a in range.filter(|&a| reflect && a > sum - a && keep(a, sum - a)) {
                 let b = sum - a;
                 let (src, v) = t.layer(b, a).expect("solved above");
                 let v = reflect_layer(src, v);

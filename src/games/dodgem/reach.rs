@@ -138,6 +138,22 @@ impl ReachBits {
     }
 }
 
+/// Bytes [`reach_layer_with_threads`] holds for `layer` on top of the
+/// reachable sets of the layers above it: one bit per position (two bitsets
+/// for the top layer's forward closure: reached and to do), and the blue
+/// steps of every block (forward and backward for the top layer, backward
+/// only below it; at most three each per blue car).
+pub fn reach_working_bytes(layer: &Layer) -> u64 {
+    use super::block::BlueStep;
+    let top = layer.board().cars();
+    let forward = (layer.a(), layer.b()) == (top, top);
+    let words = layer.len().div_ceil(64) * 8;
+    let steps = 3 * layer.a() as u64 * if forward { 2 } else { 1 };
+    let blocks = layer.blue_ranks()
+        * (std::mem::size_of::<Block>() as u64 + steps * std::mem::size_of::<BlueStep>() as u64);
+    words * if forward { 2 } else { 1 } + blocks + layer.table_bytes()
+}
+
 /// The reachable positions of `layer` on one thread; see [`reach_layer_with_threads`].
 ///
 /// # Panics

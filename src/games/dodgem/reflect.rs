@@ -64,7 +64,7 @@ fn for_each_image(
     let board = src.board();
     let binom = src.binom();
     let blue = src.blue_set(rb);
-    let mut free = [0u8; 32];
+    let mut free = [0u8; super::block::BSQ];
     let mut k = 0;
     for sq in 0..board.squares() {
         if blue >> sq & 1 == 0 {

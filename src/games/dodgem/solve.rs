@@ -48,7 +48,7 @@
 //! the thread count.
 
 use std::sync::Barrier;
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use super::block::{
     Block, Geometry, NONE, OFF, as_atomic_words, par_range, prefetch, rank_after_red_step,
@@ -137,6 +137,53 @@ pub fn histogram(values: &[u8]) -> [u64; 256] {
     out
 }
 
+/// Bytes [`solve_layer_with_threads`] holds for `layer` on top of the two
+/// solved layers below it (which the caller owns): one value byte per
+/// position (the successor counters live in it while solving), two pending
+/// bitsets of one bit per placement (one bit per position in all), the
+/// backward blue steps of every block (at most three per blue car), one
+/// dirty flag per block, depth and parity class, and the rank tables of the
+/// layer and of the two below. The 6×6 (4, 4) layer: 4.77 GB.
+pub fn solve_working_bytes(layer: &Layer) -> u64 {
+    use super::block::{Block, BlueStep};
+    let len = layer.len();
+    let blocks = layer.blue_ranks();
+    let steps = 3 * layer.a() as u64;
+    let board = layer.board();
+    let tables = |a: usize, b: usize| {
+        if a <= board.cars() && b <= board.cars() {
+            Layer::new(board, a, b).table_bytes()
+        } else {
+            0
+        }
+    };
+    len + 2 * (len / 2).div_ceil(64) * 8
+        + blocks
+            * (std::mem::size_of::<Block>() as u64 + steps * std::mem::size_of::<BlueStep>() as u64)
+        + 2 * (u64::from(MAX_DEPTH) + 1) * blocks.div_ceil(64) * 8
+        + layer.table_bytes()
+        + tables(layer.a().wrapping_sub(1), layer.b())
+        + tables(layer.a(), layer.b().wrapping_sub(1))
+}
+
+/// A layer whose positions go deeper than the byte encoding holds
+/// ([`MAX_DEPTH`] plies): solving stopped at the first depth past it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "layer ({a}, {b}) of the {n}×{n} board has positions at least {depth} plies deep; \
+     a value byte holds depths up to {MAX_DEPTH}"
+)]
+pub struct DepthOverflow {
+    /// Board size.
+    pub n: usize,
+    /// Blue cars.
+    pub a: usize,
+    /// Red cars.
+    pub b: usize,
+    /// A depth past [`MAX_DEPTH`] that solving reached.
+    pub depth: u32,
+}
+
 /// Solves layer `layer` on one thread; see [`solve_layer_with_threads`].
 ///
 /// # Panics
@@ -159,17 +206,37 @@ pub fn solve_layer(layer: &Layer, below_blue: Option<&[u8]>, below_red: Option<&
 ///
 /// # Panics
 /// If a needed layer below is missing or has the wrong length, or a depth
-/// exceeds [`MAX_DEPTH`] (impossible for n ≤ 5).
+/// exceeds [`MAX_DEPTH`] (never on boards up to 5×5, nor on the 6×6 layers
+/// with at most four cars a side; [`try_solve_layer_with_threads`] returns
+/// the error instead).
 pub fn solve_layer_with_threads(
     layer: &Layer,
     below_blue: Option<&[u8]>,
     below_red: Option<&[u8]>,
     threads: usize,
 ) -> Vec<u8> {
+    try_solve_layer_with_threads(layer, below_blue, below_red, threads)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`solve_layer_with_threads`], returning [`DepthOverflow`] instead of
+/// panicking when a position is deeper than [`MAX_DEPTH`] plies.
+///
+/// # Errors
+/// [`DepthOverflow`] with the first depth past the encoding that solving reached.
+///
+/// # Panics
+/// If a needed layer below is missing or has the wrong length.
+pub fn try_solve_layer_with_threads(
+    layer: &Layer,
+    below_blue: Option<&[u8]>,
+    below_red: Option<&[u8]>,
+    threads: usize,
+) -> Result<Vec<u8>, DepthOverflow> {
     if layer.a() == layer.b() {
-        let mut v = solve_classes(layer, below_blue, below_red, threads, [true, false]);
+        let mut v = solve_classes(layer, below_blue, below_red, threads, [true, false])?;
         super::reflect::mirror_class_one(layer, &mut v, threads);
-        v
+        Ok(v)
     } else {
         solve_classes(layer, below_blue, below_red, threads, [true, true])
     }
@@ -187,6 +254,27 @@ pub fn solve_layer_both_classes(
     threads: usize,
 ) -> Vec<u8> {
     solve_classes(layer, below_blue, below_red, threads, [true, true])
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Solves only the parity classes `which[c]` of the layer (both classes of
+/// a diagonal layer can be solved this way, without the mirror); the bytes
+/// of a class not solved are 0. For cross-checks: class 1 of a diagonal
+/// layer solved directly against its mirror copy.
+///
+/// # Errors
+/// As [`try_solve_layer_with_threads`].
+///
+/// # Panics
+/// As [`solve_layer_with_threads`].
+pub fn solve_layer_classes(
+    layer: &Layer,
+    below_blue: Option<&[u8]>,
+    below_red: Option<&[u8]>,
+    threads: usize,
+    which: [bool; 2],
+) -> Result<Vec<u8>, DepthOverflow> {
+    solve_classes(layer, below_blue, below_red, threads, which)
 }
 
 /// Solves the parity classes `which[c]` of the layer; the bytes of the
@@ -197,7 +285,7 @@ fn solve_classes(
     below_red: Option<&[u8]>,
     threads: usize,
     which: [bool; 2],
-) -> Vec<u8> {
+) -> Result<Vec<u8>, DepthOverflow> {
     let board = layer.board();
     let (a, b) = (layer.a(), layer.b());
     let lb = (a > 0).then(|| {
@@ -238,6 +326,7 @@ fn solve_classes(
             ],
             back: std::sync::OnceLock::new(),
             max_depth: [AtomicU8::new(0), AtomicU8::new(0)],
+            overflow: [AtomicU32::new(0), AtomicU32::new(0)],
             which,
         };
         par_range(threads, s.blocks, |rb| s.seed_block(rb));
@@ -268,13 +357,22 @@ fn solve_classes(
                 }
             });
         }
+        let over = s.overflow[0].load(Relaxed).max(s.overflow[1].load(Relaxed));
+        if over > 0 {
+            return Err(DepthOverflow {
+                n: board.n(),
+                a,
+                b,
+                depth: over,
+            });
+        }
     }
     for v in &mut bytes {
         if *v < WIN_BASE {
             *v = 0;
         }
     }
-    bytes
+    Ok(bytes)
 }
 
 /// One flag word per 64 blocks, for every depth.
@@ -357,6 +455,9 @@ struct Solver<'a> {
     back: std::sync::OnceLock<Vec<Block>>,
     /// Largest depth valued so far, per class.
     max_depth: [AtomicU8; 2],
+    /// A depth past [`MAX_DEPTH`] that a class reached (0: none). Only the
+    /// class's own threads write it; they read it after their barrier.
+    overflow: [AtomicU32; 2],
     /// The classes being solved.
     which: [bool; 2],
 }
@@ -410,6 +511,12 @@ impl Solver<'_> {
         }
     }
 
+    /// Records that `class` reached `depth` > [`MAX_DEPTH`].
+    #[cold]
+    fn overflowed(&self, class: u8, depth: u32) {
+        self.overflow[class as usize].fetch_max(depth, Relaxed);
+    }
+
     /// Takes the depths 0, 1, 2, … of the classes of `owners` until none is
     /// left. The threads of one class meet at `barrier` after each depth;
     /// other classes are never touched.
@@ -421,10 +528,16 @@ impl Solver<'_> {
                 .max()
                 .unwrap_or(0)
         };
+        let over = || {
+            owners
+                .iter()
+                .any(|o| self.overflow[o.class as usize].load(Relaxed) > 0)
+        };
         let mut d = 0u8;
-        // Every thread of the class reads `max` after the same barrier, when
-        // no thread of the class writes it, so all leave at the same depth.
-        while d <= max() {
+        // Every thread of the class reads `max` and `over` after the same
+        // barrier, when no thread of the class writes them, so all leave at
+        // the same depth.
+        while d <= max() && !over() {
             self.propagate(d, owners);
             if let Some(b) = barrier {
                 b.wait();
@@ -462,22 +575,30 @@ impl Solver<'_> {
         e
     }
 
-    /// The seed byte from the in-layer move count and the exits' values.
-    fn seed_from(inside: u8, e: &Exits, any_exit: bool) -> u8 {
+    /// The seed byte from the in-layer move count and the exits' values;
+    /// `Err(depth)` if the value is deeper than [`MAX_DEPTH`].
+    fn seed_from(inside: u8, e: &Exits, any_exit: bool) -> Result<u8, u32> {
+        let deeper = |d: u8| -> Result<u8, u32> {
+            if d < MAX_DEPTH {
+                Ok(d + 1)
+            } else {
+                Err(u32::from(d) + 1)
+            }
+        };
         if !any_exit {
-            return if inside == 0 { WIN_BASE } else { inside };
+            return Ok(if inside == 0 { WIN_BASE } else { inside });
         }
         if let Some(d) = e.loss_min {
-            return Value::Win(d + 1).to_byte();
+            return Ok(Value::Win(deeper(d)?).to_byte());
         }
         if inside == 0 {
             return match (e.draw, e.win_max) {
-                (true, _) => 0,
-                (false, Some(d)) => Value::Loss(d + 1).to_byte(),
+                (true, _) => Ok(0),
+                (false, Some(d)) => Ok(Value::Loss(deeper(d)?).to_byte()),
                 (false, None) => unreachable!("an exit exists"),
             };
         }
-        inside + u8::from(e.draw)
+        Ok(inside + u8::from(e.draw))
     }
 
     fn seed_block(&self, rb: u64) {
@@ -514,7 +635,10 @@ impl Solver<'_> {
                     let i = ((st.rb * bl.red_ranks() + rank_with(binom, &st.comp, reds)) << 1) | 1;
                     e.add(v[i as usize]);
                 }
-                Self::seed_from(inside as u8, &e, !blue_exits.is_empty())
+                Self::seed_from(inside as u8, &e, !blue_exits.is_empty()).unwrap_or_else(|d| {
+                    self.overflowed(class0, d);
+                    0
+                })
             };
             // Red to move: up, left, right; exits from the last rank.
             let vr = if !self.which[(class0 ^ 1) as usize] {
@@ -533,7 +657,10 @@ impl Solver<'_> {
                     let i = (rb * bl.red_ranks() + rank_mask(binom, m2)) << 1;
                     e.add(v[i as usize]);
                 }
-                Self::seed_from(inside as u8, &e, leaving != 0)
+                Self::seed_from(inside as u8, &e, leaving != 0).unwrap_or_else(|d| {
+                    self.overflowed(class0 ^ 1, d);
+                    0
+                })
             };
             let k = base + rr;
             for (side, v) in [(0u64, vb), (1, vr)] {
@@ -718,6 +845,10 @@ impl Solver<'_> {
     /// A predecessor (of `class`) of a loss in d − 1: a win in d unless it
     /// wins sooner. Only the owner of `idx` calls this.
     fn make_win(&self, idx: u64, d: u8, class: u8) {
+        if d > MAX_DEPTH {
+            self.overflowed(class, u32::from(d));
+            return;
+        }
         let new = Value::Win(d).to_byte();
         let cell = &self.cells[idx as usize];
         let cur = cell.load(Relaxed);
@@ -744,6 +875,10 @@ impl Solver<'_> {
         let e = self.exits(blue, red, side);
         debug_assert!(!e.draw && e.loss_min.is_none());
         let depth = 1 + e.win_max.map_or(d, |w| w.max(d));
+        if depth > MAX_DEPTH {
+            self.overflowed(class, u32::from(depth));
+            return;
+        }
         cell.store(Value::Loss(depth).to_byte(), Relaxed);
         self.set_pending(idx, class);
         self.mark(self.block_of(idx), depth, class);

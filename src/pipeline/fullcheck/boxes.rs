@@ -57,8 +57,24 @@ impl Checker for BoxesChecker {
             stored: 0,
             checked: 0,
         };
+        // Parts of a box split by number of squares (`lo`..`hi`) store P
+        // ranks by size and a carry, not one bitset per box: not covered
+        // yet, and said so in the coverage rather than reported as bad.
+        let is_part =
+            |job: &JobSpec| job.params.contains_key("lo") || job.params.contains_key("hi");
+        let mut parts = Coverage {
+            what: "parts of split boxes (P ranks by size): no full check for this layout yet"
+                .into(),
+            stored: 0,
+            checked: 0,
+        };
         for job in jobs {
             cx.job(&job.name);
+            if is_part(job) {
+                parts.stored += job.cost;
+                tracing::warn!("{}: a part of a split box, not checked by --full", job.name);
+                continue;
+            }
             let Some((m, n)) = box_params(job) else {
                 cx.bad(&job.name, "parameters", "no rows/cols");
                 continue;
@@ -83,7 +99,11 @@ impl Checker for BoxesChecker {
                 None => cx.bad(&job.name, "rectangles", "section missing or not u32 values"),
             }
         }
-        Ok(vec![bits, rects])
+        let mut cov = vec![bits, rects];
+        if parts.stored > 0 {
+            cov.push(parts);
+        }
+        Ok(cov)
     }
 }
 

@@ -46,7 +46,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::games::dodgem::{
     Board, Layer, LayerStats, MAX_N, Move, Position, ReachBits, Side, Tables, Value, binomial,
-    reach_layer_with_threads, reflect_layer, solve_layer_with_threads,
+    reach_layer_with_threads, reach_working_bytes, reflect_layer, solve_working_bytes,
+    try_solve_layer_with_threads,
 };
 use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
@@ -65,6 +66,9 @@ struct JobFileParams {
     #[allow(dead_code)]
     kind: String,
     n: u32,
+    /// Solve only the layers with at most this many cars a side (default
+    /// n − 1: the whole board, with reachability from the start).
+    max_cars: Option<u32>,
 }
 
 #[derive(Deserialize)]
@@ -157,6 +161,97 @@ fn sep(v: u128) -> String {
         out.push(c);
     }
     out
+}
+
+/// What one job needs, estimated before it runs (see [`job_resources`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JobResources {
+    /// Peak resident memory of the worker, bytes.
+    pub memory: u64,
+    /// Threads the job can use.
+    pub threads: u32,
+    /// Shard size on disk, bytes.
+    pub shard_bytes: u64,
+    /// CPU time on one core of the 2-core reference machine, seconds.
+    pub cpu_seconds_f64: f64,
+}
+
+/// Memory of a worker process before its job allocates anything (binary,
+/// allocator, the job's manifest), bytes.
+const WORKER_BASE: u64 = 24 << 20;
+
+/// The estimate of job `task` on layer `(a, b)` (task `solve`, `reflect` or
+/// `reach`), from the layer sizes and rates measured on this 2-core machine
+/// (BENCHMARKS.md, §Dodgem 6×6):
+///
+/// - **memory**: `solve` holds [`solve_working_bytes`] (the layer's value
+///   bytes, one pending bit per position, step tables) and the two layers
+///   below it as bytes (on the diagonal the second one is the mirror of the
+///   first, made in memory); writing the shard holds the values, the
+///   compressed body and its copy (at most half the values at the ratios
+///   seen, 4–7). `reflect` holds its input and output bytes. `reach` holds
+///   [`reach_working_bytes`] and one bit per position of the layers above.
+///   Measured peaks are 0.8–0.95 of these (6×6 (4, 4): 5.84 GB for 6.34 GB
+///   estimated; (3, 4): 0.81 GB for 0.90; (4, 3): 1.18 GB for 1.49).
+/// - **threads**: a solve uses every thread it gets (one per 2²⁴ positions,
+///   at least 2 from 2²⁰ positions, at most 32); reflect and reach one.
+/// - **CPU**: solving 160 ns per position up to 5×5 and 280 on 6×6 (its
+///   (4, 4) layer: 1,192 s of CPU for 4.24·10⁹ positions, more cache
+///   misses), mirroring 25 / 65, reachability 60 / 90 (one core; the 6×6
+///   reachability rate is a guess, no 6×6 reach job has run).
+/// - **shard**: a fifth of the values (zstd level 1 compresses 6×6 layers
+///   4.2–11×); reachability bitsets an eighth of a byte per position.
+pub fn job_resources(task: &str, board: Board, a: usize, b: usize) -> JobResources {
+    let layer = Layer::new(board, a, b);
+    let len = layer.len();
+    let top = board.cars();
+    let six = board.n() >= 6;
+    let len_of = |x: usize, y: usize| {
+        if x <= top && y <= top {
+            Layer::new(board, x, y).len()
+        } else {
+            0
+        }
+    };
+    let encode = len + len / 2;
+    let (memory, ns, shard, threads) = match task {
+        "solve" => {
+            let below = len_of(a.wrapping_sub(1), b)
+                + if a == b {
+                    len_of(a.wrapping_sub(1), b)
+                } else {
+                    len_of(a, b.wrapping_sub(1))
+                };
+            let solving = solve_working_bytes(&layer) + below;
+            let threads = if len < 1 << 20 {
+                1
+            } else {
+                (len >> 24).clamp(2, 32) as u32
+            };
+            (
+                solving.max(encode),
+                if six { 280 } else { 160 },
+                len / 5,
+                threads,
+            )
+        }
+        "reflect" => (2 * len + len / 2, if six { 65 } else { 25 }, len / 5, 1),
+        _ => {
+            let above = (len_of(a + 1, b) + len_of(a, b + 1)).div_ceil(8);
+            (
+                reach_working_bytes(&layer) + above + len.div_ceil(8),
+                if six { 90 } else { 60 },
+                len.div_ceil(8),
+                1,
+            )
+        }
+    };
+    JobResources {
+        memory: memory + WORKER_BASE,
+        threads,
+        shard_bytes: shard + 4096,
+        cpu_seconds_f64: len as f64 * ns as f64 * 1e-9,
+    }
 }
 
 /// Positions with side to move on an n×n board, and its largest layer's.
@@ -315,6 +410,21 @@ impl JobKind for Dodgem {
         }
         let board = Board::new(n).map_err(|e| error_at_key(path, text, "n", e.to_string()))?;
         let top = board.cars();
+        let max_cars = match p.max_cars {
+            None => top,
+            Some(m) if (m as usize) <= top => m as usize,
+            Some(m) => {
+                return Err(error_at_key(
+                    path,
+                    text,
+                    "max_cars",
+                    format!(
+                        "max_cars = {m}: a side has at most {top} cars on the {n}×{n} board \
+                         (max_cars = {top}, or leaving it out, solves the whole board)"
+                    ),
+                ));
+            }
+        };
         let mut jobs = Vec::new();
         let job = |task: &str, a: usize, b: usize, inputs: Vec<String>| {
             let mut params = toml::Table::new();
@@ -322,44 +432,22 @@ impl JobKind for Dodgem {
             params.insert("n".into(), (n as i64).into());
             params.insert("a".into(), (a as i64).into());
             params.insert("b".into(), (b as i64).into());
-            let len = Layer::new(board, a, b).len();
-            let len_of = |a: usize, b: usize| Layer::new(board, a, b).len();
-            let below =
-                if a > 0 { len_of(a - 1, b) } else { 0 } + if b > 0 { len_of(a, b - 1) } else { 0 };
-            let above = if a < top { len_of(a + 1, b) } else { 0 }
-                + if b < top { len_of(a, b + 1) } else { 0 };
-            // Estimated nanoseconds on one core of the 2-core reference
-            // machine (5×5, BENCHMARKS.md): solving ≈ 160 per position,
-            // a reachability pass ≈ 60, mirroring (mostly shard
-            // decoding and encoding) ≈ 25.
-            let ns = match task {
-                "solve" => 160,
-                "reach" => 60,
-                _ => 25,
-            };
-            // Peak memory: solve = the layer's bytes, its pending bits, the
-            // two layers below as bytes, the compressed shard; reflect = the
-            // input and output bytes; reach = one bit per position of the
-            // layer and of the two layers above.
-            let memory = match task {
-                "solve" => len + len / 8 + below + len / 4,
-                "reflect" => 2 * len + len / 4,
-                _ => (len + above) / 8 + len / 32,
-            } + (24 << 20);
-            let shard = if task == "reach" { len / 8 } else { len / 5 };
             let name = if task == "reach" {
                 reach_job(a, b)
             } else {
                 layer_job(a, b)
             };
-            JobSpec::new(name, params, inputs, len * ns)
-                .with_memory(memory)
-                .with_threads(if task == "solve" { 2 } else { 1 })
-                .with_shard_bytes(shard + 4096)
-                .with_cpu_seconds(len * ns / 1_000_000_000)
+            let r = job_resources(task, board, a, b);
+            JobSpec::new(name, params, inputs, (r.cpu_seconds_f64 * 1e9) as u64)
+                .with_memory(r.memory)
+                .with_threads(r.threads)
+                .with_shard_bytes(r.shard_bytes)
+                // Whole seconds, rounded: the many tiny jobs count as
+                // negligible (0) instead of a second each.
+                .with_cpu_seconds(r.cpu_seconds_f64.round() as u64)
         };
-        for sum in 0..=2 * top {
-            for a in sum.saturating_sub(top)..=sum.min(top) {
+        for sum in 0..=2 * max_cars {
+            for a in sum.saturating_sub(max_cars)..=sum.min(max_cars) {
                 let b = sum - a;
                 if a > b {
                     // The mirror image of layer (b, a).
@@ -377,21 +465,28 @@ impl JobKind for Dodgem {
                 jobs.push(job("solve", a, b, inputs));
             }
         }
-        for sum in (0..=2 * top).rev() {
-            for a in (sum.saturating_sub(top)..=sum.min(top)).rev() {
-                let b = sum - a;
-                let mut inputs = Vec::new();
-                if a < top {
-                    inputs.push(reach_job(a + 1, b));
+        // Reachability starts from the start position, in the top layer:
+        // only a run of the whole board has it.
+        if max_cars == top {
+            for sum in (0..=2 * top).rev() {
+                for a in (sum.saturating_sub(top)..=sum.min(top)).rev() {
+                    let b = sum - a;
+                    let mut inputs = Vec::new();
+                    if a < top {
+                        inputs.push(reach_job(a + 1, b));
+                    }
+                    if b < top {
+                        inputs.push(reach_job(a, b + 1));
+                    }
+                    jobs.push(job("reach", a, b, inputs));
                 }
-                if b < top {
-                    inputs.push(reach_job(a, b + 1));
-                }
-                jobs.push(job("reach", a, b, inputs));
             }
         }
         let mut table = toml::Table::new();
         table.insert("n".into(), (n as i64).into());
+        if let Some(m) = p.max_cars {
+            table.insert("max_cars".into(), i64::from(m).into());
+        }
         Ok((table, jobs))
     }
 
@@ -471,7 +566,16 @@ impl JobKind for Dodgem {
                     } else {
                         crate::pipeline::worker_threads()
                     };
-                    solve_layer_with_threads(&layer, vb.as_deref(), vr.as_deref(), threads)
+                    try_solve_layer_with_threads(&layer, vb.as_deref(), vr.as_deref(), threads)
+                        .map_err(|e| {
+                            Error::job(
+                                &job.name,
+                                format!(
+                                    "{e}: this build stores one byte per position (draw, or win or \
+                                     loss with its depth); a wider value encoding is needed for this layer"
+                                ),
+                            )
+                        })?
                 };
                 let s = LayerStats::of(&layer, &values);
                 let meta = LayerMeta {
@@ -535,20 +639,22 @@ impl JobKind for Dodgem {
 
     fn merge(&self, run: &dyn RunAccess) -> Result<Vec<TableFile>> {
         let s = summarize(run)?;
-        Ok(vec![
-            TableFile {
-                name: format!("dodgem-{}-summary.toml", s.n),
-                bytes: s.summary_toml().into_bytes(),
-            },
-            TableFile {
+        let mut tables = vec![TableFile {
+            name: format!("dodgem-{}-summary.toml", s.n),
+            bytes: s.summary_toml().into_bytes(),
+        }];
+        // The first moves need the start's layer: whole-board runs only.
+        if s.file.start.is_some() {
+            tables.push(TableFile {
                 name: format!("dodgem-{}-first-moves.csv", s.n),
                 bytes: s.first_moves_csv().into_bytes(),
-            },
-            TableFile {
-                name: format!("dodgem-{}-layers.csv", s.n),
-                bytes: layers_csv(&s.file.layers).into_bytes(),
-            },
-        ])
+            });
+        }
+        tables.push(TableFile {
+            name: format!("dodgem-{}-layers.csv", s.n),
+            bytes: layers_csv(&s.file.layers).into_bytes(),
+        });
+        Ok(tables)
     }
 
     fn check(&self, run: &dyn RunAccess) -> Result<Vec<String>> {
@@ -561,8 +667,12 @@ impl JobKind for Dodgem {
             String::from_utf8(run.table(&format!("dodgem-{n}-summary.toml"))?).unwrap_or_default();
         let summary: SummaryFile = toml::from_str(&text)
             .map_err(|e| Error::job(self.name(), format!("summary table: {}", e.message())))?;
-        let csv = String::from_utf8(run.table(&format!("dodgem-{n}-first-moves.csv"))?)
-            .unwrap_or_default();
+        let csv = if summary.start.is_some() {
+            String::from_utf8(run.table(&format!("dodgem-{n}-first-moves.csv"))?)
+                .unwrap_or_default()
+        } else {
+            String::new()
+        };
         Ok(dodgem_claims(run, &summary, &csv))
     }
 
@@ -639,6 +749,15 @@ fn run_board(run: &dyn RunAccess) -> Result<Board> {
     Board::new(n as usize).map_err(|e| Error::job("dodgem", e.to_string()))
 }
 
+/// The largest number of cars a side in the layers a run solves (`max_cars`
+/// of its job file, n − 1 for the whole board).
+pub fn solved_max_cars(params: &toml::Table, board: Board) -> usize {
+    params
+        .get("max_cars")
+        .and_then(toml::Value::as_integer)
+        .map_or(board.cars(), |m| (m.max(0) as usize).min(board.cars()))
+}
+
 /// Counts of one layer in the summary table.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LayerRow {
@@ -658,21 +777,32 @@ pub struct LayerRow {
     pub max_win_depth: u8,
     /// Longest loss.
     pub max_loss_depth: u8,
-    /// Reachable from the start.
-    pub reachable: u64,
+    /// Reachable from the start (absent when the run solves only the
+    /// layers with at most `max_cars` cars a side).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reachable: Option<u64>,
     /// Reachable and won for the side to move.
-    pub reachable_wins: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reachable_wins: Option<u64>,
     /// Reachable and lost.
-    pub reachable_losses: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reachable_losses: Option<u64>,
     /// Reachable and drawn.
-    pub reachable_draws: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reachable_draws: Option<u64>,
 }
 
-/// `tables/dodgem-N-summary.toml`.
+/// `tables/dodgem-N-summary.toml`. Counts are over the layers the run
+/// solves (every layer, or those with at most `max_cars` cars a side); what
+/// needs the whole board (reachability, the start) is absent otherwise.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SummaryFile {
     /// Board size.
     pub n: u32,
+    /// The largest number of cars a side in the layers solved, when the run
+    /// solves only part of the board (`max_cars` of the job file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_cars: Option<u32>,
     /// All positions with side to move.
     pub positions: u64,
     /// Won for the side to move.
@@ -688,19 +818,24 @@ pub struct SummaryFile {
     /// Car placements (side to move ignored) with both colours on the board.
     pub both_sides_placements: u64,
     /// Reachable from the start.
-    pub reachable: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reachable: Option<u64>,
     /// Reachable, won for the side to move.
-    pub reachable_wins: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reachable_wins: Option<u64>,
     /// Reachable, lost.
-    pub reachable_losses: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reachable_losses: Option<u64>,
     /// Reachable, drawn.
-    pub reachable_draws: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reachable_draws: Option<u64>,
     /// Longest win (plies).
     pub longest_win: u8,
     /// Longest loss (plies).
     pub longest_loss: u8,
     /// The start's value: `win in D`, `loss in D` or `draw`.
-    pub start: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
     /// Placements lost for whoever moves (empty board left out), as position text with Blue to move.
     pub lost_for_both: Vec<String>,
     /// Per-layer counts, in (a, b) order.
@@ -720,6 +855,12 @@ impl Summary {
              # Values are for the side to move; depths in plies under best play.\n",
             n = self.n
         );
+        if let Some(m) = self.file.max_cars {
+            let _ = writeln!(
+                s,
+                "# Only the layers with at most {m} cars a side: no start, no reachability."
+            );
+        }
         s.push_str(&toml::to_string(&self.file).expect("summary serializes"));
         s
     }
@@ -755,10 +896,14 @@ pub fn layers_csv(rows: &[LayerRow]) -> String {
             "{},{},{},{},{},{},{},{},",
             r.a, r.b, r.positions, r.wins, r.losses, r.draws, r.max_win_depth, r.max_loss_depth
         );
+        let opt = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
         let _ = writeln!(
             s,
             "{},{},{},{}",
-            r.reachable, r.reachable_wins, r.reachable_losses, r.reachable_draws
+            opt(r.reachable),
+            opt(r.reachable_wins),
+            opt(r.reachable_losses),
+            opt(r.reachable_draws)
         );
     }
     s
@@ -767,18 +912,22 @@ pub fn layers_csv(rows: &[LayerRow]) -> String {
 fn summarize(run: &dyn RunAccess) -> Result<Summary> {
     let board = run_board(run)?;
     let n = board.n();
+    let m = solved_max_cars(run.params(), board);
+    let whole = m == board.cars();
     let mut f = SummaryFile {
         n: n as u32,
+        max_cars: (!whole).then_some(m as u32),
         ..Default::default()
     };
     let mut lost: Vec<Position> = Vec::new();
     let start = board.start();
     let mut start_tables = None;
     let mut scratch: Vec<u8>;
-    for a in 0..n {
-        for b in 0..n {
+    let mut reach_totals = [0u64; 4];
+    for a in 0..=m {
+        for b in 0..=m {
             let (meta, values) = decode_layer(run.load(&layer_job(a, b))?)?;
-            let values = if (a, b) == start.layer() {
+            let values = if whole && (a, b) == start.layer() {
                 // Keep the start's layer (the last one) for the first moves.
                 let mut t = Tables::empty(board);
                 t.insert(a, b, values);
@@ -791,13 +940,6 @@ fn summarize(run: &dyn RunAccess) -> Result<Summary> {
                 scratch = values;
                 &scratch
             };
-            let (rmeta, bits) = decode_reach(&run.load(&reach_job(a, b))?)?;
-            if rmeta.positions != meta.positions {
-                return Err(Error::job(
-                    "dodgem",
-                    format!("layer ({a}, {b}): reach and values differ in length"),
-                ));
-            }
             let mut row = LayerRow {
                 a: a as u32,
                 b: b as u32,
@@ -807,14 +949,27 @@ fn summarize(run: &dyn RunAccess) -> Result<Summary> {
                 draws: meta.draws,
                 max_win_depth: meta.max_win_depth,
                 max_loss_depth: meta.max_loss_depth,
-                reachable: rmeta.reachable,
                 ..Default::default()
             };
-            (
-                row.reachable_wins,
-                row.reachable_losses,
-                row.reachable_draws,
-            ) = bits.value_counts(values);
+            if whole {
+                let (rmeta, bits) = decode_reach(&run.load(&reach_job(a, b))?)?;
+                if rmeta.positions != meta.positions {
+                    return Err(Error::job(
+                        "dodgem",
+                        format!("layer ({a}, {b}): reach and values differ in length"),
+                    ));
+                }
+                let (w, l, d) = bits.value_counts(values);
+                for (t, v) in reach_totals.iter_mut().zip([rmeta.reachable, w, l, d]) {
+                    *t += v;
+                }
+                row.reachable = Some(rmeta.reachable);
+                (
+                    row.reachable_wins,
+                    row.reachable_losses,
+                    row.reachable_draws,
+                ) = (Some(w), Some(l), Some(d));
+            }
             f.positions += row.positions;
             f.wins += row.wins;
             f.losses += row.losses;
@@ -824,10 +979,6 @@ fn summarize(run: &dyn RunAccess) -> Result<Summary> {
                 f.both_sides_draws += row.draws;
                 f.both_sides_placements += row.positions / 2;
             }
-            f.reachable += row.reachable;
-            f.reachable_wins += row.reachable_wins;
-            f.reachable_losses += row.reachable_losses;
-            f.reachable_draws += row.reachable_draws;
             f.longest_win = f.longest_win.max(row.max_win_depth);
             f.longest_loss = f.longest_loss.max(row.max_loss_depth);
             lost.extend(meta.lost_for_both.iter().map(|&(blue, red)| Position {
@@ -839,22 +990,30 @@ fn summarize(run: &dyn RunAccess) -> Result<Summary> {
         }
     }
     f.lost_for_both = lost.iter().map(|p| board.position_text(p)).collect();
-    let mut t = start_tables.expect("the start's layer is on the board");
-    // The layers a first move's exit reaches (none: no car starts on the
-    // exit edge), loaded only if needed.
-    for m in board.moves(&start) {
-        let (x, y) = board.apply(&start, m).layer();
-        if t.bytes(x, y).is_none() {
-            t.insert(x, y, decode_layer(run.load(&layer_job(x, y))?)?.1);
-        }
-    }
-    f.start = t.value(&start).expect("top layer loaded").to_string();
     let mut first = Vec::new();
-    for m in board.moves(&start) {
-        let v = value_of_move(&t, &start, m).expect("layers loaded");
-        let ours = board.move_name(m);
-        let dj = crate::games::dodgem::from_desjardins(&board, &ours).expect("own notation");
-        first.push((ours, dj, v));
+    if whole {
+        [
+            f.reachable,
+            f.reachable_wins,
+            f.reachable_losses,
+            f.reachable_draws,
+        ] = reach_totals.map(Some);
+        let mut t = start_tables.expect("the start's layer is on the board");
+        // The layers a first move's exit reaches (none: no car starts on the
+        // exit edge), loaded only if needed.
+        for mv in board.moves(&start) {
+            let (x, y) = board.apply(&start, mv).layer();
+            if t.bytes(x, y).is_none() {
+                t.insert(x, y, decode_layer(run.load(&layer_job(x, y))?)?.1);
+            }
+        }
+        f.start = Some(t.value(&start).expect("top layer loaded").to_string());
+        for mv in board.moves(&start) {
+            let v = value_of_move(&t, &start, mv).expect("layers loaded");
+            let ours = board.move_name(mv);
+            let dj = crate::games::dodgem::from_desjardins(&board, &ours).expect("own notation");
+            first.push((ours, dj, v));
+        }
     }
     Ok(Summary { n, file: f, first })
 }
@@ -862,12 +1021,13 @@ fn summarize(run: &dyn RunAccess) -> Result<Summary> {
 /// Internal checks: meta against values, reflection and local consistency on a sample.
 fn check_run(run: &dyn RunAccess) -> Result<Vec<String>> {
     let board = run_board(run)?;
-    let n = board.n();
     let mut problems = Vec::new();
     // Layers by car count: checking (a, b) reads (b, a) (same count) and the
     // exits' layers (one car fewer), so each layer is decoded once and at
-    // most two counts are held (5×5: (4, 4) with (3, 4) and (4, 3), 218 MB).
-    let top = n - 1;
+    // most two counts are held (5×5: (4, 4) with (3, 4) and (4, 3), 218 MB;
+    // the 6×6 endgame: (4, 4) with them, 5.4 GB). `top`: the most cars a
+    // side in the layers the run solves.
+    let top = solved_max_cars(run.params(), board);
     let mut t = Tables::empty(board);
     for sum in 0..=2 * top {
         let here: Vec<(usize, usize)> = (sum.saturating_sub(top)..=sum.min(top))
@@ -1064,8 +1224,21 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
         };
         format!("{m} (a {kind} in {m}; longest win {})", s.longest_win)
     };
-    let covered = |m: usize| m == n;
-    let why = format!("this run solves {n}×{n}");
+    // Every claim about a board needs all of it (the start, reachability,
+    // counts over every layer).
+    let whole = s.max_cars.is_none();
+    let [ra, rw, rl, rd] = [
+        s.reachable,
+        s.reachable_wins,
+        s.reachable_losses,
+        s.reachable_draws,
+    ]
+    .map(|v| v.unwrap_or(0));
+    let covered = |m: usize| m == n && whole;
+    let why = match s.max_cars {
+        None => format!("this run solves {n}×{n}"),
+        Some(m) => format!("this run solves the {n}×{n} layers with at most {m} cars a side"),
+    };
     let add = |c: &mut Vec<Claim>,
                m: usize,
                source: &str,
@@ -1086,7 +1259,7 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
         WW,
         "the start is a first-player win, in plies",
         "win in 19".into(),
-        &|| s.start.clone(),
+        &|| s.start.clone().unwrap_or_default(),
     );
     add(
         &mut c,
@@ -1111,10 +1284,10 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
         &|| {
             format!(
                 "{} = {} + {}, {} draws",
-                sep(s.reachable.into()),
-                sep(s.reachable_wins.into()),
-                sep(s.reachable_losses.into()),
-                s.reachable_draws
+                sep(ra.into()),
+                sep(rw.into()),
+                sep(rl.into()),
+                rd
             )
         },
     );
@@ -1134,7 +1307,7 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
         "21 (a win in 21; longest win 21)".into(),
         &|| longest.clone(),
     );
-    if n == 3 {
+    if covered(3) {
         let third = run
             .load(&layer_job(2, 2))
             .and_then(decode_layer)
@@ -1171,7 +1344,7 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
     }
     // 4×4.
     add(&mut c, 4, DJ, "the start", "draw".into(), &|| {
-        s.start.clone()
+        s.start.clone().unwrap_or_default()
     });
     add(
         &mut c,
@@ -1198,9 +1371,9 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
         &|| {
             format!(
                 "{}, {} draws ({})",
-                sep(s.reachable.into()),
-                sep(s.reachable_draws.into()),
-                pct(s.reachable_draws, s.reachable)
+                sep(ra.into()),
+                sep(rd.into()),
+                pct(rd, ra)
             )
         },
     );
@@ -1212,7 +1385,7 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
         "42 (a loss in 42; longest win 41)".into(),
         &|| longest.clone(),
     );
-    let game = if n == 4 {
+    let game = if covered(4) {
         desjardins_game(run)
     } else {
         Err(why.clone())
@@ -1266,7 +1439,7 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
     );
     // 5×5.
     add(&mut c, 5, DJ, "the start", "draw".into(), &|| {
-        s.start.clone()
+        s.start.clone().unwrap_or_default()
     });
     add(
         &mut c,
@@ -1316,9 +1489,9 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
         &|| {
             format!(
                 "{}, {} draws ({})",
-                sep(s.reachable.into()),
-                sep(s.reachable_draws.into()),
-                pct(s.reachable_draws, s.reachable)
+                sep(ra.into()),
+                sep(rd.into()),
+                pct(rd, ra)
             )
         },
     );
@@ -1330,7 +1503,7 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
         "81".into(),
         &|| s.longest_win.max(s.longest_loss).to_string(),
     );
-    if n == 5 {
+    if covered(5) {
         c.push(known(
             DJ,
             "5×5: about 40% of positions are draws (his estimate)",
@@ -1338,7 +1511,7 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
             format!(
                 "{} of positions with both sides on the board, {} of reachable positions",
                 pct(s.both_sides_draws, s.both_sides_positions),
-                pct(s.reachable_draws, s.reachable)
+                pct(rd, ra)
             ),
         ));
     } else {

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use std::sync::Arc;
 
 use crate::games::dodgem::{Board, Layer, Position, Side, Tables, Value, from_desjardins};
-use crate::pipeline::kinds::dodgem::{layer_job, move_rank, mover_value};
+use crate::pipeline::kinds::dodgem::{layer_job, move_rank, mover_value, solved_max_cars};
 use crate::pipeline::merge::RunView;
 use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES, RunShards};
 use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, flag, param, required};
@@ -270,21 +270,37 @@ impl DodgemProbe {
         let (board, p) = Self::position(req)?;
         let n = req.n;
         let (lookup, source): (Lookup<'_>, String) = match self.boards.get(&n) {
-            Some(Layers::Run(shards, layers)) => (
-                Box::new(move |q: &Position| {
-                    let (a, b) = q.layer();
-                    let layer = layers[a * n + b].get_or_init(|| Layer::new(board, a, b));
-                    let name = layer_job(a, b);
-                    let byte = shards.byte(&name, "values", layer.index(q))?;
-                    Value::from_byte(byte).ok_or_else(|| {
-                        ProbeError::Run(crate::pipeline::Error::job(
-                            &name,
-                            format!("byte {byte} at index {} is not a value", layer.index(q)),
-                        ))
-                    })
-                }),
-                format!("run {}", shards.view().dir.root().display()),
-            ),
+            Some(Layers::Run(shards, layers)) => {
+                let view = shards.view();
+                let m = solved_max_cars(&view.plan.params, board);
+                let (a, b) = p.layer();
+                if a > m || b > m {
+                    return Err(ProbeError::NotSolved(format!(
+                        "{} is in layer ({a}, {b}) ({a} blue and {b} red cars), but the run {} \
+                         solves only the layers with at most {m} cars a side: layer ({a}, {b}) needs \
+                         a run of the whole board (jobs/dodgem-{n}.toml)",
+                        board.position_text(&p),
+                        view.dir.root().display()
+                    )));
+                }
+                // Moves only take cars off, so every position a move reaches
+                // is in a solved layer too.
+                (
+                    Box::new(move |q: &Position| {
+                        let (a, b) = q.layer();
+                        let layer = layers[a * n + b].get_or_init(|| Layer::new(board, a, b));
+                        let name = layer_job(a, b);
+                        let byte = shards.byte(&name, "values", layer.index(q))?;
+                        Value::from_byte(byte).ok_or_else(|| {
+                            ProbeError::Run(crate::pipeline::Error::job(
+                                &name,
+                                format!("byte {byte} at index {} is not a value", layer.index(q)),
+                            ))
+                        })
+                    }),
+                    format!("run {}", view.dir.root().display()),
+                )
+            }
             Some(Layers::Memory(cell)) => {
                 let t = cell.get_or_init(|| Tables::solve(board, 1));
                 (
