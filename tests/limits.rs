@@ -209,7 +209,8 @@ fn three_row_tiles_are_counted_exactly_before_planning() {
 fn long_queries_say_so() {
     for args in [
         &["query", "three-row", "--q", "20000", "--r", "3000"][..],
-        &["query", "octal", "0.137", "--n", "60000"][..],
+        // Not octal: on an idle machine it ends before the first progress tick.
+        &["query", "three-row", "--q", "30000", "--r", "2000"][..],
     ] {
         let o = Command::new(EXE)
             .args(args)
