@@ -366,7 +366,11 @@ impl ChompBox {
     /// Calls `f(bite, child rank)` for the legal bites of `rows` in
     /// (row, col) order until it returns true; returns whether it did.
     #[inline]
-    pub(super) fn children_until(&self, rows: &[u32], mut f: impl FnMut(Bite, u64) -> bool) -> bool {
+    pub(super) fn children_until(
+        &self,
+        rows: &[u32],
+        mut f: impl FnMut(Bite, u64) -> bool,
+    ) -> bool {
         let mut prefix = 0u64;
         for i in 0..self.m {
             let ri = rows[i];

@@ -129,7 +129,11 @@ impl ChompBox {
         threads: usize,
     ) -> BoxWindow {
         assert!(start <= end, "window {start}..{end} is reversed");
-        assert!(end <= self.len, "window end {end} beyond the box's {}", self.len);
+        assert!(
+            end <= self.len,
+            "window end {end} beyond the box's {}",
+            self.len
+        );
         let _ = threads;
         let words = (end - start).div_ceil(64) as usize;
         let mut mark_bits = vec![0u64; words];
@@ -141,7 +145,10 @@ impl ChompBox {
         let mut q = vec![0u32; self.m];
         let mut last = None;
         for x in earlier_p {
-            assert!(x < start, "earlier P-position {x} not below the window start {start}");
+            assert!(
+                x < start,
+                "earlier P-position {x} not below the window start {start}"
+            );
             assert!(last < Some(x), "earlier P-positions not ascending at {x}");
             last = Some(x);
             self.unrank(x, &mut q);
@@ -313,7 +320,10 @@ mod tests {
             let b = ChompBox::new(m, n).unwrap();
             for a in 0..=b.len() {
                 for c in [a, (a + 7).min(b.len()), b.len()] {
-                    let cuts: Vec<u64> = [a, c].into_iter().filter(|&x| x > 0 && x < b.len()).collect();
+                    let cuts: Vec<u64> = [a, c]
+                        .into_iter()
+                        .filter(|&x| x > 0 && x < b.len())
+                        .collect();
                     let mut cuts = cuts;
                     cuts.dedup();
                     let w = chained(&b, &cuts, 2);
@@ -351,7 +361,10 @@ mod tests {
         assert_eq!(pp, brute_p);
         assert_eq!(pos.iter().sum::<u64>(), b.len() - 1);
         assert_eq!(pos[0], 0);
-        assert_eq!(pp[1], 1, "the poison alone is the only P-position of one square");
+        assert_eq!(
+            pp[1], 1,
+            "the poison alone is the only P-position of one square"
+        );
     }
 
     #[test]
@@ -370,7 +383,10 @@ mod tests {
             }
         }
         let big = Staircase::new(&[6, 1]).unwrap();
-        assert!(matches!(b.children(&big), Err(ChompError::OutsideBox { .. })));
+        assert!(matches!(
+            b.children(&big),
+            Err(ChompError::OutsideBox { .. })
+        ));
     }
 
     #[test]
@@ -389,7 +405,10 @@ mod tests {
         assert_eq!(b.len(), 137_846_528_820);
         let b = ChompBox::new(30, 30).unwrap();
         assert_eq!(b.len(), 118_264_581_564_861_424);
-        assert_eq!(ChompBox::new(33, 33).unwrap().len(), 7_219_428_434_016_265_740);
+        assert_eq!(
+            ChompBox::new(33, 33).unwrap().len(),
+            7_219_428_434_016_265_740
+        );
         assert!(ChompBox::new(34, 34).is_err(), "C(68, 34) > 2⁶⁴");
         let mut rows = vec![0u32; 30];
         b.unrank(b.len() - 1, &mut rows);
