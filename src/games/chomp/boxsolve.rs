@@ -94,7 +94,7 @@ impl ChompBox {
         }
         let len = binomial((rows + cols) as u64, rows as u64).ok_or_else(|| {
             bad(format!(
-                "C({}, {rows}) staircases do not fit in a 64-bit rank",
+                "C({}, {rows}) staircases exceed the 64-bit rank limit",
                 rows + cols
             ))
         })?;
