@@ -34,6 +34,9 @@ pub struct ChompBox {
     /// `colsum[v*(m+1) + k] = Σ_{k' < k} term(k', v)`: the rank added by
     /// rows `k..t` all of length `v` is `colsum(v, t) − colsum(v, k)`.
     pub(super) colsum: Vec<u64>,
+    /// `span[k*(n+1) + c] = C(c + m−k, m−k)` for `k ∈ 0..=m`: staircases of
+    /// rows `k..m` with no row above `c`.
+    pub(super) span: Vec<u64>,
 }
 
 /// The P-positions of a box, one bit per rank (bit `x % 64` of word `x / 64`).
@@ -115,12 +118,20 @@ impl ChompBox {
                 colsum.push(acc);
             }
         }
+        let mut span = Vec::with_capacity((rows + 1) * (cols + 1));
+        for k in 0..=rows {
+            for c in 0..=cols {
+                // At most span(0, cols) = len.
+                span.push(binomial((c + rows - k) as u64, (rows - k) as u64).unwrap_or(0));
+            }
+        }
         Ok(ChompBox {
             m: rows,
             n: cols,
             len,
             term,
             colsum,
+            span,
         })
     }
 

@@ -1,24 +1,57 @@
 //! A window of box ranks solved on its own: the P-positions of ranks
-//! `start..end` of an m×n box, given the P-positions below `start`.
+//! `start..end` of an m×n box, given the P-positions below `start`, on
+//! several threads.
 //!
-//! Every bite lowers the rank (see [`ChompBox`]), so a position in the window
-//! is an N-position exactly when some P-position below it has it as a
-//! predecessor: either a P-position below `start` (the *carry*) or one inside
-//! the window below it. The window is solved in two phases:
+//! **Why a window can be solved alone.** Every bite lowers the rank (see
+//! [`ChompBox`]), so a position in the window is an N-position exactly when it
+//! is a *predecessor* (has a bite into) some P-position below it: either one
+//! below `start` (the *carry*) or one inside the window. One bitset of marks
+//! over the window holds "is a predecessor of a P-position found so far"; at
+//! the end every unmarked rank but the empty board is a P-position, so the
+//! marks turn into the P-bits in place.
 //!
-//! 1. **Carry.** For every earlier P-position `q`, mark its predecessors whose
-//!    rank lies in the window. The predecessors through a bite at row `i` fix
-//!    row `i` and raise the run of rows of `q` equal to `q_i` after it; with
-//!    the rows in lexicographic order (which is the rank order), each choice
-//!    of a prefix leaves an interval of ranks, so the enumeration is pruned to
-//!    the window.
-//! 2. **Inside.** Scan the window upwards; an unmarked rank is a P-position
-//!    and marks its predecessors inside the window.
+//! **Predecessors as rank intervals.** The rank order is the lexicographic
+//! order of the rows (r₀, r₁, …), and the staircases sharing the rows
+//! r₀…r_{k−1} fill one rank interval of length `C(r_{k−1} + m−k, m−k)` (the
+//! staircases of the m−k rows left with no row above r_{k−1}). A predecessor
+//! R of q through the bite (i, j), j = q_i, keeps q's rows below i, has
+//! R_i ∈ (j, q_{i−1}] (row 0: ≤ n), the rest of q's run of rows equal to j
+//! raised to any non-increasing values in [j, R_i], and q's rows after the
+//! run. Every choice of a prefix is an interval of ranks, so the enumeration
+//! is cut to any rank range `[lo, hi)` without visiting what lies outside.
+//! Two shapes are whole intervals and are set a word at a time: a bite at
+//! column 0 of the first empty row of q (every staircase with q's prefix and
+//! a longer row i), and the last row of the box raised alone (consecutive
+//! ranks).
 //!
-//! Memory: two bitsets of `end − start` bits (marks and P-positions) plus the
-//! ranking tables; see [`window_memory`].
+//! **Phases.**
+//! 1. *Carry*: the earlier P-positions are read in chunks of
+//!    [`CARRY_CHUNK`]; every thread marks their predecessors that fall in its
+//!    own part of the window.
+//! 2. *Inside, by layers of size* (every bite lowers the number of squares
+//!    s): for s = 1, 2, …, m·n, every thread enumerates the staircases of s
+//!    squares in its own part (pruned by rank interval and by the sums the
+//!    remaining rows can hold), and the unmarked ones are the P-positions of
+//!    size s; after a barrier every thread marks the predecessors of all of
+//!    them within its own part; a second barrier ends the layer.
+//!
+//! **Threads and determinism.** The window is cut into `threads` parts of
+//! whole 64-bit words; a thread writes only its own part, so there are no
+//! atomics and no races, and the set of marks after each layer is the same
+//! for any number of threads (marking is an OR, its order does not matter).
+//! Navigation above the parts is done by every thread (cheap: a prefix whose
+//! interval misses a part is skipped).
+//!
+//! **Memory** ([`window_memory`]): one bitset of `end − start` bits (asked
+//! for transparent huge pages: the marks are random accesses over up to
+//! gigabytes), the P-positions of one layer as ranks (8 bytes each) and of
+//! one carry chunk, and the ranking tables.
 
 use super::{Bite, ChompBox, ChompError, Staircase};
+use std::sync::{Barrier, RwLock};
+
+/// Earlier P-positions read from the iterator at a time (8 MiB of ranks).
+pub const CARRY_CHUNK: usize = 1 << 20;
 
 /// P-positions of the ranks `start..end` of an m×n box, and counts by number
 /// of squares.
@@ -76,25 +109,29 @@ impl Iterator for BitIter {
 }
 
 /// Estimated peak bytes of [`ChompBox::solve_window`] over `ranks` ranks of an
-/// m×n box: two bitsets of `ranks` bits, the ranking tables and 1 MiB for
-/// the rest. An upper bound for planning, not a measurement.
+/// m×n box: the bitset (`ranks / 8`), the P-positions of one layer (bounded
+/// by `ranks / 64` bytes: measured at most … of that up to 18×18), one carry
+/// chunk, the ranking tables and 4 MiB for the rest. An upper bound for
+/// planning, not a measurement.
 pub fn window_memory(m: usize, n: usize, ranks: u64) -> u64 {
     let bitset = ranks.div_ceil(64).saturating_mul(8);
-    let tables = ((m as u64 + 1) * (n as u64 + 1)).saturating_mul(16);
+    let tables = ((m as u64 + 1) * (n as u64 + 1)).saturating_mul(24);
     bitset
-        .saturating_mul(2)
+        .saturating_add(ranks / 64)
+        .saturating_add(8 * CARRY_CHUNK as u64)
         .saturating_add(tables)
-        .saturating_add(1 << 20)
+        .saturating_add(4 << 20)
 }
 
-/// Marks of one window: bit `y − lo` for rank `y` in `lo..hi`.
-struct Marks<'a> {
+/// One thread's part of the window's marks: bit `y − lo` for rank `y` in
+/// `lo..hi` (`lo` is the rank of a word boundary of the window).
+struct Part<'a> {
     lo: u64,
     hi: u64,
     bits: &'a mut [u64],
 }
 
-impl Marks<'_> {
+impl Part<'_> {
     #[inline(always)]
     fn set(&mut self, y: u64) {
         debug_assert!(y >= self.lo && y < self.hi);
@@ -107,16 +144,70 @@ impl Marks<'_> {
         let i = y - self.lo;
         self.bits[(i / 64) as usize] >> (i % 64) & 1 == 1
     }
+
+    /// Sets the ranks `a..b` clipped to the part.
+    #[inline]
+    fn set_range(&mut self, a: u64, b: u64) {
+        let a = a.max(self.lo);
+        let b = b.min(self.hi);
+        if a >= b {
+            return;
+        }
+        let (a, b) = (a - self.lo, b - self.lo);
+        let (wa, wb) = ((a / 64) as usize, ((b - 1) / 64) as usize);
+        let first = !0u64 << (a % 64);
+        let last = !0u64 >> (63 - (b - 1) % 64);
+        if wa == wb {
+            self.bits[wa] |= first & last;
+        } else {
+            self.bits[wa] |= first;
+            for w in &mut self.bits[wa + 1..wb] {
+                *w = !0;
+            }
+            self.bits[wb] |= last;
+        }
+    }
+}
+
+/// Asks the kernel to back `v` with transparent huge pages (a hint: without
+/// it, or where THP is off, the solver is slower, not wrong). Call before
+/// the pages are first touched.
+fn advise_huge_pages(v: &mut [u64]) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let a = v.as_mut_ptr() as usize;
+        let b = a + std::mem::size_of_val(v);
+        let (a, b) = (a.next_multiple_of(PAGE), b / PAGE * PAGE);
+        if b > a {
+            // SAFETY: [a, b) lies inside `v`'s allocation and is page
+            // aligned; MADV_HUGEPAGE changes no contents, only how the
+            // kernel backs the pages. A failure is harmless and ignored.
+            unsafe {
+                libc::madvise(a as *mut libc::c_void, b - a, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = v;
 }
 
 impl ChompBox {
+    /// Number of staircases of the rows `k..m` with no row above `cap`:
+    /// `C(cap + m−k, m−k)` (1 for k = m). The staircases sharing rows
+    /// `0..k` fill a rank interval of this length.
+    #[inline(always)]
+    fn span(&self, k: usize, cap: u32) -> u64 {
+        self.span[k * (self.n + 1) + cap as usize]
+    }
+
     /// Solves ranks `start..end` given every P-position below `start`, in
     /// ascending order, from `earlier_p`.
     ///
-    /// `threads` is the number of threads the solver may use (0 counts as 1);
-    /// the result does not depend on it. Chained windows
-    /// (`0..a`, `a..b`, …, each given the P-positions of all windows before)
-    /// give the same P-positions as [`ChompBox::solve`].
+    /// Uses `threads` threads (0 counts as 1); the result does not depend on
+    /// it. Chained windows (`0..a`, `a..b`, …, each given the P-positions of
+    /// all windows before) give the same P-positions as [`ChompBox::solve`].
+    /// Memory: about [`window_memory`]`(m, n, end − start)` bytes.
     ///
     /// # Panics
     /// If `start > end` or `end > len()`, or if `earlier_p` yields a rank
@@ -134,121 +225,286 @@ impl ChompBox {
             "window end {end} beyond the box's {}",
             self.len
         );
-        let _ = threads;
         let words = (end - start).div_ceil(64) as usize;
-        let mut mark_bits = vec![0u64; words];
-        let mut marks = Marks {
-            lo: start,
-            hi: end,
-            bits: &mut mark_bits,
-        };
-        let mut q = vec![0u32; self.m];
-        let mut last = None;
-        for x in earlier_p {
-            assert!(
-                x < start,
-                "earlier P-position {x} not below the window start {start}"
-            );
-            assert!(last < Some(x), "earlier P-positions not ascending at {x}");
-            last = Some(x);
-            self.unrank(x, &mut q);
-            self.mark_predecessors_in(x, &q, &mut marks);
+        let mut marks = vec![0u64; words];
+        advise_huge_pages(&mut marks);
+        let parts_n = threads.clamp(1, words.max(1));
+        let mut parts: Vec<Part<'_>> = Vec::with_capacity(parts_n);
+        {
+            let mut rest: &mut [u64] = &mut marks;
+            let mut w0 = 0usize;
+            for k in 0..parts_n {
+                let w1 = words * (k + 1) / parts_n;
+                let (mine, tail) = rest.split_at_mut(w1 - w0);
+                rest = tail;
+                parts.push(Part {
+                    lo: start + 64 * w0 as u64,
+                    hi: (start + 64 * w1 as u64).min(end),
+                    bits: mine,
+                });
+                w0 = w1;
+            }
         }
 
-        let sizes = self.m * self.n + 1;
-        let mut out = BoxWindow {
-            start,
-            end,
-            p_bits: vec![0u64; words],
-            positions_by_size: vec![0; sizes],
-            p_by_size: vec![0; sizes],
-        };
-        let first = start.max(1);
-        if first >= end {
-            return out;
-        }
-        let mut rows = vec![0u32; self.m];
-        self.unrank(first, &mut rows);
-        let mut x = first;
+        // Phase 1: the carry.
+        let mut chunk: Vec<u64> = Vec::new();
+        let mut last = None;
         loop {
-            let s = rows.iter().map(|&r| r as usize).sum::<usize>();
-            out.positions_by_size[s] += 1;
-            if !marks.get(x) {
-                let i = x - start;
-                out.p_bits[(i / 64) as usize] |= 1 << (i % 64);
-                out.p_by_size[s] += 1;
-                self.mark_predecessors_in(x, &rows, &mut marks);
+            chunk.clear();
+            for x in &mut *earlier_p {
+                assert!(
+                    x < start,
+                    "earlier P-position {x} not below the window start {start}"
+                );
+                assert!(last < Some(x), "earlier P-positions not ascending at {x}");
+                last = Some(x);
+                chunk.push(x);
+                if chunk.len() == CARRY_CHUNK {
+                    break;
+                }
             }
-            x += 1;
-            if x == end {
+            if chunk.is_empty() {
                 break;
             }
-            self.advance(&mut rows);
+            let chunk = &chunk;
+            let carry = |part: &mut Part<'_>| {
+                let mut q = vec![0u32; self.m];
+                for &x in chunk {
+                    self.unrank(x, &mut q);
+                    self.mark_predecessors_in(x, &q, part);
+                }
+            };
+            let carry = &carry;
+            std::thread::scope(|sc| {
+                let (first, others) = parts.split_first_mut().expect("one part at least");
+                for p in others {
+                    sc.spawn(move || carry(p));
+                }
+                carry(first);
+            });
         }
-        out
+
+        // Phase 2: inside the window, layer by layer.
+        let sizes = self.m * self.n + 1;
+        let layer_p: Vec<RwLock<Vec<u64>>> =
+            (0..parts_n).map(|_| RwLock::new(Vec::new())).collect();
+        let barrier = Barrier::new(parts_n);
+        let layer_p = &layer_p;
+        let barrier = &barrier;
+        let work = move |k: usize, part: &mut Part<'_>| {
+            let mut pos = vec![0u64; sizes];
+            let mut pp = vec![0u64; sizes];
+            let mut rows = vec![0u32; self.m];
+            for s in 1..sizes {
+                {
+                    let mut mine = layer_p[k].write().expect("no thread panicked");
+                    mine.clear();
+                    let (lo, hi) = (part.lo, part.hi);
+                    let mut seen = 0u64;
+                    self.each_of_size(s as u32, lo, hi, &mut rows, &mut |y| {
+                        seen += 1;
+                        if !part.get(y) {
+                            mine.push(y);
+                        }
+                    });
+                    pos[s] = seen;
+                    pp[s] = mine.len() as u64;
+                }
+                barrier.wait();
+                for slot in layer_p {
+                    let list = slot.read().expect("no thread panicked");
+                    for &q in list.iter() {
+                        if q + 1 >= part.hi {
+                            break;
+                        }
+                        self.unrank(q, &mut rows);
+                        self.mark_predecessors_in(q, &rows, part);
+                    }
+                }
+                barrier.wait();
+            }
+            (pos, pp)
+        };
+        let counts: Vec<(Vec<u64>, Vec<u64>)> = std::thread::scope(|sc| {
+            let work = &work;
+            let mut handles = Vec::new();
+            let (first, others) = parts.split_first_mut().expect("one part at least");
+            for (k, p) in others.iter_mut().enumerate() {
+                handles.push(sc.spawn(move || work(k + 1, p)));
+            }
+            let mut out = vec![work(0, first)];
+            out.extend(
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("window thread panicked")),
+            );
+            out
+        });
+        drop(parts);
+
+        let mut positions_by_size = vec![0u64; sizes];
+        let mut p_by_size = vec![0u64; sizes];
+        for (pos, pp) in &counts {
+            for s in 0..sizes {
+                positions_by_size[s] += pos[s];
+                p_by_size[s] += pp[s];
+            }
+        }
+        // Unmarked = P-position: the marks become the P-bits in place.
+        for w in marks.iter_mut() {
+            *w = !*w;
+        }
+        if start == 0 && words > 0 {
+            marks[0] &= !1; // the empty board
+        }
+        if !(end - start).is_multiple_of(64) {
+            let keep = (end - start) % 64;
+            marks[words - 1] &= (1u64 << keep) - 1;
+        }
+        BoxWindow {
+            start,
+            end,
+            p_bits: marks,
+            positions_by_size,
+            p_by_size,
+        }
     }
 
-    /// Marks every predecessor of `q` (rank `x`) whose rank lies in
-    /// `marks.lo..marks.hi`, pruning by rank interval.
+    /// Calls `f(rank)` for every staircase of `s` squares (s ≥ 1) whose rank
+    /// lies in `lo..hi`, in ascending rank order. `rows` (length m) is
+    /// scratch.
+    fn each_of_size(&self, s: u32, lo: u64, hi: u64, rows: &mut [u32], f: &mut impl FnMut(u64)) {
+        if lo >= hi || u64::from(s) > (self.m * self.n) as u64 {
+            return;
+        }
+        self.each_of_size_from(0, self.n as u32, s, 0, lo, hi, rows, f);
+    }
+
+    /// Rows `k..m` with no row above `cap` and `rem` squares in all; `acc` is
+    /// the rank of rows `0..k`.
+    #[allow(clippy::too_many_arguments)]
+    fn each_of_size_from(
+        &self,
+        k: usize,
+        cap: u32,
+        rem: u32,
+        acc: u64,
+        lo: u64,
+        hi: u64,
+        rows: &mut [u32],
+        f: &mut impl FnMut(u64),
+    ) {
+        if rem == 0 {
+            if acc >= lo && acc < hi {
+                f(acc);
+            }
+            return;
+        }
+        let left = (self.m - k) as u32;
+        if left == 1 {
+            let y = acc + u64::from(rem);
+            if y >= lo && y < hi {
+                f(y);
+            }
+            return;
+        }
+        let vmin = rem.div_ceil(left);
+        let vmax = cap.min(rem);
+        for v in vmin..=vmax {
+            let a = acc + self.term(k, v);
+            if a >= hi {
+                break;
+            }
+            if a + self.span(k + 1, v) <= lo {
+                continue;
+            }
+            rows[k] = v;
+            self.each_of_size_from(k + 1, v, rem - v, a, lo, hi, rows, f);
+        }
+    }
+
+    /// Marks every predecessor of `q` (rank `x`) whose rank lies in the part.
     ///
     /// A predecessor R through the bite (i, j), j = q_i, agrees with q below
     /// row i, has R_i ∈ (j, q_{i−1}] (row 0: ≤ n), rows i+1..t (the rest of
     /// the run of rows equal to j in q) non-increasing in [j, R_i], and the
     /// rows from t on as in q.
-    fn mark_predecessors_in(&self, x: u64, q: &[u32], marks: &mut Marks<'_>) {
-        let (lo, hi) = (marks.lo, marks.hi);
+    fn mark_predecessors_in(&self, x: u64, q: &[u32], part: &mut Part<'_>) {
+        let (lo, hi) = (part.lo, part.hi);
         if hi <= x + 1 {
             return;
         }
-        for i in 0..self.m {
+        let m = self.m;
+        let mut prefix = 0u64;
+        for i in 0..m {
+            let cap = if i == 0 { self.n as u32 } else { q[i - 1] };
+            // Every predecessor through a bite at row i or later shares
+            // q's rows 0..i: the interval [prefix, prefix + span(i, cap)).
+            if prefix >= hi || prefix + self.span(i, cap) <= lo {
+                break;
+            }
             let j = q[i];
-            if i > 0 && q[i - 1] == j {
-                continue;
-            }
-            let upper = if i == 0 { self.n as u32 } else { q[i - 1] };
-            if upper <= j {
-                continue;
-            }
-            let mut t = i + 1;
-            while t < self.m && q[t] == j {
-                t += 1;
-            }
-            let base = x - (self.colsum(j, t) - self.colsum(j, i));
-            let rest_min = self.colsum(j, t) - self.colsum(j, i + 1);
-            for ri in j + 1..=upper {
-                let acc = base + self.term(i, ri);
-                if acc + rest_min >= hi {
-                    break;
+            if cap > j && (i == 0 || q[i - 1] != j) {
+                let mut t = i + 1;
+                while t < m && q[t] == j {
+                    t += 1;
                 }
-                let rest_max = self.colsum(ri, t) - self.colsum(ri, i + 1);
-                if acc + rest_max < lo {
-                    continue;
+                if j == 0 && t == m {
+                    // Rows i.. are empty in q: every staircase with q's rows
+                    // 0..i and a non-empty row i.
+                    part.set_range(prefix + self.term(i, 1), prefix + self.span(i, cap));
+                } else {
+                    let base = x - (self.colsum(j, t) - self.colsum(j, i));
+                    let rest_min = self.colsum(j, t) - self.colsum(j, i + 1);
+                    for ri in j + 1..=cap {
+                        let acc = base + self.term(i, ri);
+                        if acc + rest_min >= hi {
+                            break;
+                        }
+                        let rest_max = self.colsum(ri, t) - self.colsum(ri, i + 1);
+                        if acc + rest_max < lo {
+                            continue;
+                        }
+                        self.raise_run_in(i + 1, t, j, ri, acc, part);
+                    }
                 }
-                self.raise_run_in(i + 1, t, j, ri, acc, marks);
             }
+            prefix += self.term(i, q[i]);
         }
     }
 
     /// Chooses rows k..t in [j, top], non-increasing, and marks each result
-    /// in the window; `acc` holds the rank of every other row.
-    fn raise_run_in(&self, k: usize, t: usize, j: u32, top: u32, acc: u64, marks: &mut Marks<'_>) {
+    /// in the part; `acc` holds the rank of every other row.
+    fn raise_run_in(&self, k: usize, t: usize, j: u32, top: u32, acc: u64, part: &mut Part<'_>) {
         if k == t {
-            if acc >= marks.lo && acc < marks.hi {
-                marks.set(acc);
+            if acc >= part.lo && acc < part.hi {
+                part.set(acc);
             }
             return;
+        }
+        if t == self.m {
+            if j == 0 {
+                // Rows k.. free in [0, top]: one interval.
+                part.set_range(acc, acc + self.span(k, top));
+                return;
+            }
+            if k + 1 == t {
+                // The last row alone: term(m−1, v) = v, consecutive ranks.
+                part.set_range(acc + u64::from(j), acc + u64::from(top) + 1);
+                return;
+            }
         }
         let rest_min = self.colsum(j, t) - self.colsum(j, k + 1);
         for v in j..=top {
             let a = acc + self.term(k, v);
-            if a + rest_min >= marks.hi {
+            if a + rest_min >= part.hi {
                 break;
             }
             let rest_max = self.colsum(v, t) - self.colsum(v, k + 1);
-            if a + rest_max < marks.lo {
+            if a + rest_max < part.lo {
                 continue;
             }
-            self.raise_run_in(k + 1, t, j, v, a, marks);
+            self.raise_run_in(k + 1, t, j, v, a, part);
         }
     }
 
@@ -423,7 +679,16 @@ mod tests {
     }
 
     #[test]
-    fn memory_estimate_covers_two_bitsets() {
-        assert!(window_memory(17, 17, 2_333_606_220) >= 2 * 2_333_606_220 / 8);
+    fn memory_estimate_covers_the_bitset() {
+        assert!(window_memory(17, 17, 2_333_606_220) >= 2_333_606_220 / 8);
+    }
+
+    #[test]
+    fn spans_are_the_lengths_of_prefix_intervals() {
+        let b = ChompBox::new(5, 6).unwrap();
+        assert_eq!(b.span(0, 6), b.len());
+        assert_eq!(b.span(5, 3), 1);
+        // Staircases with r₀ = 4: ranks term(0, 4) .. term(0, 5) = span(1, 4) of them.
+        assert_eq!(b.term(0, 5) - b.term(0, 4), b.span(1, 4));
     }
 }
