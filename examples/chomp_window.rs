@@ -1,7 +1,8 @@
 //! Times `ChompBox::solve_window` on an m×n box cut into W windows (chained)
 //! and prints wall time, staircases per second per core and the P-position
 //! count; with `check`, compares every rank with `ChompBox::solve` (needs two
-//! bitsets of the whole box). Arguments: m, n, threads, W [, check]
+//! bitsets of the whole box). Arguments: m, n, threads, W [, check]; W = 0
+//! runs `ChompBox::solve` alone
 //! (e.g. `cargo run --release --example chomp_window -- 16 16 2 1`).
 //! Memory: the window being solved plus the P-positions of the earlier
 //! windows as a list of ranks.
@@ -14,6 +15,17 @@ fn main() {
     let (m, n, threads, parts) = (num(0) as usize, num(1) as usize, num(2) as usize, num(3));
     let check = args.get(4).is_some_and(|a| a == "check");
     let b = ChompBox::new(m, n).expect("box");
+    if parts == 0 {
+        // The whole-box solver alone, for comparison.
+        let t1 = Instant::now();
+        let whole = b.solve();
+        println!(
+            "{m}x{n} solve(): {:.3} s, {} P-positions",
+            t1.elapsed().as_secs_f64(),
+            whole.count()
+        );
+        return;
+    }
     let mut earlier: Vec<u64> = Vec::new();
     let mut p_count = 0u64;
     let t0 = Instant::now();

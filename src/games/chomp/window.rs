@@ -24,30 +24,41 @@
 //! a longer row i), and the last row of the box raised alone (consecutive
 //! ranks).
 //!
+//! **Blocks.** A *block* is the set of staircases sharing their first
+//! `K = m − TAIL` rows (the *prefix*); it is one rank interval. A bite at a
+//! row ≥ K stays in the block; a bite at a row < K leaves for a block whose
+//! prefix has fewer squares. So blocks are solved in layers of prefix size
+//! p = 1, 2, …, K·n; the blocks of one layer do not depend on each other.
+//!
 //! **Phases.**
 //! 1. *Carry*: the earlier P-positions are read in chunks of
 //!    [`CARRY_CHUNK`]; every thread marks their predecessors that fall in its
-//!    own part of the window.
-//! 2. *Inside, by layers of size* (every bite lowers the number of squares
-//!    s): for s = 1, 2, …, m·n, every thread enumerates the staircases of s
-//!    squares in its own part (pruned by rank interval and by the sums the
-//!    remaining rows can hold), and the unmarked ones are the P-positions of
-//!    size s; after a barrier every thread marks the predecessors of all of
-//!    them within its own part; a second barrier ends the layer.
+//!    own part of the window (the window is cut into `threads` parts of
+//!    whole 64-bit words).
+//! 2. *Inside, by layers of prefix size*: (a) the blocks of layer p are dealt
+//!    to the threads in turn (block index mod threads); a thread scans its
+//!    block upwards: an unmarked rank is a P-position, and it marks at once
+//!    its predecessors through bites at rows ≥ K (all in the same block, a
+//!    few cache lines). (b) After a barrier, every thread marks, within its
+//!    own part, the predecessors through bites at rows < K of all the
+//!    P-positions of the layer; a second barrier ends the layer.
 //!
-//! **Threads and determinism.** The window is cut into `threads` parts of
-//! whole 64-bit words; a thread writes only its own part, so there are no
-//! atomics and no races, and the set of marks after each layer is the same
-//! for any number of threads (marking is an OR, its order does not matter).
-//! Navigation above the parts is done by every thread (cheap: a prefix whose
-//! interval misses a part is skipped).
+//! **Threads and determinism.** In (b) and in the carry a thread writes
+//! only its own part (plain loads and stores on an atomic view of the
+//! bitset, no read-modify-write). In (a) a thread writes only inside its own
+//! blocks; the first and last word of a block may hold ranks of another
+//! block of the same layer and are set with an atomic OR. Marking is an OR,
+//! so its order does not matter, and the blocks are independent within a
+//! layer: the bits after every layer are the same for any number of threads.
 //!
 //! **Memory** ([`window_memory`]): one bitset of `end − start` bits (asked
 //! for transparent huge pages: the marks are random accesses over up to
-//! gigabytes), the P-positions of one layer as ranks (8 bytes each) and of
-//! one carry chunk, and the ranking tables.
+//! gigabytes), the P-positions of one layer with their rows, one carry
+//! chunk, and small tables.
 
 use super::{Bite, ChompBox, ChompError, Staircase};
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Barrier, RwLock};
 
 /// Earlier P-positions read from the iterator at a time (8 MiB of ranks).
@@ -109,62 +120,88 @@ impl Iterator for BitIter {
 }
 
 /// Estimated peak bytes of [`ChompBox::solve_window`] over `ranks` ranks of an
-/// m×n box: the bitset (`ranks / 8`), the P-positions of one layer (bounded
-/// by `ranks / 64` bytes: measured at most … of that up to 18×18), one carry
-/// chunk, the ranking tables and 4 MiB for the rest. An upper bound for
-/// planning, not a measurement.
+/// m×n box: the bitset (`ranks / 8`), the P-positions of one layer with their
+/// rows (allowed `ranks / 16` bytes: P-positions are under 1 % of the ranks
+/// from 10×10 on, 0.55 % in 16×16, and a layer holds a part of them), one
+/// carry chunk, the ranking tables and 4 MiB for the rest. An upper bound
+/// for planning, not a measurement.
 pub fn window_memory(m: usize, n: usize, ranks: u64) -> u64 {
     let bitset = ranks.div_ceil(64).saturating_mul(8);
     let tables = ((m as u64 + 1) * (n as u64 + 1)).saturating_mul(24);
     bitset
-        .saturating_add(ranks / 64)
+        .saturating_add(ranks / 16)
         .saturating_add(8 * CARRY_CHUNK as u64)
         .saturating_add(tables)
         .saturating_add(4 << 20)
 }
 
-/// One thread's part of the window's marks: bit `y − lo` for rank `y` in
-/// `lo..hi` (`lo` is the rank of a word boundary of the window).
-struct Part<'a> {
+/// Rows at the end of every staircase that a *block* leaves free: a block
+/// is the set of staircases sharing their first `m − TAIL` rows. Measured
+/// on 14×14 and 16×16 (CPU time, loaded machine): 3 → 1.5×, 6 → 1.2× the
+/// time of 8; 10 no faster than 8.
+const TAIL: usize = 8;
+
+/// Largest table of tail counts by cap and size kept (entries).
+const MAX_TAIL_TABLE: usize = 1 << 20;
+
+/// Where marks go: ranks `lo..hi` of the window's bitset (bit `y − start`).
+/// Words `shared.0` and `shared.1` may be written by another thread at the
+/// same time and are set with an atomic OR; every other word in `lo..hi` is
+/// written by this thread alone (a plain load and store).
+struct Sink<'a> {
+    bits: &'a [AtomicU64],
+    start: u64,
     lo: u64,
     hi: u64,
-    bits: &'a mut [u64],
+    shared: (usize, usize),
 }
 
-impl Part<'_> {
+impl Sink<'_> {
     #[inline(always)]
-    fn set(&mut self, y: u64) {
+    fn or_word(&self, w: usize, mask: u64) {
+        if w == self.shared.0 || w == self.shared.1 {
+            self.bits[w].fetch_or(mask, Relaxed);
+        } else {
+            let v = self.bits[w].load(Relaxed);
+            self.bits[w].store(v | mask, Relaxed);
+        }
+    }
+
+    #[inline(always)]
+    fn set_unclipped(&self, y: u64) {
         debug_assert!(y >= self.lo && y < self.hi);
-        let i = y - self.lo;
-        self.bits[(i / 64) as usize] |= 1 << (i % 64);
+        let i = y - self.start;
+        self.or_word((i / 64) as usize, 1 << (i % 64));
     }
 
     #[inline(always)]
-    fn get(&self, y: u64) -> bool {
-        let i = y - self.lo;
-        self.bits[(i / 64) as usize] >> (i % 64) & 1 == 1
+    fn set(&self, y: u64) {
+        if y >= self.lo && y < self.hi {
+            let i = y - self.start;
+            self.or_word((i / 64) as usize, 1 << (i % 64));
+        }
     }
 
-    /// Sets the ranks `a..b` clipped to the part.
+    /// Sets the ranks `a..b` clipped to `lo..hi`.
     #[inline]
-    fn set_range(&mut self, a: u64, b: u64) {
+    fn set_range(&self, a: u64, b: u64) {
         let a = a.max(self.lo);
         let b = b.min(self.hi);
         if a >= b {
             return;
         }
-        let (a, b) = (a - self.lo, b - self.lo);
+        let (a, b) = (a - self.start, b - self.start);
         let (wa, wb) = ((a / 64) as usize, ((b - 1) / 64) as usize);
         let first = !0u64 << (a % 64);
         let last = !0u64 >> (63 - (b - 1) % 64);
         if wa == wb {
-            self.bits[wa] |= first & last;
+            self.or_word(wa, first & last);
         } else {
-            self.bits[wa] |= first;
-            for w in &mut self.bits[wa + 1..wb] {
-                *w = !0;
+            self.or_word(wa, first);
+            for w in wa + 1..wb {
+                self.or_word(w, !0);
             }
-            self.bits[wb] |= last;
+            self.or_word(wb, last);
         }
     }
 }
@@ -190,6 +227,24 @@ fn advise_huge_pages(v: &mut [u64]) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = v;
+}
+
+// `&mut [u64]` is viewed as `&[AtomicU64]`: same size, and same alignment
+// on every target where this compiles.
+const _: () = assert!(std::mem::align_of::<AtomicU64>() == std::mem::align_of::<u64>());
+
+/// A P-position found in a block: its rank and row lengths.
+struct Found {
+    ranks: Vec<u64>,
+    rows: Vec<u32>,
+}
+
+/// What one thread counted: staircases and P-positions by size, and the
+/// full blocks it solved by (prefix size, cap) when the tail table exists.
+struct Counts {
+    positions: Vec<u64>,
+    p: Vec<u64>,
+    blocks: Vec<u64>,
 }
 
 impl ChompBox {
@@ -225,26 +280,28 @@ impl ChompBox {
             "window end {end} beyond the box's {}",
             self.len
         );
+        let m = self.m;
         let words = (end - start).div_ceil(64) as usize;
         let mut marks = vec![0u64; words];
         advise_huge_pages(&mut marks);
-        let parts_n = threads.clamp(1, words.max(1));
-        let mut parts: Vec<Part<'_>> = Vec::with_capacity(parts_n);
-        {
-            let mut rest: &mut [u64] = &mut marks;
-            let mut w0 = 0usize;
-            for k in 0..parts_n {
-                let w1 = words * (k + 1) / parts_n;
-                let (mine, tail) = rest.split_at_mut(w1 - w0);
-                rest = tail;
-                parts.push(Part {
-                    lo: start + 64 * w0 as u64,
-                    hi: (start + 64 * w1 as u64).min(end),
-                    bits: mine,
-                });
-                w0 = w1;
-            }
-        }
+        // SAFETY: same size and alignment (checked above); the view lives
+        // while `marks` is borrowed and every access goes through it.
+        let bits: &[AtomicU64] =
+            unsafe { std::slice::from_raw_parts(marks.as_ptr().cast::<AtomicU64>(), words) };
+        let t_n = threads.clamp(1, words.max(1));
+        let regions: Vec<(u64, u64)> = (0..t_n)
+            .map(|k| {
+                let (w0, w1) = (words * k / t_n, words * (k + 1) / t_n);
+                (start + 64 * w0 as u64, (start + 64 * w1 as u64).min(end))
+            })
+            .collect();
+        let owned = |k: usize| Sink {
+            bits,
+            start,
+            lo: regions[k].0,
+            hi: regions[k].1,
+            shared: (usize::MAX, usize::MAX),
+        };
 
         // Phase 1: the carry.
         let mut chunk: Vec<u64> = Vec::new();
@@ -267,72 +324,109 @@ impl ChompBox {
                 break;
             }
             let chunk = &chunk;
-            let carry = |part: &mut Part<'_>| {
-                let mut q = vec![0u32; self.m];
+            let carry = |k: usize| {
+                let sink = owned(k);
+                let mut q = vec![0u32; m];
                 for &x in chunk {
                     self.unrank(x, &mut q);
-                    self.mark_predecessors_in(x, &q, part);
+                    self.mark_predecessors_in(x, &q, 0..m, &sink);
                 }
             };
             let carry = &carry;
             std::thread::scope(|sc| {
-                let (first, others) = parts.split_first_mut().expect("one part at least");
-                for p in others {
-                    sc.spawn(move || carry(p));
+                for k in 1..t_n {
+                    sc.spawn(move || carry(k));
                 }
-                carry(first);
+                carry(0);
             });
         }
 
-        // Phase 2: inside the window, layer by layer.
-        let sizes = self.m * self.n + 1;
-        let layer_p: Vec<RwLock<Vec<u64>>> =
-            (0..parts_n).map(|_| RwLock::new(Vec::new())).collect();
-        let barrier = Barrier::new(parts_n);
-        let layer_p = &layer_p;
-        let barrier = &barrier;
-        let work = move |k: usize, part: &mut Part<'_>| {
-            let mut pos = vec![0u64; sizes];
-            let mut pp = vec![0u64; sizes];
-            let mut rows = vec![0u32; self.m];
-            for s in 1..sizes {
+        // Phase 2: inside the window, block layer by block layer.
+        let k_pre = m.saturating_sub(TAIL);
+        let tail_rows = m - k_pre;
+        let tail_table = self.tail_table(tail_rows);
+        let sizes = m * self.n + 1;
+        let layers = k_pre * self.n + 1;
+        let found: Vec<RwLock<Found>> = (0..t_n)
+            .map(|_| {
+                RwLock::new(Found {
+                    ranks: Vec::new(),
+                    rows: Vec::new(),
+                })
+            })
+            .collect();
+        let barrier = Barrier::new(t_n);
+        let (found, barrier, tail_table) = (&found, &barrier, &tail_table);
+        let work = move |t: usize| -> Counts {
+            let mut counts = Counts {
+                positions: vec![0; sizes],
+                p: vec![0; sizes],
+                blocks: if tail_table.is_some() {
+                    vec![0; layers * (self.n + 1)]
+                } else {
+                    Vec::new()
+                },
+            };
+            let mut rows = vec![0u32; m];
+            let mut block_rows = vec![0u32; m];
+            let sink = owned(t);
+            for p in 0..layers {
+                if k_pre > 0 && p == 0 {
+                    continue; // the empty prefix holds only the empty board
+                }
                 {
-                    let mut mine = layer_p[k].write().expect("no thread panicked");
-                    mine.clear();
-                    let (lo, hi) = (part.lo, part.hi);
-                    let mut seen = 0u64;
-                    self.each_of_size(s as u32, lo, hi, &mut rows, &mut |y| {
-                        seen += 1;
-                        if !part.get(y) {
-                            mine.push(y);
-                        }
-                    });
-                    pos[s] = seen;
-                    pp[s] = mine.len() as u64;
+                    let mut mine = found[t].write().expect("no thread panicked");
+                    mine.ranks.clear();
+                    mine.rows.clear();
+                    let mut index = 0usize;
+                    self.each_block(
+                        p as u32,
+                        k_pre,
+                        start,
+                        end,
+                        &mut rows,
+                        &mut |rows, base, cap| {
+                            index += 1;
+                            if index % t_n == t {
+                                block_rows[..k_pre].copy_from_slice(&rows[..k_pre]);
+                                self.solve_block(
+                                    p,
+                                    k_pre,
+                                    &mut block_rows,
+                                    base,
+                                    cap,
+                                    start,
+                                    end,
+                                    bits,
+                                    tail_table,
+                                    &mut mine,
+                                    &mut counts,
+                                );
+                            }
+                        },
+                    );
                 }
                 barrier.wait();
-                for slot in layer_p {
-                    let list = slot.read().expect("no thread panicked");
-                    for &q in list.iter() {
-                        if q + 1 >= part.hi {
-                            break;
+                if k_pre > 0 {
+                    for slot in found {
+                        let list = slot.read().expect("no thread panicked");
+                        for (e, &q) in list.ranks.iter().enumerate() {
+                            if q >= sink.hi {
+                                break;
+                            }
+                            let q_rows = &list.rows[e * m..(e + 1) * m];
+                            self.mark_predecessors_in(q, q_rows, 0..k_pre, &sink);
                         }
-                        self.unrank(q, &mut rows);
-                        self.mark_predecessors_in(q, &rows, part);
                     }
                 }
                 barrier.wait();
             }
-            (pos, pp)
+            counts
         };
-        let counts: Vec<(Vec<u64>, Vec<u64>)> = std::thread::scope(|sc| {
-            let work = &work;
-            let mut handles = Vec::new();
-            let (first, others) = parts.split_first_mut().expect("one part at least");
-            for (k, p) in others.iter_mut().enumerate() {
-                handles.push(sc.spawn(move || work(k + 1, p)));
-            }
-            let mut out = vec![work(0, first)];
+        let work = &work;
+        let all: Vec<Counts> = std::thread::scope(|sc| {
+            let handles: Vec<_> = (1..t_n).map(|t| sc.spawn(move || work(t))).collect();
+            let mut out = vec![work(0)];
             out.extend(
                 handles
                     .into_iter()
@@ -340,15 +434,30 @@ impl ChompBox {
             );
             out
         });
-        drop(parts);
 
         let mut positions_by_size = vec![0u64; sizes];
         let mut p_by_size = vec![0u64; sizes];
-        for (pos, pp) in &counts {
+        for c in &all {
             for s in 0..sizes {
-                positions_by_size[s] += pos[s];
-                p_by_size[s] += pp[s];
+                positions_by_size[s] += c.positions[s];
+                p_by_size[s] += c.p[s];
             }
+            if let Some(table) = tail_table {
+                let width = tail_rows * self.n + 1;
+                for p in 0..layers {
+                    for cap in 0..=self.n {
+                        let nb = c.blocks[p * (self.n + 1) + cap];
+                        if nb > 0 {
+                            for d in 0..width {
+                                positions_by_size[p + d] += nb * table[cap * width + d];
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if start == 0 && end > 0 && k_pre == 0 {
+            positions_by_size[0] -= 1; // the empty board was counted with its block
         }
         // Unmarked = P-position: the marks become the P-bits in place.
         for w in marks.iter_mut() {
@@ -370,44 +479,70 @@ impl ChompBox {
         }
     }
 
-    /// Calls `f(rank)` for every staircase of `s` squares (s ≥ 1) whose rank
-    /// lies in `lo..hi`, in ascending rank order. `rows` (length m) is
-    /// scratch.
-    fn each_of_size(&self, s: u32, lo: u64, hi: u64, rows: &mut [u32], f: &mut impl FnMut(u64)) {
-        if lo >= hi || u64::from(s) > (self.m * self.n) as u64 {
-            return;
+    /// `table[cap * (rows·n + 1) + d]`: staircases of `rows` rows with no row
+    /// above `cap` and `d` squares; `None` if larger than [`MAX_TAIL_TABLE`].
+    fn tail_table(&self, rows: usize) -> Option<Vec<u64>> {
+        let width = rows * self.n + 1;
+        if (self.n + 1).checked_mul(width)? > MAX_TAIL_TABLE {
+            return None;
         }
-        self.each_of_size_from(0, self.n as u32, s, 0, lo, hi, rows, f);
+        // f[c][d] for `r` rows, built up one row at a time:
+        // f_r(c, d) = Σ_{v ≤ c} f_{r−1}(v, d − v).
+        let mut f = vec![0u64; (self.n + 1) * width];
+        for c in 0..=self.n {
+            f[c * width] = 1;
+        }
+        for _ in 0..rows {
+            let mut g = vec![0u64; (self.n + 1) * width];
+            for c in 0..=self.n {
+                for d in 0..width {
+                    let mut s = 0;
+                    for v in 0..=c.min(d) {
+                        s += f[v * width + d - v];
+                    }
+                    g[c * width + d] = s;
+                }
+            }
+            f = g;
+        }
+        Some(f)
     }
 
-    /// Rows `k..m` with no row above `cap` and `rem` squares in all; `acc` is
-    /// the rank of rows `0..k`.
+    /// Calls `f(rows, base, cap)` for every block of prefix size `p` that
+    /// meets `lo..hi`, in rank order: `rows[..k_pre]` its prefix, `base` its
+    /// first rank, `cap` the last prefix row (n if there is no prefix).
+    fn each_block(
+        &self,
+        p: u32,
+        k_pre: usize,
+        lo: u64,
+        hi: u64,
+        rows: &mut [u32],
+        f: &mut impl FnMut(&[u32], u64, u32),
+    ) {
+        self.each_block_from(0, self.n as u32, p, 0, k_pre, lo, hi, rows, f);
+    }
+
     #[allow(clippy::too_many_arguments)]
-    fn each_of_size_from(
+    fn each_block_from(
         &self,
         k: usize,
         cap: u32,
         rem: u32,
         acc: u64,
+        k_pre: usize,
         lo: u64,
         hi: u64,
         rows: &mut [u32],
-        f: &mut impl FnMut(u64),
+        f: &mut impl FnMut(&[u32], u64, u32),
     ) {
-        if rem == 0 {
-            if acc >= lo && acc < hi {
-                f(acc);
+        if k == k_pre {
+            if acc < hi && acc + self.span(k, cap) > lo {
+                f(rows, acc, cap);
             }
             return;
         }
-        let left = (self.m - k) as u32;
-        if left == 1 {
-            let y = acc + u64::from(rem);
-            if y >= lo && y < hi {
-                f(y);
-            }
-            return;
-        }
+        let left = (k_pre - k) as u32;
         let vmin = rem.div_ceil(left);
         let vmax = cap.min(rem);
         for v in vmin..=vmax {
@@ -419,24 +554,127 @@ impl ChompBox {
                 continue;
             }
             rows[k] = v;
-            self.each_of_size_from(k + 1, v, rem - v, a, lo, hi, rows, f);
+            self.each_block_from(k + 1, v, rem - v, a, k_pre, lo, hi, rows, f);
         }
     }
 
-    /// Marks every predecessor of `q` (rank `x`) whose rank lies in the part.
+    /// Solves the block with prefix `rows[..k_pre]` (size `p`, first rank
+    /// `base`, last prefix row `cap`) within the window `start..end`: an
+    /// ascending scan where an unmarked rank is a P-position and marks its
+    /// predecessors through bites at rows `k_pre..` (all in the block).
+    #[allow(clippy::too_many_arguments)]
+    fn solve_block(
+        &self,
+        p: usize,
+        k_pre: usize,
+        rows: &mut [u32],
+        base: u64,
+        cap: u32,
+        start: u64,
+        end: u64,
+        bits: &[AtomicU64],
+        tail_table: &Option<Vec<u64>>,
+        found: &mut Found,
+        counts: &mut Counts,
+    ) {
+        let m = self.m;
+        let block_end = base + self.span(k_pre, cap);
+        let a = base.max(start);
+        let b = block_end.min(end);
+        if a == base && b == block_end && tail_table.is_some() {
+            counts.blocks[p * (self.n + 1) + cap as usize] += 1;
+        } else {
+            // Count the block's staircases in the window one by one.
+            self.unrank_tail(a - base, k_pre, cap, rows);
+            let mut s = rows.iter().map(|&r| r as usize).sum::<usize>();
+            for y in a..b {
+                counts.positions[s] += 1;
+                if y + 1 < b {
+                    s = self.advance_tail(rows, k_pre, cap, s);
+                }
+            }
+        }
+        let (wa, wb) = (
+            ((a - start) / 64) as usize,
+            ((b.max(a + 1) - 1 - start) / 64) as usize,
+        );
+        let sink = Sink {
+            bits,
+            start,
+            lo: a,
+            hi: b,
+            shared: (wa, wb),
+        };
+        let mut y = a.max(1);
+        while y < b {
+            let i = y - start;
+            let w = (i / 64) as usize;
+            let free = !bits[w].load(Relaxed) >> (i % 64);
+            if free == 0 {
+                y = start + 64 * (w as u64 + 1);
+                continue;
+            }
+            y += u64::from(free.trailing_zeros());
+            if y >= b {
+                break;
+            }
+            self.unrank_tail(y - base, k_pre, cap, rows);
+            let s = rows.iter().map(|&r| r as usize).sum::<usize>();
+            counts.p[s] += 1;
+            found.ranks.push(y);
+            found.rows.extend_from_slice(rows);
+            self.mark_predecessors_in(y, rows, k_pre..m, &sink);
+            y += 1;
+        }
+    }
+
+    /// Writes into `rows[k..]` the tail of rank offset `rest` among the
+    /// staircases of rows `k..m` with no row above `cap`.
+    fn unrank_tail(&self, mut rest: u64, k: usize, cap: u32, rows: &mut [u32]) {
+        let mut hi = cap as usize;
+        for (kk, row) in rows.iter_mut().enumerate().skip(k) {
+            let table = &self.term[kk * (self.n + 1)..kk * (self.n + 1) + hi + 1];
+            let r = table.partition_point(|&t| t <= rest) - 1;
+            *row = r as u32;
+            rest -= table[r];
+            hi = r;
+        }
+    }
+
+    /// The next tail of rows `k..m` under `cap` in rank order; returns the
+    /// new number of squares (`s` before). Must not be called on the last.
+    fn advance_tail(&self, rows: &mut [u32], k: usize, cap: u32, s: usize) -> usize {
+        let mut s = s;
+        for kk in (k..self.m).rev() {
+            let c = if kk == k { cap } else { rows[kk - 1] };
+            if rows[kk] < c {
+                rows[kk] += 1;
+                s += 1;
+                for r in rows[kk + 1..].iter_mut() {
+                    s -= *r as usize;
+                    *r = 0;
+                }
+                return s;
+            }
+        }
+        s
+    }
+
+    /// Marks every predecessor of `q` (rank `x`) through a bite at a row in
+    /// `bite_rows` whose rank lies in `sink.lo..sink.hi`.
     ///
     /// A predecessor R through the bite (i, j), j = q_i, agrees with q below
     /// row i, has R_i ∈ (j, q_{i−1}] (row 0: ≤ n), rows i+1..t (the rest of
     /// the run of rows equal to j in q) non-increasing in [j, R_i], and the
     /// rows from t on as in q.
-    fn mark_predecessors_in(&self, x: u64, q: &[u32], part: &mut Part<'_>) {
-        let (lo, hi) = (part.lo, part.hi);
+    fn mark_predecessors_in(&self, x: u64, q: &[u32], bite_rows: Range<usize>, sink: &Sink<'_>) {
+        let (lo, hi) = (sink.lo, sink.hi);
         if hi <= x + 1 {
             return;
         }
         let m = self.m;
-        let mut prefix = 0u64;
-        for i in 0..m {
+        let mut prefix: u64 = (0..bite_rows.start).map(|k| self.term(k, q[k])).sum();
+        for i in bite_rows {
             let cap = if i == 0 { self.n as u32 } else { q[i - 1] };
             // Every predecessor through a bite at row i or later shares
             // q's rows 0..i: the interval [prefix, prefix + span(i, cap)).
@@ -452,7 +690,7 @@ impl ChompBox {
                 if j == 0 && t == m {
                     // Rows i.. are empty in q: every staircase with q's rows
                     // 0..i and a non-empty row i.
-                    part.set_range(prefix + self.term(i, 1), prefix + self.span(i, cap));
+                    sink.set_range(prefix + self.term(i, 1), prefix + self.span(i, cap));
                 } else {
                     let base = x - (self.colsum(j, t) - self.colsum(j, i));
                     let rest_min = self.colsum(j, t) - self.colsum(j, i + 1);
@@ -465,7 +703,11 @@ impl ChompBox {
                         if acc + rest_max < lo {
                             continue;
                         }
-                        self.raise_run_in(i + 1, t, j, ri, acc, part);
+                        if acc + rest_min >= lo && acc + rest_max < hi {
+                            self.raise_run_all(i + 1, t, j, ri, acc, sink);
+                        } else {
+                            self.raise_run_in(i + 1, t, j, ri, acc, sink);
+                        }
                     }
                 }
             }
@@ -474,37 +716,68 @@ impl ChompBox {
     }
 
     /// Chooses rows k..t in [j, top], non-increasing, and marks each result
-    /// in the part; `acc` holds the rank of every other row.
-    fn raise_run_in(&self, k: usize, t: usize, j: u32, top: u32, acc: u64, part: &mut Part<'_>) {
+    /// in the sink's range; `acc` holds the rank of every other row.
+    fn raise_run_in(&self, k: usize, t: usize, j: u32, top: u32, acc: u64, sink: &Sink<'_>) {
         if k == t {
-            if acc >= part.lo && acc < part.hi {
-                part.set(acc);
-            }
+            sink.set(acc);
             return;
         }
         if t == self.m {
             if j == 0 {
                 // Rows k.. free in [0, top]: one interval.
-                part.set_range(acc, acc + self.span(k, top));
+                sink.set_range(acc, acc + self.span(k, top));
                 return;
             }
             if k + 1 == t {
                 // The last row alone: term(m−1, v) = v, consecutive ranks.
-                part.set_range(acc + u64::from(j), acc + u64::from(top) + 1);
+                sink.set_range(acc + u64::from(j), acc + u64::from(top) + 1);
                 return;
             }
         }
         let rest_min = self.colsum(j, t) - self.colsum(j, k + 1);
         for v in j..=top {
             let a = acc + self.term(k, v);
-            if a + rest_min >= part.hi {
+            if a + rest_min >= sink.hi {
                 break;
             }
             let rest_max = self.colsum(v, t) - self.colsum(v, k + 1);
-            if a + rest_max < part.lo {
+            if a + rest_max < sink.lo {
                 continue;
             }
-            self.raise_run_in(k + 1, t, j, v, a, part);
+            if a + rest_min >= sink.lo && a + rest_max < sink.hi {
+                self.raise_run_all(k + 1, t, j, v, a, sink);
+            } else {
+                self.raise_run_in(k + 1, t, j, v, a, sink);
+            }
+        }
+    }
+
+    /// [`ChompBox::raise_run_in`] where every result is known to lie in the
+    /// sink's range: no clipping.
+    fn raise_run_all(&self, k: usize, t: usize, j: u32, top: u32, acc: u64, sink: &Sink<'_>) {
+        if k == t {
+            sink.set_unclipped(acc);
+            return;
+        }
+        if t == self.m {
+            if j == 0 {
+                sink.set_range(acc, acc + self.span(k, top));
+                return;
+            }
+            if k + 1 == t {
+                sink.set_range(acc + u64::from(j), acc + u64::from(top) + 1);
+                return;
+            }
+        }
+        if k + 1 == t {
+            let row = &self.term[k * (self.n + 1)..(k + 1) * (self.n + 1)];
+            for &tv in &row[j as usize..=top as usize] {
+                sink.set_unclipped(acc + tv);
+            }
+            return;
+        }
+        for v in j..=top {
+            self.raise_run_all(k + 1, t, j, v, acc + self.term(k, v), sink);
         }
     }
 
