@@ -274,6 +274,19 @@ impl ChompBox {
         earlier_p: &mut dyn Iterator<Item = u64>,
         threads: usize,
     ) -> BoxWindow {
+        self.solve_window_tail(start, end, earlier_p, threads, TAIL)
+    }
+
+    /// [`ChompBox::solve_window`] with blocks of `tail` free rows (the tests
+    /// use small tails to have many layers of blocks in small boxes).
+    fn solve_window_tail(
+        &self,
+        start: u64,
+        end: u64,
+        earlier_p: &mut dyn Iterator<Item = u64>,
+        threads: usize,
+        tail: usize,
+    ) -> BoxWindow {
         assert!(start <= end, "window {start}..{end} is reversed");
         assert!(
             end <= self.len,
@@ -342,7 +355,7 @@ impl ChompBox {
         }
 
         // Phase 2: inside the window, block layer by block layer.
-        let k_pre = m.saturating_sub(TAIL);
+        let k_pre = m.saturating_sub(tail.max(1));
         let tail_rows = m - k_pre;
         let tail_table = self.tail_table(tail_rows);
         let sizes = m * self.n + 1;
@@ -838,6 +851,48 @@ mod tests {
                 for threads in 1..=3 {
                     let w = chained(&b, &[], threads);
                     assert_same(&b, &w, &format!("{m}x{n} threads {threads}"));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn small_tails_many_block_layers_equal_solve() {
+        for m in 1..=6 {
+            for n in 1..=7 {
+                let b = ChompBox::new(m, n).unwrap();
+                let p = b.solve();
+                let len = b.len();
+                for tail in 1..=3 {
+                    for threads in 1..=3 {
+                        for parts in [1u64, 2, 5] {
+                            let mut earlier: Vec<u64> = Vec::new();
+                            let mut sizes = vec![0u64; m * n + 1];
+                            for k in 0..parts {
+                                let (s0, s1) = (len * k / parts, len * (k + 1) / parts);
+                                let w = b.solve_window_tail(
+                                    s0,
+                                    s1,
+                                    &mut earlier.iter().copied(),
+                                    threads,
+                                    tail,
+                                );
+                                for x in s0..s1 {
+                                    assert_eq!(
+                                        w.is_p(x),
+                                        p.is_p(x),
+                                        "{m}x{n} tail {tail} threads {threads} parts {parts} rank {x}"
+                                    );
+                                }
+                                for (s, c) in w.positions_by_size.iter().enumerate() {
+                                    sizes[s] += c;
+                                }
+                                earlier.extend(w.p_ranks());
+                            }
+                            assert_eq!(sizes.iter().sum::<u64>(), len - 1);
+                            assert_eq!(sizes[0], 0);
+                        }
+                    }
                 }
             }
         }
