@@ -61,9 +61,15 @@ pub type ProbeResult<T> = std::result::Result<T, ProbeError>;
 
 /// How far a long in-memory answer is, for a progress display: the probe
 /// sets `total` (in units of its choosing, e.g. cells) and `what`, then adds
-/// to `done` as it goes; another thread reads them. A probe that finishes
-/// quickly may leave it untouched.
-#[derive(Debug, Default)]
+/// to `done` as it goes (work done, never time); another thread reads them.
+/// A probe that finishes quickly may leave it untouched.
+///
+/// A stage the probe knows to be long from the work it will do (e.g. the
+/// cells of a solve, above a threshold of about a second's work on a 2-core
+/// machine) starts with [`Progress::start_long`], which tells
+/// [`Progress::on_long_stage`] before the work begins: the CLI says so at
+/// once, whatever the speed of the machine.
+#[derive(Default)]
 pub struct Progress {
     /// Units done so far.
     pub done: std::sync::atomic::AtomicU64,
@@ -71,6 +77,20 @@ pub struct Progress {
     pub total: std::sync::atomic::AtomicU64,
     /// What is being computed, e.g. `f(q, r) for 9.0e8 cells`.
     pub what: std::sync::Mutex<String>,
+    /// Told `what` of every stage started with [`Progress::start_long`],
+    /// before the stage's work begins (e.g. the CLI prints a line).
+    pub on_long_stage: Option<Box<dyn Fn(&str) + Send + Sync>>,
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Progress")
+            .field("done", &self.done)
+            .field("total", &self.total)
+            .field("what", &self.what)
+            .field("on_long_stage", &self.on_long_stage.is_some())
+            .finish()
+    }
 }
 
 impl Progress {
@@ -83,6 +103,16 @@ impl Progress {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = what.into();
         self.done.store(0, Ordering::Relaxed);
         self.total.store(total, Ordering::Relaxed);
+    }
+
+    /// As [`Progress::start`], for a stage the probe knows to be long from
+    /// its size; [`Progress::on_long_stage`] hears of it first.
+    pub fn start_long(&self, total: u64, what: impl Into<String>) {
+        let what = what.into();
+        if let Some(tell) = &self.on_long_stage {
+            tell(&what);
+        }
+        self.start(total, what);
     }
 }
 
