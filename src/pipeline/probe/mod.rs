@@ -79,8 +79,11 @@ pub struct Progress {
     pub what: std::sync::Mutex<String>,
     /// Told `what` of every stage started with [`Progress::start_long`],
     /// before the stage's work begins (e.g. the CLI prints a line).
-    pub on_long_stage: Option<Box<dyn Fn(&str) + Send + Sync>>,
+    pub on_long_stage: Option<LongStageHook>,
 }
+
+/// What [`Progress::on_long_stage`] holds: told `what` a long stage computes.
+pub type LongStageHook = Box<dyn Fn(&str) + Send + Sync>;
 
 impl std::fmt::Debug for Progress {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
