@@ -27,10 +27,14 @@
 //! Positions are random (xorshift, fixed seed): a layer uniformly, then an
 //! index in it uniformly. Every answer (value, depth, and each legal move's
 //! value and depth for the mover) is checked against the run's layers
-//! decoded whole; a wrong answer fails the bench. Printed per phase: wall
-//! time, answered rate, latency p50/p90/p99/max, wrong answers, the
-//! server's and the clients' CPU per request and the load average; at the
-//! end the server's peak and current RSS.
+//! decoded whole, after the phase (so that checking does not take CPU from
+//! the server while it is measured); a wrong answer fails the bench.
+//! Printed per phase: wall time, latency p50/p90/p99/max, wrong answers, the
+//! server's and the clients' CPU per request and the load average; for the
+//! bounded load also the latency from each request's actual send (the
+//! difference is time the request waited for its client: behind the
+//! client's previous request, or for the CPU); for saturation the requests
+//! answered per second. At the end the server's peak and current RSS.
 //!
 //! `GT_DODGEM5_RUN=DIR cargo bench --bench serve_load` (DIR: a finished
 //! `gametables run jobs/dodgem-5.toml --run-dir DIR`). Optional:
@@ -38,7 +42,9 @@
 //! `GT_LOAD_CLIENTS` (64), `GT_LOAD_REQUESTS` (20000, bounded phase),
 //! `GT_LOAD_RATE` (1000 requests per second offered in all),
 //! `GT_LOAD_SAT_REQUESTS` (10000, saturation phase), `GT_LOAD_CACHE_MB`
-//! (the server's `--cache-mb`; default the server's default).
+//! (the server's `--cache-mb`; default the server's default),
+//! `GT_LOAD_DUMP` (a file: one line per request of the last phase run,
+//! start, latency and latency from the actual send in ms).
 //! `GT_LOAD_CLIENTS=1 GT_LOAD_MODE=saturate` measures one client in
 //! sequence (a warm server's probe time).
 
@@ -89,7 +95,12 @@ enum Pace {
 
 /// What one phase measured.
 struct Phase {
+    /// Latency of each request (from its scheduled send time for an
+    /// offered load), sorted.
     lat: Vec<Duration>,
+    /// From the moment each request was actually sent to its answer, sorted
+    /// (the same as `lat` for a closed loop).
+    sent: Vec<Duration>,
     bad: usize,
     wall: Duration,
     server_cpu: f64,
@@ -125,9 +136,7 @@ impl Target {
             let e = v["moves"]
                 .as_array()
                 .and_then(|a| a.iter().find(|x| x["move"] == name.as_str()));
-            let want = word(mover_value(
-                self.tables.value(&board.apply(p, *m)).unwrap(),
-            ));
+            let want = word(mover_value(self.tables.value(&board.apply(p, *m)).unwrap()));
             ok &= e.is_some_and(|e| {
                 (
                     e["value"].as_str().unwrap_or("").to_string(),
@@ -139,33 +148,59 @@ impl Target {
     }
 
     /// Runs one phase: `positions` spread over `clients` clients (client
-    /// `c` asks positions `c`, `c + clients`, …).
-    fn phase(&self, positions: &[Position], clients: usize, pace: Pace) -> Phase {
-        let cpu0 = cpu_seconds(self.server);
-        let client0 = cpu_seconds(std::process::id());
-        let t0 = Instant::now();
-        let results: Vec<(Vec<Duration>, usize)> = std::thread::scope(|s| {
+    /// `c` asks positions `c`, `c + clients`, …), after each client has
+    /// opened its connection and asked its share of `warm` (as fast as it
+    /// can, not measured; the answers are checked too).
+    fn phase(
+        &self,
+        warm: &[Position],
+        positions: &[Position],
+        clients: usize,
+        pace: Pace,
+    ) -> Phase {
+        let ready = std::sync::Barrier::new(clients + 1);
+        let start = std::sync::OnceLock::new();
+        let go = std::sync::Barrier::new(clients + 1);
+        let url = |p: &Position| {
+            let text = self.board.position_text(p);
+            format!(
+                "{}/api/v1/dodgem?n=5&position={}",
+                self.base,
+                text.replace(' ', "%20")
+                    .replace(':', "%3A")
+                    .replace(',', "%2C")
+            )
+        };
+        // Each client keeps its answers; they are checked after the phase,
+        // so that checking does not compete with the server for the CPU.
+        type Answers<'a> = Vec<(&'a Position, Duration, Duration, Duration, String)>;
+        let (results, warmed, (cpu0, client0, t0)) = std::thread::scope(|s| {
             let hs: Vec<_> = (0..clients)
                 .map(|c| {
+                    let (ready, go, start, url) = (&ready, &go, &start, &url);
                     s.spawn(move || {
                         let agent: ureq::Agent = ureq::Agent::config_builder()
                             .http_status_as_error(false)
                             .build()
                             .into();
-                        let mut rng = Rng(0x2545_F491_4F6C_DD1D ^ (c as u64 + 1) * 0x9E37_79B9);
+                        let get = |p: &Position| {
+                            let mut r = agent.get(&url(p)).call().expect("request");
+                            r.body_mut().read_to_string().unwrap()
+                        };
+                        let warmed: Vec<(&Position, String)> = warm
+                            .iter()
+                            .skip(c)
+                            .step_by(clients)
+                            .map(|p| (p, get(p)))
+                            .collect();
+                        ready.wait();
+                        go.wait();
+                        let t0: Instant = *start.get().expect("set before go");
+                        let mut rng = Rng(0x2545_F491_4F6C_DD1D ^ ((c as u64 + 1) * 0x9E37_79B9));
                         let mut due = t0;
-                        let mut lat = Vec::new();
-                        let mut bad = 0;
+                        let mut out: Answers<'_> = Vec::new();
                         for p in positions.iter().skip(c).step_by(clients) {
-                            let text = self.board.position_text(p);
-                            let url = format!(
-                                "{}/api/v1/dodgem?n=5&position={}",
-                                self.base,
-                                text.replace(' ', "%20")
-                                    .replace(':', "%3A")
-                                    .replace(',', "%2C")
-                            );
-                            let start = match pace {
+                            let scheduled = match pace {
                                 Pace::Offered { rate } => {
                                     let gap = -rng.unit().ln() * clients as f64 / rate;
                                     due += Duration::from_secs_f64(gap);
@@ -173,52 +208,102 @@ impl Target {
                                     if due > now {
                                         std::thread::sleep(due - now);
                                     }
-                                    due
+                                    Some(due)
                                 }
-                                Pace::Saturate => Instant::now(),
+                                Pace::Saturate => None,
                             };
-                            let mut r = agent.get(&url).call().expect("request");
-                            let body = r.body_mut().read_to_string().unwrap();
-                            lat.push(start.elapsed());
-                            if !self.check(p, &body) {
-                                bad += 1;
-                                eprintln!("WRONG answer for {text}: {body}");
-                            }
+                            let sent = Instant::now();
+                            let body = get(p);
+                            let done = Instant::now();
+                            let from = scheduled.unwrap_or(sent);
+                            out.push((p, from - t0, done - from, done - sent, body));
                         }
-                        (lat, bad)
+                        (out, warmed)
                     })
                 })
                 .collect();
-            hs.into_iter().map(|h| h.join().unwrap()).collect()
+            ready.wait();
+            let at = (
+                cpu_seconds(self.server),
+                cpu_seconds(std::process::id()),
+                Instant::now(),
+            );
+            start.set(at.2).expect("set once");
+            go.wait();
+            let (results, warmed): (Vec<Answers<'_>>, Vec<_>) =
+                hs.into_iter().map(|h| h.join().unwrap()).unzip();
+            (results, warmed, at)
         });
         let wall = t0.elapsed();
-        let mut lat: Vec<Duration> = results.iter().flat_map(|r| r.0.iter().copied()).collect();
+        let server_cpu = cpu_seconds(self.server) - cpu0;
+        let client_cpu = cpu_seconds(std::process::id()) - client0;
+        if let Ok(path) = std::env::var("GT_LOAD_DUMP") {
+            // One line per request: start (scheduled or sent) after the
+            // phase began, latency, latency from the actual send (ms).
+            let mut rows: Vec<_> = results.iter().flatten().map(|r| (r.1, r.2, r.3)).collect();
+            rows.sort();
+            let text: String = rows
+                .iter()
+                .map(|(t, l, s)| {
+                    format!(
+                        "{:.3} {:.3} {:.3}\n",
+                        t.as_secs_f64() * 1e3,
+                        l.as_secs_f64() * 1e3,
+                        s.as_secs_f64() * 1e3
+                    )
+                })
+                .collect();
+            std::fs::write(&path, text).expect("GT_LOAD_DUMP");
+        }
+        let mut bad = 0;
+        for (p, body) in warmed.iter().flatten() {
+            if !self.check(p, body) {
+                bad += 1;
+                eprintln!(
+                    "WRONG answer (warm-up) for {}: {body}",
+                    self.board.position_text(p)
+                );
+            }
+        }
+        let (mut lat, mut sent) = (Vec::new(), Vec::new());
+        for (p, _, l, s, body) in results.iter().flatten() {
+            lat.push(*l);
+            sent.push(*s);
+            if !self.check(p, body) {
+                bad += 1;
+                eprintln!("WRONG answer for {}: {body}", self.board.position_text(p));
+            }
+        }
         lat.sort();
+        sent.sort();
         Phase {
             lat,
-            bad: results.iter().map(|r| r.1).sum(),
+            sent,
+            bad,
             wall,
-            server_cpu: cpu_seconds(self.server) - cpu0,
-            client_cpu: cpu_seconds(std::process::id()) - client0,
+            server_cpu,
+            client_cpu,
         }
     }
 }
 
+/// The `f`-quantile of sorted durations, in milliseconds.
+fn quantile(sorted: &[Duration], f: f64) -> f64 {
+    let i = ((sorted.len() as f64 * f) as usize).min(sorted.len() - 1);
+    sorted[i].as_secs_f64() * 1e3
+}
+
 impl Phase {
-    /// Requests answered per second, latency percentiles, CPU per request.
+    /// Latency percentiles, wrong answers, CPU per request, load.
     fn figures(&self) -> String {
         let lat = &self.lat;
-        let ms = |d: Duration| d.as_secs_f64() * 1e3;
-        let q = |f: f64| ms(lat[((lat.len() as f64 * f) as usize).min(lat.len() - 1)]);
         let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
         format!(
-            "{:.2} s ({:.0} req/s answered); latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms; wrong answers {}; server CPU {:.1} µs per request (clients {:.1} µs); load average {}",
-            self.wall.as_secs_f64(),
-            lat.len() as f64 / self.wall.as_secs_f64(),
-            q(0.5),
-            q(0.9),
-            q(0.99),
-            ms(*lat.last().unwrap()),
+            "latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms; wrong answers {}; server CPU {:.1} µs per request (clients {:.1} µs, not counting the checks); load average {}",
+            quantile(lat, 0.5),
+            quantile(lat, 0.9),
+            quantile(lat, 0.99),
+            quantile(lat, 1.0),
             self.bad,
             self.server_cpu * 1e6 / lat.len() as f64,
             self.client_cpu * 1e6 / lat.len() as f64,
@@ -227,6 +312,11 @@ impl Phase {
                 .collect::<Vec<_>>()
                 .join(" ")
         )
+    }
+
+    /// Requests answered per second over the phase.
+    fn rate(&self) -> f64 {
+        self.lat.len() as f64 / self.wall.as_secs_f64()
     }
 }
 
@@ -246,6 +336,7 @@ fn main() {
     let total = env_or("GT_LOAD_REQUESTS", 20_000);
     let rate = env_or("GT_LOAD_RATE", 1_000).max(1) as f64;
     let sat_total = env_or("GT_LOAD_SAT_REQUESTS", 10_000);
+    let warmup = env_or("GT_LOAD_WARMUP", 2_000);
     let exe = std::env::current_exe().unwrap();
     let gt = exe.parent().unwrap().parent().unwrap().join("gametables");
     let cache_mb = env_or("GT_LOAD_CACHE_MB", 0);
@@ -296,21 +387,28 @@ fn main() {
     };
     let mut bad = 0;
     if bounded && total > 0 {
+        let warm = positions(warmup);
         let ps = positions(total);
-        let r = target.phase(&ps, clients, Pace::Offered { rate });
+        let r = target.phase(&warm, &ps, clients, Pace::Offered { rate });
         println!(
-            "serve_load bounded: {} requests offered at {rate:.0} req/s (Poisson arrivals, {clients} keep-alive clients, latency from the scheduled send), {}",
+            "serve_load bounded: {} requests offered at {rate:.0} req/s (Poisson arrivals, {clients} keep-alive clients), {:.2} s; from the scheduled send: {}; from the actual send: p50 {:.2} ms, p99 {:.2} ms",
             r.lat.len(),
-            r.figures()
+            r.wall.as_secs_f64(),
+            r.figures(),
+            quantile(&r.sent, 0.5),
+            quantile(&r.sent, 0.99),
         );
         bad += r.bad;
     }
     if saturate && sat_total > 0 {
+        let warm = positions(warmup);
         let ps = positions(sat_total);
-        let r = target.phase(&ps, clients, Pace::Saturate);
+        let r = target.phase(&warm, &ps, clients, Pace::Saturate);
         println!(
-            "serve_load saturate: {} requests, {clients} closed-loop clients (each sends when answered), {}",
+            "serve_load saturate: {} requests, {clients} closed-loop clients (each sends when answered), {:.2} s, {:.0} req/s; {}",
             r.lat.len(),
+            r.wall.as_secs_f64(),
+            r.rate(),
             r.figures()
         );
         bad += r.bad;
@@ -322,7 +420,10 @@ fn main() {
             .lines()
             .find(|l| l.starts_with(k))
             .map_or("?".to_string(), |l| {
-                l[k.len() + 1..].split_whitespace().collect::<Vec<_>>().join(" ")
+                l[k.len() + 1..]
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
             })
     };
     println!(

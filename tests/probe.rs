@@ -479,7 +479,7 @@ fn serve_answers_what_query_json_prints() {
 /// name.
 #[test]
 fn dodgem_cached_answers_equal_answers_read_from_blocks() {
-    use gametables::games::dodgem::{Board, Layer, from_desjardins};
+    use gametables::games::dodgem::{Board, Layer, Position, from_desjardins};
     use gametables::pipeline::kinds::dodgem_probe::{DodgemProbe, DodgemRequest};
     let t = tempfile::tempdir().unwrap();
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -495,14 +495,14 @@ fn dodgem_cached_answers_equal_answers_read_from_blocks() {
     let run = DodgemProbe::open(&dir, 3).unwrap();
     let memory = DodgemProbe::new();
     let board = Board::new(3).unwrap();
-    let req = |p| DodgemRequest {
+    let req = |p: Position| DodgemRequest {
         n: 3,
-        position: Some(board.position_text(p)),
+        position: Some(board.position_text(&p)),
         ..DodgemRequest::default()
     };
     // Nothing read yet: no answer from the cache, and none from memory
     // before the in-memory solve.
-    let start = req(&board.start());
+    let start = req(board.start());
     assert!(run.answer_cached(&start).is_none());
     assert!(memory.answer_cached(&start).is_none());
     let mut checked = 0;
@@ -510,7 +510,7 @@ fn dodgem_cached_answers_equal_answers_read_from_blocks() {
         for b in 0..3 {
             let layer = Layer::new(board, a, b);
             for i in 0..layer.len() {
-                let r = req(&layer.position(i));
+                let r = req(layer.position(i));
                 let read = run.answer(&r).unwrap();
                 let cached = run.answer_cached(&r).expect("blocks read").unwrap();
                 assert_eq!(cached, read);

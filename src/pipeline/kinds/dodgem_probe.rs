@@ -181,11 +181,19 @@ struct RunLayer {
     values: SectionHandle,
 }
 
+/// A `dodgem` run directory of one board size, read block by block.
+struct RunBoard {
+    shards: RunShards,
+    /// `layers[a · n + b]`, located on first use.
+    layers: Vec<OnceLock<RunLayer>>,
+    /// Where the answers say they come from (`run DIR`).
+    source: String,
+}
+
 /// Where the layers of one board size come from.
 enum Layers {
-    /// A `dodgem` run directory, read block by block; the layers located on
-    /// first use; where the answers say they come from.
-    Run(RunShards, Vec<OnceLock<RunLayer>>, String),
+    /// A `dodgem` run directory.
+    Run(Box<RunBoard>),
     /// Solved in memory on first use.
     Memory(OnceLock<Tables>),
 }
@@ -244,17 +252,21 @@ impl DodgemProbe {
             .and_then(toml::Value::as_integer)
             .and_then(|n| usize::try_from(n).ok())
             .ok_or_else(|| ProbeError::bad(format!("{dir}: the plan gives no board size n")))?;
-        if let Some(Layers::Run(other, _, _)) = self.boards.get(&n) {
+        if let Some(Layers::Run(other)) = self.boards.get(&n) {
             return Err(ProbeError::bad(format!(
                 "{dir} and {} both solve n = {n}",
-                other.view().dir.root().display()
+                other.shards.view().dir.root().display()
             )));
         }
         let layers = (0..n * n).map(|_| OnceLock::new()).collect();
         let source = format!("run {dir}");
         self.boards.insert(
             n,
-            Layers::Run(RunShards::new(view, self.cache.clone()), layers, source),
+            Layers::Run(Box::new(RunBoard {
+                shards: RunShards::new(view, self.cache.clone()),
+                layers,
+                source,
+            })),
         );
         Ok(n)
     }
@@ -280,7 +292,7 @@ impl DodgemProbe {
         self.boards
             .iter()
             .map(|(&n, l)| match l {
-                Layers::Run(v, _, _) => (n, Some(v.view().dir.root().display().to_string())),
+                Layers::Run(r) => (n, Some(r.shards.view().dir.root().display().to_string())),
                 Layers::Memory(_) => (n, None),
             })
             .collect()
@@ -342,7 +354,12 @@ impl DodgemProbe {
         let (board, p) = Self::position(req)?;
         let n = req.n;
         let (lookup, source): (Lookup<'_>, &str) = match self.boards.get(&n) {
-            Some(Layers::Run(shards, layers, source)) => {
+            Some(Layers::Run(run)) => {
+                let RunBoard {
+                    shards,
+                    layers,
+                    source,
+                } = &**run;
                 let view = shards.view();
                 let m = solved_max_cars(&view.plan.params, board);
                 let (a, b) = p.layer();
@@ -383,7 +400,7 @@ impl DodgemProbe {
                         };
                         Value::from_byte(byte).map(Some).ok_or_else(|| {
                             ProbeError::Run(crate::pipeline::Error::job(
-                                &layer_job(a, b),
+                                layer_job(a, b),
                                 format!("byte {byte} at index {i} is not a value"),
                             ))
                         })

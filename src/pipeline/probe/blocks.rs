@@ -210,10 +210,7 @@ impl RunShards {
         if offset >= s.len {
             return Err(self.error(
                 s.job,
-                format!(
-                    "byte {offset} past section `{}` ({} bytes)",
-                    s.name, s.len
-                ),
+                format!("byte {offset} past section `{}` ({} bytes)", s.name, s.len),
             ));
         }
         let b = offset / s.block_size;
