@@ -88,6 +88,21 @@ fn a_damaged_block_fails_only_the_probes_that_read_it() {
         "{err}"
     );
     assert!(err.contains("block 0") && err.contains("checksum"), "{err}");
+    // In a long-lived probe (a server's) the damaged block is never cached:
+    // it fails again on every read, and no answer comes from the cache.
+    {
+        use gametables::pipeline::kinds::dodgem_probe::{DodgemProbe, DodgemRequest};
+        let probe = DodgemProbe::open(&dir, 3).unwrap();
+        let req = DodgemRequest {
+            n: 3,
+            ..DodgemRequest::default()
+        };
+        for _ in 0..2 {
+            let e = probe.answer(&req).unwrap_err().to_string();
+            assert!(e.contains("layer-2-2") && e.contains("checksum"), "{e}");
+            assert!(probe.answer_cached(&req).is_none());
+        }
+    }
     // Layer (1, 1) and the layers below it are intact: same answer as before.
     let (code, after, err) = gt(&small);
     assert_eq!(code, Some(0), "{err}");
