@@ -24,6 +24,12 @@
 //! queue). The offered rate is well below the saturated throughput, as it
 //! must be for any latency target to hold.
 //!
+//! Before each phase every client opens its keep-alive connection and the
+//! clients together ask `GT_LOAD_WARMUP` (default 2,000) positions as fast
+//! as they can, not measured (answers checked): the figures are those of a
+//! running server, not of its first second (64 connections opening at once
+//! and a cold block cache; `GT_LOAD_WARMUP=0` measures that too).
+//!
 //! Positions are random (xorshift, fixed seed): a layer uniformly, then an
 //! index in it uniformly. Every answer (value, depth, and each legal move's
 //! value and depth for the mover) is checked against the run's layers
@@ -41,7 +47,8 @@
 //! `GT_LOAD_MODE` (`both`, the default; `bounded`; `saturate`),
 //! `GT_LOAD_CLIENTS` (64), `GT_LOAD_REQUESTS` (20000, bounded phase),
 //! `GT_LOAD_RATE` (1000 requests per second offered in all),
-//! `GT_LOAD_SAT_REQUESTS` (10000, saturation phase), `GT_LOAD_CACHE_MB`
+//! `GT_LOAD_SAT_REQUESTS` (10000, saturation phase), `GT_LOAD_WARMUP`
+//! (2000 before each phase), `GT_LOAD_CACHE_MB`
 //! (the server's `--cache-mb`; default the server's default),
 //! `GT_LOAD_DUMP` (a file: one line per request of the last phase run,
 //! start, latency and latency from the actual send in ms).
