@@ -728,8 +728,8 @@ impl ShardSource for DirShards<'_> {
 /// [`Error::Shard`] naming job and file: missing, damaged index or header,
 /// or another job's.
 pub fn open_shard_file(dir: &RunDir, kind: &str, name: &str, id: &str) -> Result<shard::ShardFile> {
-    let f = shard::ShardFile::open(&dir.shard_path(id))
-        .map_err(|m| shard_error(dir, name, id, m))?;
+    let f =
+        shard::ShardFile::open(&dir.shard_path(id)).map_err(|m| shard_error(dir, name, id, m))?;
     check_owner(dir, f.header(), kind, name, id)?;
     Ok(f)
 }

@@ -74,7 +74,11 @@ impl Checker for BoxesChecker {
             let name = bx.name();
             cx.job(&name);
             let Some(b) = BoxRanks::new(bx.rows as usize, bx.cols as usize) else {
-                cx.bad(&name, "parameters", format!("{}x{} is not a box", bx.rows, bx.cols));
+                cx.bad(
+                    &name,
+                    "parameters",
+                    format!("{}x{} is not a box", bx.rows, bx.cols),
+                );
                 continue;
             };
             let words = b.len().div_ceil(64);
@@ -85,7 +89,10 @@ impl Checker for BoxesChecker {
                 )
                 .is_err()
             {
-                tracing::warn!("{name}: {} ranks, too large for the full check here", b.len());
+                tracing::warn!(
+                    "{name}: {} ranks, too large for the full check here",
+                    b.len()
+                );
                 parts.stored += b.len();
                 continue;
             }
@@ -125,11 +132,7 @@ impl Checker for BoxesChecker {
 /// The bits of a box split into parts, laid end to end from every part's
 /// `p-positions` (each part's meta checked against its window and bits),
 /// and the last part's `rectangles`.
-fn read_parts(
-    cx: &Ctx,
-    bx: &RunBox<'_>,
-    b: &BoxRanks,
-) -> Option<(Vec<u64>, Option<Vec<u32>>)> {
+fn read_parts(cx: &Ctx, bx: &RunBox<'_>, b: &BoxRanks) -> Option<(Vec<u64>, Option<Vec<u32>>)> {
     let mut p = vec![0u64; b.len().div_ceil(64) as usize];
     let mut list = None;
     let mut next = 0u64;
@@ -141,7 +144,10 @@ fn read_parts(
                 return None;
             }
         };
-        let meta: Option<BoxMeta> = f.read_section("meta").ok().and_then(|m| codec::decode(&m).ok());
+        let meta: Option<BoxMeta> = f
+            .read_section("meta")
+            .ok()
+            .and_then(|m| codec::decode(&m).ok());
         let Some(meta) = meta else {
             cx.bad(&job.name, "meta", "section missing or malformed");
             return None;
@@ -160,7 +166,10 @@ fn read_parts(
                     cx.bad(
                         &job.name,
                         "meta",
-                        format!("says {} P-positions, the bits hold {count}", meta.p_positions),
+                        format!(
+                            "says {} P-positions, the bits hold {count}",
+                            meta.p_positions
+                        ),
                     );
                 }
                 let at = (meta.start / 64) as usize;
@@ -187,7 +196,11 @@ fn read_parts(
         }
     }
     if next != b.len() {
-        cx.bad(&bx.name(), "parts", format!("cover ranks 0..{next} of {}", b.len()));
+        cx.bad(
+            &bx.name(),
+            "parts",
+            format!("cover ranks 0..{next} of {}", b.len()),
+        );
         return None;
     }
     Some((p, list))
@@ -227,7 +240,11 @@ fn read_box(
     let want = (b.rows() as u32, b.cols() as u32, b.len(), count);
     let got = (meta.rows, meta.cols, meta.ranks, meta.p_positions);
     if (meta.start, meta.end) != (0, b.len()) {
-        cx.bad(job, "meta", format!("window {}..{}, not the whole box", meta.start, meta.end));
+        cx.bad(
+            job,
+            "meta",
+            format!("window {}..{}, not the whole box", meta.start, meta.end),
+        );
     }
     if want != got {
         cx.bad(

@@ -183,14 +183,27 @@ pub fn job_window(job: &JobSpec) -> Result<(BoxWindowJob, ChompBox)> {
 
 /// Estimated peak memory of the worker solving a window of `ranks` ranks of
 /// the `rows`×`cols` box with `threads` threads, in bytes: the solver's
-/// [`window_memory`], plus the process, the shard writer's batches (about
-/// 1 MiB per thread), the input block being read and the block cache of the
-/// rectangle look-ups in earlier parts (at most [`RECT_CACHE_BLOCKS`] blocks).
-pub fn part_memory(rows: u32, cols: u32, ranks: u64, threads: u32) -> u64 {
+/// [`window_memory`], plus the process and the shard writer's batches
+/// (24 MiB, and 1 MiB per thread) and, for a part reading earlier parts
+/// (`reads_inputs`), the input block being streamed and the block cache of
+/// the rectangle look-ups (at most [`RECT_CACHE_BLOCKS`] blocks of 128 KiB).
+pub fn part_memory(rows: u32, cols: u32, ranks: u64, threads: u32, reads_inputs: bool) -> u64 {
+    let inputs = if reads_inputs {
+        (RECT_CACHE_BLOCKS as u64 + 2) * (128 << 10)
+    } else {
+        0
+    };
     window_memory(rows as usize, cols as usize, ranks)
-        + (48 << 20)
+        + (24 << 20)
         + u64::from(threads) * (1 << 20)
-        + RECT_CACHE_BLOCKS as u64 * (128 << 10)
+        + inputs
+}
+
+/// Threads a job over `ranks` ranks can use: one per 2²⁵ ranks, 1 to 16
+/// (the worker gets at most the cores of its machine; the shard bytes do
+/// not depend on it).
+pub fn job_threads(ranks: u64) -> u32 {
+    (ranks >> 25).clamp(1, 16) as u32
 }
 
 /// How a box is cut: `None` for one job, else the window length (a multiple
@@ -205,13 +218,12 @@ fn box_window_len(
     len: u64,
     job_memory: u64,
     forced: Option<u64>,
-    threads: u32,
 ) -> std::result::Result<Option<u64>, String> {
-    let mem = |w: u64| part_memory(rows, cols, w, threads);
+    let mem = |w: u64| part_memory(rows, cols, w, job_threads(w), true);
     let w = match forced {
         Some(w) => w.div_ceil(64) * 64,
         None => {
-            if mem(len) <= job_memory {
+            if part_memory(rows, cols, len, job_threads(len), false) <= job_memory {
                 return Ok(None);
             }
             // Largest multiple of 64 whose window fits.
@@ -371,11 +383,25 @@ struct EarlierParts {
 /// Blocks the rectangle look-ups keep in memory at most.
 pub const RECT_CACHE_BLOCKS: usize = 128;
 
-/// The `meta` of a box shard read through `f`, checked against the box.
-fn read_meta(name: &str, f: &ShardFile) -> Result<BoxMeta> {
-    let bad = |m: String| Error::job(name, format!("malformed shard: {m}"));
-    let bytes = f.read_section("meta").map_err(bad)?;
-    codec::decode(&bytes).map_err(|e| bad(format!("meta: {e}")))
+/// Section `section` of job `name`'s shard, read through `f`. A block that
+/// does not read is reported as a whole-shard read reports it (naming the
+/// job and the shard file): `src` decodes the shard to say what is wrong.
+fn read_section(
+    src: &dyn ShardSource,
+    name: &str,
+    f: &ShardFile,
+    section: &str,
+) -> Result<Vec<u8>> {
+    f.read_section(section).map_err(|m| match src.load(name) {
+        Err(e) => e,
+        Ok(_) => Error::job(name, format!("malformed shard: {m}")),
+    })
+}
+
+/// The `meta` of job `name`'s shard, read through `f`.
+fn read_meta(src: &dyn ShardSource, name: &str, f: &ShardFile) -> Result<BoxMeta> {
+    let bytes = read_section(src, name, f, "meta")?;
+    codec::decode(&bytes).map_err(|e| Error::job(name, format!("malformed shard: meta: {e}")))
 }
 
 impl EarlierParts {
@@ -384,7 +410,7 @@ impl EarlierParts {
         let mut next = 0;
         for name in &job.inputs {
             let file = inputs.open(name)?;
-            let m = read_meta(name, &file)?;
+            let m = read_meta(inputs, name, &file)?;
             let words = (m.end.saturating_sub(m.start)).div_ceil(64);
             if (m.rows, m.cols, m.ranks, m.start) != (w.rows, w.cols, w.ranks, next)
                 || m.end <= m.start
@@ -597,7 +623,16 @@ pub fn check_box_shard(job: &JobSpec, shard: &Shard) -> Result<BoxMeta> {
     {
         return Err(bad(&format!(
             "meta says {}x{} ranks {}..{} of {}, the job is {}x{} ranks {}..{} of {}",
-            meta.rows, meta.cols, meta.start, meta.end, meta.ranks, w.rows, w.cols, w.start, w.end, w.ranks
+            meta.rows,
+            meta.cols,
+            meta.start,
+            meta.end,
+            meta.ranks,
+            w.rows,
+            w.cols,
+            w.start,
+            w.end,
+            w.ranks
         )));
     }
     let bits = shard.section("p-positions")?;
@@ -620,7 +655,8 @@ pub fn check_box_shard(job: &JobSpec, shard: &Shard) -> Result<BoxMeta> {
     {
         return Err(bad("p-positions: bits set outside the window's positions"));
     }
-    let sizes = read_sizes(shard.section("sizes")?, w.rows, w.cols).ok_or_else(|| bad("sizes length"))?;
+    let sizes =
+        read_sizes(shard.section("sizes")?, w.rows, w.cols).ok_or_else(|| bad("sizes length"))?;
     let positions = n - u64::from(w.start == 0);
     let (sp, sq): (u64, u64) = sizes.iter().fold((0, 0), |(a, p), s| (a + s.0, p + s.1));
     if (sp, sq) != (positions, meta.p_positions) {
@@ -807,9 +843,12 @@ impl BoxBits {
         for job in &b.jobs {
             let (w, chomp) = job_window(job)?;
             let file = run.open(&job.name)?;
-            let m = read_meta(&job.name, &file)?;
+            let m = read_meta(run, &job.name, &file)?;
             if (m.start, m.end) != (w.start, w.end) {
-                return Err(Error::job(&job.name, "malformed shard: meta is not the job's window"));
+                return Err(Error::job(
+                    &job.name,
+                    "malformed shard: meta is not the job's window",
+                ));
             }
             parts.push(PartFile {
                 start: w.start,
@@ -987,8 +1026,9 @@ impl JobKind for ChompBoxes {
     fn plan(&self, path: &Path, text: &str) -> Result<(toml::Table, Vec<JobSpec>)> {
         let p: JobFileParams = parse_params(path, text)?;
         let job_memory = match &p.job_memory {
-            Some(t) => parse_size(t)
-                .map_err(|e| error_at_key(path, text, "job_memory", format!("`job_memory`: {e}")))?,
+            Some(t) => parse_size(t).map_err(|e| {
+                error_at_key(path, text, "job_memory", format!("`job_memory`: {e}"))
+            })?,
             None => DEFAULT_BOX_JOB_MEMORY,
         };
         if p.window_positions == Some(0) {
@@ -999,7 +1039,6 @@ impl JobKind for ChompBoxes {
                 "`window_positions` must be at least 1",
             ));
         }
-        let threads = worker_threads() as u32;
         let (mut table, boxes) = plan_box_list(path, text, &p.boxes, |rows, cols, _| {
             (u64::from(rows) * u64::from(cols) > MAX_BOX_AREA).then(|| {
                 format!(
@@ -1020,7 +1059,7 @@ impl JobKind for ChompBoxes {
         let mut jobs = Vec::new();
         for (rows, cols, b) in boxes {
             let len = b.len();
-            let window = box_window_len(rows, cols, len, job_memory, p.window_positions, threads)
+            let window = box_window_len(rows, cols, len, job_memory, p.window_positions)
                 .map_err(|m| error_at_key(path, text, "boxes", m))?;
             let mut params = toml::Table::new();
             params.insert("rows".into(), i64::from(rows).into());
@@ -1028,8 +1067,8 @@ impl JobKind for ChompBoxes {
             let Some(w) = window else {
                 jobs.push(
                     JobSpec::new(box_name(rows, cols), params, vec![], len)
-                        .with_memory(part_memory(rows, cols, len, threads))
-                        .with_threads(threads)
+                        .with_memory(part_memory(rows, cols, len, job_threads(len), false))
+                        .with_threads(job_threads(len))
                         .with_shard_bytes(len / 100 + 4096)
                         .with_cpu_seconds(cpu_seconds(len)),
                 );
@@ -1040,13 +1079,22 @@ impl JobKind for ChompBoxes {
             while start < len {
                 let end = (start + w).min(len);
                 let mut pp = params.clone();
-                pp.insert("start".into(), i64::try_from(start).unwrap_or(i64::MAX).into());
+                pp.insert(
+                    "start".into(),
+                    i64::try_from(start).unwrap_or(i64::MAX).into(),
+                );
                 pp.insert("end".into(), i64::try_from(end).unwrap_or(i64::MAX).into());
                 let name = format!("{}-part-{}", box_name(rows, cols), names.len() + 1);
                 jobs.push(
                     JobSpec::new(name.clone(), pp, names.clone(), end - start)
-                        .with_memory(part_memory(rows, cols, end - start, threads))
-                        .with_threads(threads)
+                        .with_memory(part_memory(
+                            rows,
+                            cols,
+                            end - start,
+                            job_threads(end - start),
+                            !names.is_empty(),
+                        ))
+                        .with_threads(job_threads(end - start))
                         .with_shard_bytes((end - start) / 100 + 4096)
                         .with_cpu_seconds(cpu_seconds(end - start)),
                 );
@@ -1088,17 +1136,18 @@ impl JobKind for ChompBoxes {
             for job in &b.jobs {
                 let (w, _) = job_window(job)?;
                 let f = run.open(&job.name)?;
-                let m = read_meta(&job.name, &f)?;
+                let m = read_meta(run, &job.name, &f)?;
                 if (m.rows, m.cols, m.ranks, m.start, m.end)
                     != (w.rows, w.cols, w.ranks, w.start, w.end)
                 {
-                    return Err(Error::job(&job.name, "malformed shard: meta is not the job's window"));
+                    return Err(Error::job(
+                        &job.name,
+                        "malformed shard: meta is not the job's window",
+                    ));
                 }
                 ranks = m.ranks;
                 p_total += m.p_positions;
-                let raw = f
-                    .read_section("sizes")
-                    .map_err(|e| Error::job(&job.name, e))?;
+                let raw = read_section(run, &job.name, &f, "sizes")?;
                 let part_sizes = read_sizes(&raw, b.rows, b.cols)
                     .ok_or_else(|| Error::job(&job.name, "malformed shard: sizes length"))?;
                 for (s, (a, p)) in sizes.iter_mut().zip(part_sizes) {
@@ -1106,9 +1155,7 @@ impl JobKind for ChompBoxes {
                     s.1 += p;
                 }
                 if w.is_last() {
-                    let raw = f
-                        .read_section("rectangles")
-                        .map_err(|e| Error::job(&job.name, e))?;
+                    let raw = read_section(run, &job.name, &f, "rectangles")?;
                     rects = Some(
                         parse_rectangles(&raw)
                             .map_err(|e| Error::job(&job.name, format!("malformed shard: {e}")))?,
@@ -1264,7 +1311,9 @@ impl JobKind for ChompBoxes {
                 && let Some(m) = sizes_of.get(&(c, r))
                 && m != t
             {
-                problems.push(format!("sizes-{r}x{c}.csv and sizes-{c}x{r}.csv do not mirror"));
+                problems.push(format!(
+                    "sizes-{r}x{c}.csv and sizes-{c}x{r}.csv do not mirror"
+                ));
             }
         }
         // Every box: the P-bits must be self-consistent on a sample of ranks
@@ -1568,7 +1617,12 @@ fn kitatai_claim(rects: &RectangleMoves) -> Claim {
             "not covered: the job file solves no rectangle up to 20×20",
         );
     }
-    Claim::compare(KITATAI, &claim, 0, within.iter().filter(|&&k| k >= 3).count())
+    Claim::compare(
+        KITATAI,
+        &claim,
+        0,
+        within.iter().filter(|&&k| k >= 3).count(),
+    )
 }
 
 /// Claims about the whole 10×10 box, from any box with 10 rows and ≥ 10
