@@ -20,19 +20,20 @@
 
 use super::{Bite, ChompError, Staircase};
 
-/// Largest box accepted, in ranks: 2³³ (a 1 GiB bitset).
-pub const MAX_BOX_POSITIONS: u64 = 1 << 33;
 /// Largest ranking table accepted, `rows × (cols + 1)` entries (32 MiB).
 pub const MAX_TABLE_ENTRIES: u64 = 1 << 22;
 
 /// An m×n box: ranking tables for its staircases.
 #[derive(Debug, Clone)]
 pub struct ChompBox {
-    m: usize,
-    n: usize,
-    len: u64,
+    pub(super) m: usize,
+    pub(super) n: usize,
+    pub(super) len: u64,
     /// `term[k*(n+1) + r] = C(r + m−1−k, m−k)`.
-    term: Vec<u64>,
+    pub(super) term: Vec<u64>,
+    /// `colsum[v*(m+1) + k] = Σ_{k' < k} term(k', v)`: the rank added by
+    /// rows `k..t` all of length `v` is `colsum(v, t) − colsum(v, k)`.
+    pub(super) colsum: Vec<u64>,
 }
 
 /// The P-positions of a box, one bit per rank (bit `x % 64` of word `x / 64`).
@@ -72,8 +73,11 @@ fn binomial(a: u64, b: u64) -> Option<u64> {
 }
 
 impl ChompBox {
-    /// The box of `rows` × `cols` (rows ≥ 1, cols ≥ 1, at most
-    /// [`MAX_BOX_POSITIONS`] staircases and [`MAX_TABLE_ENTRIES`] table entries).
+    /// The box of `rows` × `cols` (rows ≥ 1, cols ≥ 1, `C(rows+cols, rows)`
+    /// ranks that fit in a `u64`, at most [`MAX_TABLE_ENTRIES`] table entries).
+    /// Building the box allocates only the ranking tables; what a solver
+    /// allocates is up to its caller ([`ChompBox::solve`] needs two bitsets
+    /// of `len()` bits, [`ChompBox::solve_window`] one window).
     ///
     /// # Errors
     /// [`ChompError::BadBox`] if a side is zero or the box is too large; no
@@ -88,14 +92,12 @@ impl ChompBox {
                 "rows × (cols + 1) exceeds the ranking-table limit of {MAX_TABLE_ENTRIES}"
             )));
         }
-        let len = binomial((rows + cols) as u64, rows as u64)
-            .filter(|&l| l <= MAX_BOX_POSITIONS)
-            .ok_or_else(|| {
-                bad(format!(
-                    "C({}, {rows}) staircases exceed the limit of {MAX_BOX_POSITIONS}",
-                    rows + cols
-                ))
-            })?;
+        let len = binomial((rows + cols) as u64, rows as u64).ok_or_else(|| {
+            bad(format!(
+                "C({}, {rows}) staircases exceed the 64-bit rank limit",
+                rows + cols
+            ))
+        })?;
         let mut term = Vec::with_capacity(rows * (cols + 1));
         for k in 0..rows {
             for r in 0..=cols {
@@ -103,11 +105,22 @@ impl ChompBox {
                 term.push(binomial((r + rows - 1 - k) as u64, (rows - k) as u64).unwrap_or(0));
             }
         }
+        let mut colsum = Vec::with_capacity((cols + 1) * (rows + 1));
+        for v in 0..=cols {
+            let mut acc = 0u64;
+            colsum.push(0);
+            for k in 0..rows {
+                // Σ over rows of one column length is a rank, so at most `len`.
+                acc += term[k * (cols + 1) + v];
+                colsum.push(acc);
+            }
+        }
         Ok(ChompBox {
             m: rows,
             n: cols,
             len,
             term,
+            colsum,
         })
     }
 
@@ -132,8 +145,14 @@ impl ChompBox {
     }
 
     #[inline(always)]
-    fn term(&self, k: usize, r: u32) -> u64 {
+    pub(super) fn term(&self, k: usize, r: u32) -> u64 {
         self.term[k * (self.n + 1) + r as usize]
+    }
+
+    /// `Σ_{k' < k} term(k', v)`.
+    #[inline(always)]
+    pub(super) fn colsum(&self, v: u32, k: usize) -> u64 {
+        self.colsum[v as usize * (self.m + 1) + k]
     }
 
     /// Rank of row lengths `rows` (length m, non-increasing, each ≤ n).
@@ -153,7 +172,7 @@ impl ChompBox {
     }
 
     /// The staircase's rows padded with empty rows to length m.
-    fn padded(&self, s: &Staircase) -> Result<Vec<u32>, ChompError> {
+    pub(super) fn padded(&self, s: &Staircase) -> Result<Vec<u32>, ChompError> {
         if s.rows().len() > self.m || s.rows().first().copied().unwrap_or(0) as usize > self.n {
             return Err(ChompError::OutsideBox {
                 pos: s.to_string(),
@@ -189,7 +208,7 @@ impl ChompBox {
     /// The next staircase in rank order (colex successor), in place.
     /// Returns false after the last one (the full box).
     #[inline]
-    fn advance(&self, rows: &mut [u32]) -> bool {
+    pub(super) fn advance(&self, rows: &mut [u32]) -> bool {
         // The lowest row that may grow: row k can grow if r_k < r_{k−1}
         // (row 0: if r_0 < n); then every row above it restarts empty.
         for k in (0..self.m).rev() {
@@ -347,7 +366,11 @@ impl ChompBox {
     /// Calls `f(bite, child rank)` for the legal bites of `rows` in
     /// (row, col) order until it returns true; returns whether it did.
     #[inline]
-    fn children_until(&self, rows: &[u32], mut f: impl FnMut(Bite, u64) -> bool) -> bool {
+    pub(super) fn children_until(
+        &self,
+        rows: &[u32],
+        mut f: impl FnMut(Bite, u64) -> bool,
+    ) -> bool {
         let mut prefix = 0u64;
         for i in 0..self.m {
             let ri = rows[i];

@@ -10,6 +10,8 @@
 //! - [`ChompBox`]: ranks every staircase of an m×n box with the combinatorial
 //!   number system and solves all of them at once ([`ChompBox::solve`]).
 //! - [`PPositions`]: the result, one bit per rank.
+//! - [`BoxWindow`]: the P-positions of one rank range of a box
+//!   ([`ChompBox::solve_window`]), for boxes split across jobs.
 //! - [`census`]: every position of `s` squares (partitions of `s`), ranked
 //!   by a partition-counting recurrence; P-positions and winning-bite counts
 //!   per size (OEIS A112470–A112473).
@@ -22,8 +24,10 @@ mod boxsolve;
 pub mod census;
 pub mod grundy;
 pub mod policy;
+mod window;
 
 pub use boxsolve::{BoxStats, ChompBox, PPositions};
+pub use window::{BoxWindow, window_memory};
 
 use std::fmt;
 
