@@ -157,7 +157,7 @@ fn read_parts(cx: &Ctx, bx: &RunBox<'_>, b: &BoxRanks) -> Option<(Vec<u64>, Opti
         let ok_window = meta.start == next
             && meta.end > meta.start
             && meta.end <= b.len()
-            && meta.start % 64 == 0
+            && meta.start.is_multiple_of(64)
             && (meta.rows, meta.cols, meta.ranks) == (b.rows() as u32, b.cols() as u32, b.len());
         match raw {
             Some(r) if ok_window && r.len() as u64 == words => {

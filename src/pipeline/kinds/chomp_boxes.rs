@@ -160,7 +160,7 @@ pub fn job_window(job: &JobSpec) -> Result<(BoxWindowJob, ChompBox)> {
     let b = ChompBox::new(p.rows as usize, p.cols as usize)
         .map_err(|e| Error::job(&job.name, e.to_string()))?;
     let (start, end) = (p.start.unwrap_or(0), p.end.unwrap_or(b.len()));
-    if start >= end || end > b.len() || start % 64 != 0 {
+    if start >= end || end > b.len() || !start.is_multiple_of(64) {
         return Err(Error::job(
             &job.name,
             format!(
@@ -698,7 +698,7 @@ fn read_sizes(bytes: &[u8], rows: u32, cols: u32) -> Option<Vec<(u64, u64)>> {
 
 /// Parses a `rectangles` section.
 fn parse_rectangles(raw: &[u8]) -> std::result::Result<RectangleMoves, String> {
-    if raw.len() % 4 != 0 {
+    if !raw.len().is_multiple_of(4) {
         return Err("rectangles length".into());
     }
     let vals: Vec<u32> = raw
@@ -892,7 +892,7 @@ impl BoxBits {
         }
         bytes.resize(need as usize, 0);
         // Bits past `len` of the last word belong to later ranks: clear them.
-        if len % 64 != 0 {
+        if !len.is_multiple_of(64) {
             let w = bytes.len() - 8;
             let mut word = u64::from_le_bytes(bytes[w..].try_into().expect("8"));
             word &= (1u64 << (len % 64)) - 1;
