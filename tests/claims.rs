@@ -1,6 +1,7 @@
 //! Reports that never cry wolf: for every job kind, small valid job files
 //! never yield a MISMATCH claim (a claim whose premise the job file does not
-//! cover is "not covered"), and the kind's own checks find nothing.
+//! cover is "not covered"), the kind's own checks find nothing, and every
+//! claim cites a published work that `report.md` lists in full.
 //!
 //! Each case plans, runs (every worker in this process), merges, checks and
 //! reports one random small job file of the kind; proptest shrinks a failing
@@ -13,6 +14,7 @@ use gametables::pipeline::merge::{self, RunView};
 use gametables::pipeline::plan::{PlanFile, write_plan};
 use gametables::pipeline::rundir::RunDir;
 use gametables::pipeline::shard::Durability;
+use gametables::pipeline::sources;
 use gametables::pipeline::worker::run_worker;
 use proptest::prelude::*;
 
@@ -41,6 +43,29 @@ fn problems_of(text: &str) -> Vec<String> {
         Err(e) => vec![e.to_string()],
     };
     let claims = merge::report(&view).unwrap_or_else(|e| panic!("{text}: {e}"));
+    // Every claim cites a published work a reader can find (never an
+    // internal name), and report.md lists the full reference of each.
+    let report = std::fs::read_to_string(dir.root().join("report.md")).unwrap();
+    for c in &claims {
+        if sources::cited([c.source.as_str()]).is_empty()
+            && !c.source.starts_with(sources::OWN_CHECK)
+        {
+            problems.push(format!("[{}] {}: cites no known work", c.source, c.claim));
+        }
+    }
+    for w in sources::cited(claims.iter().map(|c| c.source.as_str())) {
+        if !report.contains(&format!("- **{}**: {}", w.name, w.reference)) {
+            problems.push(format!(
+                "report.md does not list the reference of {}",
+                w.name
+            ));
+        }
+    }
+    for bad in ["seed 00", "seed00", "BRIEF.md", "/work/"] {
+        if report.contains(bad) {
+            problems.push(format!("report.md names {bad:?}"));
+        }
+    }
     problems.extend(
         claims
             .iter()

@@ -116,7 +116,8 @@ pub enum ClaimStatus {
 /// One published claim and our value, for `report.md`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Claim {
-    /// Where it is published (paper, page, OEIS id, seed).
+    /// Where it is published: text naming one of [`crate::pipeline::sources::WORKS`]
+    /// (or starting with [`crate::pipeline::sources::OWN_CHECK`]).
     pub source: String,
     /// The claim in words.
     pub claim: String,

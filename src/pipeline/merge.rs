@@ -28,6 +28,7 @@ use super::plan::{
 };
 use super::rundir::RunDir;
 use super::shard::{Shard, ShardFile, write_atomic};
+use super::sources::sources_section;
 
 /// Version of the result format.
 pub const RESULT_SCHEMA: u32 = 1;
@@ -573,6 +574,16 @@ pub fn report(view: &RunView) -> Result<Vec<Claim>> {
     if !notes.is_empty() {
         md.push('\n');
         md.push_str(&notes);
+    }
+    let sources = sources_section(
+        claims
+            .iter()
+            .map(|c| c.source.as_str())
+            .chain([notes.as_str()]),
+    );
+    if !sources.is_empty() {
+        md.push('\n');
+        md.push_str(&sources);
     }
     if let Ok(r) = ResultFile::load(&view.dir.result_path()) {
         md.push_str(&format!("\nRoot digest (result.toml): `{}`\n", r.root));

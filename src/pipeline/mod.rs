@@ -20,6 +20,7 @@ pub mod resources;
 pub mod rundir;
 pub mod shard;
 pub mod slurm;
+pub mod sources;
 pub mod worker;
 
 pub use error::{Error, Result};

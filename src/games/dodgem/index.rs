@@ -1,4 +1,4 @@
-//! Dense ranking of one layer `(a, b)` (`BRIEF.md` §Dodgem, seed 002).
+//! Dense ranking of one layer `(a, b)`.
 //!
 //! A set of k squares `c₀ < c₁ < … < c_{k−1}` has the colex rank
 //! `Σᵢ C(cᵢ, i+1)` (combinatorial number system); the k-sets of m squares get
@@ -256,7 +256,7 @@ mod tests {
 
     #[test]
     fn largest_5x5_layer_has_151_420_500_positions() {
-        // BRIEF.md §Dodgem / seed 002: 2 × C(25,4) × C(21,4).
+        // 2 × C(25,4) × C(21,4).
         assert_eq!(Layer::new(Board::new(5).unwrap(), 4, 4).len(), 151_420_500);
     }
 }

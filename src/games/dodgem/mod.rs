@@ -1,4 +1,4 @@
-//! Dodgem on an n×n board (Colin Vout; `BRIEF.md` §Dodgem, seed 002).
+//! Dodgem on an n×n board (Colin Vout; Winning Ways, vol. 3).
 //!
 //! **Board.** Files a, b, … left → right (x = 0 … n−1), ranks 1 … n bottom →
 //! top (y = 0 … n−1); square `x + n·y` (a1 = 0, b1 = 1, …, a2 = n). Blue
@@ -429,7 +429,7 @@ impl Board {
     }
 
     /// The reflected position: squares reflected, colours and side to move
-    /// swapped. Value and depth are preserved (`BRIEF.md` §Dodgem).
+    /// swapped. Value and depth are preserved.
     pub fn reflect(&self, p: &Position) -> Position {
         Position {
             blue: self.reflect_squares(p.red),

@@ -4,8 +4,7 @@
 //! Blue's directions (right, up, down; off the right edge) into Red's (up,
 //! right, left; off the top edge). So the position (blue B, red R, side s)
 //! plays exactly like (blue refl(R), red refl(B), side other(s)) with the
-//! colours swapped: value and depth are equal (`BRIEF.md` §Dodgem;
-//! acceptance item 2 of issue #3 tests it against direct solving). Layer
+//! colours swapped: value and depth are equal (acceptance item 2 of issue #3 tests it against direct solving). Layer
 //! `(b, a)` is therefore a permutation of the bytes of layer `(a, b)`.
 
 use super::{Board, Layer};

@@ -1,4 +1,4 @@
-//! Retrograde analysis of one layer (`BRIEF.md` §Dodgem, seed 002).
+//! Retrograde analysis of one layer.
 //!
 //! Inside a layer sideways moves make cycles, so positions cannot be solved
 //! in one pass. Instead:
@@ -70,7 +70,7 @@ pub struct LayerStats {
     /// Largest depth of a lost position (0 if none).
     pub max_loss_depth: u8,
     /// Car placements lost for whoever moves, as (blue mask, red mask), in
-    /// index order. The empty board is left out (`BRIEF.md`: not a position of play).
+    /// index order. The empty board is left out (not a position of play).
     pub lost_for_both: Vec<(u64, u64)>,
 }
 

@@ -1,5 +1,5 @@
 //! Green Hackenbush on rooted trees (Berlekamp–Conway–Guy, *Winning Ways*,
-//! ch. 7; seed 001 §5.3).
+//! ch. 7).
 //!
 //! A rooted tree stands on the ground at its root; a move cuts one edge, and
 //! everything no longer connected to the ground disappears. **Colon

@@ -1,4 +1,4 @@
-//! Impartial games under the Sprague–Grundy theory (seed 001).
+//! Impartial games under the Sprague–Grundy theory (Winning Ways, vol. 1).
 //!
 //! - [`mex`]: the minimum excluded value, the building block of every Grundy
 //!   value: `G(u) = mex{G(v) : v an option of u}` (Sprague 1935, Grundy 1939).
@@ -23,7 +23,7 @@ pub mod subtraction;
 /// The minimum excluded value: the least non-negative integer not in `values`.
 ///
 /// `mex{} = 0`, `mex{0, 1, 2} = 3`, `mex{1, 2, 4, 5} = 0`, `mex{0, 2, 3, 7} = 1`
-/// (seed 001, §4.1). Runs in O(len) time and space; duplicates are fine.
+/// Runs in O(len) time and space; duplicates are fine.
 pub fn mex(values: impl IntoIterator<Item = u32>) -> u32 {
     let values: Vec<u32> = values.into_iter().collect();
     // The mex is at most the number of values, so larger ones never matter.

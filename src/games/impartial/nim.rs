@@ -1,5 +1,5 @@
 //! Nim and Bouton's theorem (C. L. Bouton, "Nim, a game with a complete
-//! mathematical theory", Annals of Mathematics 3 (1901); seed 001 §3 and §6).
+//! mathematical theory", Annals of Mathematics 3 (1901/02), 35–39).
 //!
 //! A position is a list of heap sizes; a move lowers one heap to any smaller
 //! size. Normal play: the player who cannot move loses, and a position is a
@@ -54,7 +54,7 @@ pub fn nim_sum(heaps: &[u64]) -> u64 {
 }
 
 /// Whether `heaps` is a P-position (the player to move loses) under `play`
-/// (Bouton 1901; seed 001 Theorem 6.1 for misère play).
+/// (Bouton 1901, both normal and misère play).
 pub fn is_p_position(heaps: &[u64], play: Play) -> bool {
     let s = nim_sum(heaps);
     match play {

@@ -1,11 +1,11 @@
-//! Subtraction games Sub(S) (seed 001 §5.1): one heap; a move removes s
+//! Subtraction games Sub(S): one heap; a move removes s
 //! tokens for some s in the finite set S. `G(n) = mex{G(n − s) : s ∈ S, s ≤ n}`.
 //!
 //! Sub(S) is the octal game whose digit k is 3 for k ∈ S (see
 //! [`super::octal`]); here it has its own, tighter periodicity proof: `G(n)`
 //! for n ≥ 0 depends only on the previous `max S` values, so if the window
 //! `G(n₀ .. n₀ + max S)` reappears at `n₀ + p`, the sequence has period p
-//! from n₀ on (pigeonhole argument of seed 001 §5.1).
+//! from n₀ on (a pigeonhole argument).
 
 use super::mex;
 

@@ -1,4 +1,4 @@
-//! Row classification at the last column (seed 000's detection rule).
+//! Row classification at the last column (the sen-ltd Chomp article's detection rule).
 
 use super::tile::RowState;
 
@@ -6,7 +6,7 @@ use super::tile::RowState;
 pub const PERIOD_MAX: u32 = 12;
 
 /// The run of columns with `d(q) = d(q − k)` that decides period `k`:
-/// `max(200, 20k)` columns (seed 000).
+/// `max(200, 20k)` columns (the sen-ltd Chomp article).
 pub fn min_run(k: u32) -> u32 {
     (20 * k).max(200)
 }
@@ -87,8 +87,8 @@ fn gcd(a: i64, b: i64) -> i64 {
     }
 }
 
-/// Classifies row `r` from its state after column `q_last` (seed 000's
-/// rule: the smallest `k ≤ 12` whose current run of `d(q) = d(q − k)` covers
+/// Classifies row `r` from its state after column `q_last` (the sen-ltd Chomp
+/// article's rule: the smallest `k ≤ 12` whose current run of `d(q) = d(q − k)` covers
 /// at least the last [`min_run`]`(k)` columns; the periodic part starts at
 /// `s_k − k`).
 pub fn classify(r: u32, state: &RowState, q_last: u32) -> RowClass {

@@ -2,8 +2,8 @@
 //!
 //! A position is `(p, q, r)`, the row lengths from the poison row up
 //! (`p ≥ q ≥ r`). For each `(q, r)` at most one `p` makes it a P-position; the
-//! recurrence of Brouwer et al. (INTEGERS 5 (2005) G07 §8.1, restated in
-//! `BRIEF.md`, section Three-row Chomp, and seed 000) defines `f(q, r)` for
+//! recurrence of Brouwer et al. (INTEGERS 5 (2005) G07 §8.1; A. E. Brouwer, "The game of
+//! Chomp") defines `f(q, r)` for
 //! `r ≤ q`, with `F(a, r) = f(a, a)` when `r > a`:
 //!
 //! - `f(q, r) = f(q−1, r)` if `f(q−1, r) < q` (row `r` has died);
@@ -35,7 +35,7 @@
 //!
 //! **Rows** ([`classify`]): with `d(q) = f(q, r) − q` every row ends dead (`f`
 //! constant), linear (`d` constant from `q₀`) or periodic. The detection rule
-//! is seed 000's: for `k = 1…12` keep the start `s_k` of the current run of
+//! is the sen-ltd Chomp article's: for `k = 1…12` keep the start `s_k` of the current run of
 //! columns with `d(q) = d(q−k)`; take the smallest `k` whose run covers at
 //! least the last `max(200, 20k)` columns; the periodic part starts at
 //! `s_k − k`.

@@ -8,7 +8,7 @@
 //! bitset, OR-ed). Then every rank must be P exactly when it is unmarked —
 //! which is the rule "P iff no bite reaches P" at every position, read off
 //! the stored bits alone. The work is the number of winning bites (10×10:
-//! 312,237 of 9,053,045, seed 003). Rank 0 (the empty board) is not a
+//! 312,237 of 9,053,045, the day-72 Chomp article). Rank 0 (the empty board) is not a
 //! position and must not be marked P.
 //!
 //! A box split into parts (`box-RxC-part-K`, rank windows) is checked as

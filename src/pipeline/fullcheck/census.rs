@@ -408,7 +408,7 @@ mod tests {
     use super::*;
 
     /// Partitions ranked densely in lexicographic order; `p(60)` positions
-    /// of 60 squares and 6,639,348 of at most 60 (`BRIEF.md`, Chomp census).
+    /// of 60 squares and 6,639,348 of at most 60 (the sen-ltd Chomp article).
     #[test]
     fn partition_ranks() {
         let pr = Parts::new(60);

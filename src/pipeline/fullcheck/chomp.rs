@@ -1,5 +1,5 @@
 //! Chomp's rules for the full check, written from the rules alone
-//! (`BRIEF.md` §Chomp; seed 000): staircases, bites, un-bites, and the colex
+//! (Gale 1974): staircases, bites, un-bites, and the colex
 //! ranks of an m×n box.
 //!
 //! A position is a staircase `r₀ ≥ r₁ ≥ … ≥ r_{m−1} ≥ 0` of row lengths,
@@ -227,7 +227,7 @@ mod tests {
     }
 
     /// Ranks are dense, `next` walks them in order, `unrank` inverts `rank`,
-    /// and the count is C(m+n, m) (8×10: 43,758, `BRIEF.md` §Chomp).
+    /// and the count is C(m+n, m) (8×10: 43,758).
     #[test]
     fn ranks_are_dense_and_invertible() {
         assert_eq!(BoxRanks::new(8, 10).unwrap().len(), 43_758);

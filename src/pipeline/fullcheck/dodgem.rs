@@ -1,7 +1,7 @@
 //! Full check of `dodgem`: every position of every layer, both sides to
 //! move, against its moves' stored values; every reachable bit.
 //!
-//! **Rules** (Colin Vout's Dodgem; `BRIEF.md` §Dodgem, seed 002), written
+//! **Rules** (Colin Vout's Dodgem, as in Winning Ways), written
 //! here again: n×n board, square `x + n·y` (a1 = 0, files a… = x, ranks
 //! 1… = y). Blue moves a car right, up or down and leaves only off the right
 //! edge; Red moves up, left or right and leaves only off the top edge; no
@@ -943,7 +943,7 @@ mod tests {
                 assert!(seen.iter().all(|&s| s), "({a}, {b})");
             }
         }
-        // 2,846 positions with side to move on 3×3 (BRIEF.md §Dodgem).
+        // 2,846 positions with side to move on 3×3 (the sen-ltd Dodgem article).
         let all: u64 = (0..=2)
             .flat_map(|a| (0..=2).map(move |b| (a, b)))
             .map(|(a, b)| board.layer_len(a, b))

@@ -1,5 +1,5 @@
 //! Full check of `chomp-grundy`: every stored Grundy value is the mex of
-//! the values of its options (Sprague–Grundy; seed 004).
+//! the values of its options (Sprague–Grundy).
 //!
 //! Every position of every box takes all its bites ([`BoxRanks::for_each_bite`]),
 //! collects the children's stored values and compares their mex with its own

@@ -371,7 +371,7 @@ mod tests {
         g
     }
 
-    /// Kayles 0.77 starts 0 1 2 3 1 4 3 2 1 4 2 6 (seed 001; OEIS A002186);
+    /// Kayles 0.77 starts 0 1 2 3 1 4 3 2 1 4 2 6 (Guy and Smith 1956; OEIS A002186);
     /// the mask path agrees with the plain option list.
     #[test]
     fn kayles_by_the_rules() {

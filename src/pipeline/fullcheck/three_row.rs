@@ -1,7 +1,7 @@
 //! Full check of `three-row`: every stored quantity of every tile against
 //! `f(q, r)` derived here from the rules of three-row Chomp.
 //!
-//! **Rules** (`BRIEF.md`, three-row Chomp; Brouwer et al., INTEGERS 5
+//! **Rules** (Brouwer et al., INTEGERS 5
 //! (2005) G07): a position `(p, q, r)` has rows `p ≥ q ≥ r` from the poison
 //! row up. Its moves: a bite in row 0 at column `c ≥ 1` gives
 //! `(c, min(q, c), min(r, c))`; in row 1 at `c < q` gives `(p, c, min(r, c))`;
@@ -57,7 +57,7 @@ pub struct ThreeRowChecker;
 /// Columns checked by enumerating every move.
 pub const RULES_Q: u32 = 2000;
 
-/// Periods the detection tries (`d(q) = d(q − k)`, k = 1…12; seed 000).
+/// Periods the detection tries (`d(q) = d(q − k)`, k = 1…12; the sen-ltd Chomp article).
 const PERIODS: usize = 12;
 /// `dead_at` of a live row.
 const LIVE: u32 = u32::MAX;

@@ -1378,11 +1378,10 @@ pub const STANDARD_BOXES: [(u32, u32); 14] = [
     (14, 14),
 ];
 
-const SEED0: &str = "seed 000 (Chomp article, sen-ltd)";
-const SEED3: &str = "seed 003 (10×10 box census)";
-const GALE: &str = "Gale 1974, via seed 000";
-const KITATAI: &str = "Kitatai, chomp-memoized-search (GitHub, README: memoized negamax search of \
-                       every rectangle up to 20×20)";
+const SEED0: &str = crate::pipeline::sources::SEN_CHOMP;
+const SEED3: &str = "day-72 Chomp article (10×10 box)";
+const GALE: &str = "Gale 1974, as cited in the sen-ltd Chomp article";
+const KITATAI: &str = crate::pipeline::sources::KITATAI;
 
 fn bite(row: u32, col: u32) -> Bite {
     Bite { row, col }
@@ -1546,7 +1545,7 @@ fn chomp_claims(run: &dyn RunAccess, rects: &RectangleMoves) -> Vec<Claim> {
     let (three_ok, three_all) = count_of(rects, |r, k| r == 3 && k <= 200);
     c.push(gate(
         Claim::compare(
-            "Brouwer (3×p has one winning move, p ≤ 130,000), via seed 000",
+            "Brouwer, The game of Chomp (3×p has one winning move, p ≤ 130,000)",
             "3×n (n ≤ 200): exactly one winning move",
             "200 of 200",
             format!("{three_ok} of {three_all}"),

@@ -1,6 +1,6 @@
 //! Job kind `chomp-census`: Chomp positions by number of squares (every
 //! partition of `s` is a position), P-positions and winning-bite counts per
-//! size (OEIS A112470–A112473; `BRIEF.md`, Chomp: census; seed 000).
+//! size (OEIS A112470–A112473; the sen-ltd Chomp article's census to 60 squares).
 //!
 //! Job file:
 //! ```toml
@@ -487,7 +487,7 @@ impl JobKind for ChompCensus {
     }
 }
 
-const SEED0: &str = "seed 000 (Chomp article, sen-ltd)";
+const SEN: &str = crate::pipeline::sources::SEN_CHOMP;
 
 /// OEIS data sections as published (`shared/data/literature/oeis-terms.txt`,
 /// https://oeis.org/A112470 … A112473). A112470 and A112471 have offset 0,
@@ -578,9 +578,9 @@ fn census_claims(t: &BTreeMap<u32, SizeCounts>) -> Vec<Claim> {
     let n_max = t.keys().next_back().copied().unwrap_or(0);
     let need = |n: u32, claim: &str, expected: &str, ours: &dyn Fn() -> String| {
         if n_max < n {
-            Claim::not_covered(SEED0, claim, expected, &format!("n_max = {n_max}"))
+            Claim::not_covered(SEN, claim, expected, &format!("n_max = {n_max}"))
         } else {
-            Claim::compare(SEED0, claim, expected, ours())
+            Claim::compare(SEN, claim, expected, ours())
         }
     };
     c.push(need(
@@ -621,7 +621,10 @@ fn census_claims(t: &BTreeMap<u32, SizeCounts>) -> Vec<Claim> {
         .filter(|s| t.get(s) == Some(&naive[*s as usize - 1]))
         .count();
     c.push(Claim::compare(
-        "independent check (memoized search over every bite, no ranking)",
+        &format!(
+            "{} (memoized search over every bite, no ranking)",
+            crate::pipeline::sources::OWN_CHECK
+        ),
         &format!("counts per size agree with a naive search, s ≤ {upto}"),
         format!("{upto} sizes"),
         format!("{agree} sizes"),

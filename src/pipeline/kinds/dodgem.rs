@@ -6,7 +6,7 @@
 //! n = 4            # 2 ..= 5; n ≥ 6 is refused with the memory it would need
 //! ```
 //!
-//! Jobs (`BRIEF.md` §Dodgem):
+//! Jobs:
 //! - `layer-A-B` for 0 ≤ A ≤ B ≤ n−1 solves layer (A blue cars, B red cars)
 //!   by retrograde analysis ([`crate::games::dodgem::solve_layer`]); inputs
 //!   `layer-(A−1)-B` and `layer-A-(B−1)`, the layers its exits reach. On the
@@ -1126,13 +1126,14 @@ fn check_run(run: &dyn RunAccess) -> Result<Vec<String>> {
     Ok(problems)
 }
 
-const SEED: &str = "seed 002 (Dodgem article, sen-ltd)";
-const WW: &str = "Winning Ways, via seed 002";
-const GC: &str = "GamesCrafters via Wikipedia, via seed 002";
-const FLEURY: &str = "Fleury 1996-03-04, via seed 002";
-const ERICKSON4: &str = "Erickson 1996-03-04, via seed 002";
-const ERICKSON11: &str = "Erickson 1996-03-11, via seed 002";
-const DJ: &str = "desJardins 1996-03, via seed 002";
+// Claim sources: names of [`crate::pipeline::sources::WORKS`].
+const ARTICLE: &str = crate::pipeline::sources::SEN_DODGEM;
+const WW: &str = "Winning Ways (Dodgem), as cited in the sen-ltd Dodgem article";
+const GC: &str = "GamesCrafters via Wikipedia “Dodgem”, as cited in the sen-ltd Dodgem article";
+const FLEURY: &str = "Fleury 1996-03-04, rec.games.abstract 1996";
+const ERICKSON4: &str = "Erickson 1996-03-04, rec.games.abstract 1996";
+const ERICKSON11: &str = "Erickson 1996-03-11, rec.games.abstract 1996";
+const DJ: &str = "desJardins 1996-03, rec.games.abstract 1996";
 
 fn known(source: &str, claim: &str, expected: impl ToString, ours: impl ToString) -> Claim {
     Claim {
@@ -1148,21 +1149,23 @@ fn pct(a: u64, b: u64) -> String {
     format!("{:.1}%", 100.0 * a as f64 / b.max(1) as f64)
 }
 
-/// Every number of `BRIEF.md` §Dodgem, with our value where this run covers it.
+/// Every published Dodgem number we know (the 1996 rec.games.abstract thread,
+/// Winning Ways, GamesCrafters, the sen-ltd Dodgem article), with our value
+/// where this run covers it.
 fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<Claim> {
     let n = s.n as usize;
     let mut c = Vec::new();
     // Pure counting: every board size, whatever the run.
     for (m, published) in [(3usize, 2_846u128), (4, 555_986), (5, 240_060_402)] {
         c.push(Claim::compare(
-            SEED,
+            ARTICLE,
             &format!("{m}×{m}: positions with side to move"),
             sep(published),
             sep(counts(m).0),
         ));
     }
     c.push(Claim::compare(
-        SEED,
+        ARTICLE,
         "5×5: positions in the largest layer (4, 4)",
         sep(151_420_500),
         sep(counts(5).1),
@@ -1184,7 +1187,10 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
                 ERICKSON11,
                 &claim,
                 sep(published),
-                format!("{} (does not reproduce; seed 002 agrees)", sep(ours)),
+                format!(
+                    "{} (does not reproduce; the sen-ltd Dodgem article agrees)",
+                    sep(ours)
+                ),
             ));
         }
     }
@@ -1264,7 +1270,7 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
     add(
         &mut c,
         3,
-        SEED,
+        ARTICLE,
         "first moves: the only winning one advances the car farthest from the corner; the others lose in 18 and 16",
         "a3-b3 win in 19; a2-b2 loss in 18; a2-a1 loss in 16".into(),
         &|| {
@@ -1302,7 +1308,7 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
     add(
         &mut c,
         3,
-        SEED,
+        ARTICLE,
         "longest decided position (a win)",
         "21 (a win in 21; longest win 21)".into(),
         &|| longest.clone(),
@@ -1357,7 +1363,7 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
     add(
         &mut c,
         4,
-        SEED,
+        ARTICLE,
         "positions lost for whoever moves",
         "14".into(),
         &|| lost_n.to_string(),
@@ -1365,7 +1371,7 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
     add(
         &mut c,
         4,
-        SEED,
+        ARTICLE,
         "reachable from the start, draws among them",
         "393,900, 35,281 draws (9.0%)".into(),
         &|| {
@@ -1380,7 +1386,7 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
     add(
         &mut c,
         4,
-        SEED,
+        ARTICLE,
         "longest decided position (a loss)",
         "42 (a loss in 42; longest win 41)".into(),
         &|| longest.clone(),
@@ -1398,7 +1404,7 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
         let claim = format!("4×4: desJardins' game: {claim}");
         match &game {
             Ok(g) if discrepancy => c.push(known(DJ, &claim, expected, pick(g))),
-            Ok(g) => c.push(Claim::compare(SEED, &claim, expected, pick(g))),
+            Ok(g) => c.push(Claim::compare(ARTICLE, &claim, expected, pick(g))),
             Err(w) => c.push(Claim::not_covered(DJ, &claim, expected, w)),
         }
     };
@@ -1444,7 +1450,7 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
     add(
         &mut c,
         5,
-        SEED,
+        ARTICLE,
         "all five first moves (including 1. b1-a1, his notation)",
         "draw ×5".into(),
         &|| {
@@ -1467,7 +1473,7 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
     add(
         &mut c,
         5,
-        SEED,
+        ARTICLE,
         "positions lost for whoever moves",
         "36".into(),
         &|| lost_n.to_string(),
@@ -1475,7 +1481,7 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
     add(
         &mut c,
         5,
-        SEED,
+        ARTICLE,
         "draws among positions with both sides on the board",
         "35.7%".into(),
         &|| pct(s.both_sides_draws, s.both_sides_positions),
@@ -1483,7 +1489,7 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
     add(
         &mut c,
         5,
-        SEED,
+        ARTICLE,
         "reachable from the start, draws among them",
         "164,308,067, 52,703,322 draws (32.1%)".into(),
         &|| {
@@ -1498,7 +1504,7 @@ fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<C
     add(
         &mut c,
         5,
-        SEED,
+        ARTICLE,
         "longest decided position",
         "81".into(),
         &|| s.longest_win.max(s.longest_loss).to_string(),

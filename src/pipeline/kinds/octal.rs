@@ -422,8 +422,8 @@ impl JobKind for Octal {
     }
 }
 
-const SEED1: &str = "seed 001 (impartial games article)";
-const GUY_SMITH: &str = "Guy & Smith 1956, Winning Ways ch. 4";
+// Claim sources: names of [`crate::pipeline::sources::WORKS`].
+const GUY_SMITH: &str = "Guy and Smith 1956; Winning Ways, vol. 1, ch. 4";
 
 /// A claim about the published values `expected` (space-separated) of
 /// G(`from`), G(`from` + 1), …: compared when the run computed all of them;
@@ -482,7 +482,7 @@ fn octal_claims(code: &OctalCode, values: &[u32]) -> Vec<Claim> {
     match code.to_string().as_str() {
         "0.77" => {
             c.push(values_claim(
-                SEED1,
+                GUY_SMITH,
                 "Kayles G(0..=10)",
                 0,
                 "0 1 2 3 1 4 3 2 1 4 2",
@@ -496,7 +496,7 @@ fn octal_claims(code: &OctalCode, values: &[u32]) -> Vec<Claim> {
                 }
             });
             c.push(period_claim(
-                SEED1,
+                GUY_SMITH,
                 "Kayles is periodic with period 12 from n = 72 at the latest (proved by the theorem)",
                 "period 12 from ≤ 72",
                 at_latest,
@@ -510,7 +510,7 @@ fn octal_claims(code: &OctalCode, values: &[u32]) -> Vec<Claim> {
                 &s,
             ));
             c.push(values_claim(
-                SEED1,
+                GUY_SMITH,
                 "Kayles G(72..=83), one period",
                 72,
                 "4 1 2 8 1 4 7 2 1 8 2 7",

@@ -55,6 +55,7 @@ use crate::pipeline::kind::{
     Claim, ClaimStatus, JobKind, JobSpec, RunAccess, ShardSource, TableFile,
 };
 use crate::pipeline::shard::{Section, Shard};
+use crate::pipeline::sources::{BROUWER, SEN_CHOMP};
 
 /// The `three-row` job kind.
 pub struct ThreeRow;
@@ -1017,9 +1018,9 @@ impl JobKind for ThreeRow {
     }
 }
 
-const SEED0: &str = "seed 000 (Chomp article, sen-ltd)";
-const BROUWER: &str = "Brouwer, The game of Chomp (via seed 000)";
-const NIVASCH: &str = "Nivasch, periodic rows r ≤ 10,000 (via seed 000)";
+const NIVASCH: &str =
+    "Nivasch, periodic rows r ≤ 10,000 (as reported in the sen-ltd Chomp article)";
+const BROUWER_PATTERNS: &str = "Brouwer, The game of Chomp (pattern table); sen-ltd Chomp article";
 
 /// The published terms of `A0NNNNN` in the literature file: `(offset, terms)`.
 pub fn oeis_terms(text: &str, id: &str) -> Option<(usize, Vec<u64>)> {
@@ -1049,7 +1050,7 @@ pub fn three_row_claims(m: &Merged) -> Vec<Claim> {
         .filter(|&p| m.wins[p].len() != 1)
         .collect();
     c.push(Claim::compare(
-        "Brouwer (p ≤ 130,000); seed 000 (p ≤ 16,000)",
+        "Brouwer, The game of Chomp (p ≤ 130,000); sen-ltd Chomp article (p ≤ 16,000)",
         &format!("3×p has exactly one winning move, every p ≤ {q}"),
         "all",
         if not_one.is_empty() {
@@ -1058,7 +1059,7 @@ pub fn three_row_claims(m: &Merged) -> Vec<Claim> {
             format!("not for p = {:?}", &not_one[..not_one.len().min(10)])
         },
     ));
-    // Rows r ≤ 10,000 (Nivasch; seed 000 at Q = 16,000).
+    // Rows r ≤ 10,000 (Nivasch; the sen-ltd Chomp article at Q = 16,000).
     let decided = m.rows.len() > 10_000
         && m.rows[..=10_000]
             .iter()
@@ -1111,26 +1112,26 @@ pub fn three_row_claims(m: &Merged) -> Vec<Claim> {
             let line = row_line(6541, cl);
             let f: Vec<&str> = line.split(',').collect();
             c.push(Claim::compare(
-                "Brouwer pattern table; seed 000",
+                BROUWER_PATTERNS,
                 "row r = 6541",
                 p6541,
                 format!("period {}, start {}, pattern {}", f[4], f[5], f[6]),
             ));
         }
         Some(cl) if decided => c.push(Claim::compare(
-            "Brouwer pattern table; seed 000",
+            BROUWER_PATTERNS,
             "row r = 6541",
             p6541,
             cl.name(),
         )),
         _ => c.push(Claim::not_covered(
-            "Brouwer pattern table; seed 000",
+            BROUWER_PATTERNS,
             "row r = 6541",
             p6541,
             "q_max too small",
         )),
     }
-    // Row 120: period 2, d = const ± 1 (seed 000: "p = q + const + (−1)^q").
+    // Row 120: period 2, d = const ± 1 (the sen-ltd Chomp article: "p = q + const + (−1)^q").
     match row(120) {
         Some(cl @ RowClass::Periodic { .. }) => c.push(Claim::compare(
             BROUWER,
@@ -1217,10 +1218,10 @@ pub fn three_row_claims(m: &Merged) -> Vec<Claim> {
                        ours: &dyn Fn(&RowClass) -> String| match m.rows.get(r)
     {
         Some(cl) if *cl != RowClass::Undetermined => {
-            Claim::compare(SEED0, claim, expected, ours(cl))
+            Claim::compare(SEN_CHOMP, claim, expected, ours(cl))
         }
         _ => Claim::not_covered(
-            SEED0,
+            SEN_CHOMP,
             claim,
             expected,
             &format!("q_max too small to decide row {r}"),
@@ -1247,7 +1248,7 @@ pub fn three_row_claims(m: &Merged) -> Vec<Claim> {
     if q == 16_000 {
         let first = m.rows.iter().position(|c| *c == RowClass::Undetermined);
         c.push(Claim::compare(
-            SEED0,
+            SEN_CHOMP,
             "at Q = 16,000 the rows from 11,172 up are not decided yet (first undetermined row)",
             11_172,
             first.map_or("none".to_string(), |r| r.to_string()),
@@ -1271,7 +1272,7 @@ pub fn three_row_claims(m: &Merged) -> Vec<Claim> {
         };
         let ours: Vec<u64> = terms.iter().skip(offset).copied().collect();
         let n = published.len().min(ours.len());
-        let src = format!("OEIS {label}");
+        let src = format!("OEIS {label} (https://oeis.org/{label})");
         if n < published.len() {
             c.push(Claim::not_covered(
                 &src,
