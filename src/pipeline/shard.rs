@@ -1076,8 +1076,20 @@ impl ShardFile {
             .read_exact_at(&mut z, b.offset)
             .map_err(|e| format!("section `{name}` block {i}: {e}"))?;
         let mut out = vec![0u8; b.raw as usize];
-        let mut d = zstd::bulk::Decompressor::new().map_err(|e| format!("zstd: {e}"))?;
-        unpack(&mut d, b, &z, &mut out).map_err(|e| format!("section `{name}` block {i} ({e})"))?;
+        // One decompression context per thread, made once: a server reads
+        // blocks on a few threads, many times each.
+        thread_local! {
+            static DCTX: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+                const { std::cell::RefCell::new(None) };
+        }
+        DCTX.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            if slot.is_none() {
+                *slot = Some(zstd::bulk::Decompressor::new().map_err(|e| format!("zstd: {e}"))?);
+            }
+            let d = slot.as_mut().expect("made above");
+            unpack(d, b, &z, &mut out).map_err(|e| format!("section `{name}` block {i} ({e})"))
+        })?;
         Ok(out)
     }
 

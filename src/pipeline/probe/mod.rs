@@ -102,6 +102,26 @@ pub trait Probe: Send + Sync {
     /// tables, a damaged shard.
     fn query(&self, params: &Params) -> ProbeResult<serde_json::Value>;
 
+    /// [`Probe::query`]'s answer as compact JSON bytes (what `serve` sends).
+    /// The default prints [`Probe::query`]'s value; a probe may write the
+    /// same JSON without building a [`serde_json::Value`].
+    ///
+    /// # Errors
+    /// As [`Probe::query`].
+    fn query_json(&self, params: &Params) -> ProbeResult<Vec<u8>> {
+        Ok(self.query(params)?.to_string().into_bytes())
+    }
+
+    /// [`Probe::query_json`] if the answer needs no disk read,
+    /// decompression or long computation (everything it needs is in memory
+    /// already), so that a server may answer it on its async threads;
+    /// `None` if it needs more (the server then asks [`Probe::query_json`]
+    /// on its blocking pool). Errors found without I/O (a malformed request)
+    /// may be given here. The default answers nothing here.
+    fn query_cached(&self, _params: &Params) -> Option<ProbeResult<Vec<u8>>> {
+        None
+    }
+
     /// What this probe can answer (run directories, board sizes, boxes), as
     /// JSON for `GET /api/v1/` and the web page.
     fn describe(&self) -> serde_json::Value;
