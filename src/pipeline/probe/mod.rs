@@ -252,7 +252,11 @@ pub fn box_list<'a>(runs: impl IntoIterator<Item = &'a RunView>) -> Vec<(u32, u3
         for j in v.jobs() {
             let get = |k: &str| j.params.get(k).and_then(toml::Value::as_integer);
             if let (Some(r), Some(c)) = (get("rows"), get("cols")) {
-                out.push((r as u32, c as u32, v.dir.root().display().to_string()));
+                let entry = (r as u32, c as u32, v.dir.root().display().to_string());
+                // The parts of a split box are one box.
+                if out.last() != Some(&entry) {
+                    out.push(entry);
+                }
             }
         }
     }
