@@ -276,16 +276,22 @@ struct MergeAccess<'a> {
     loaded: Mutex<BTreeSet<String>>,
 }
 
-impl ShardSource for MergeAccess<'_> {
-    fn load(&self, name: &str) -> Result<Shard> {
-        let (i, j) = self
-            .view
+impl MergeAccess<'_> {
+    /// The plan position and spec of job `name`.
+    fn job(&self, name: &str) -> Result<(usize, &super::plan::PlannedJob)> {
+        self.view
             .plan
             .jobs
             .iter()
             .enumerate()
             .find(|(_, j)| j.name == name)
-            .ok_or_else(|| Error::job(name, "no such job in this plan"))?;
+            .ok_or_else(|| Error::job(name, "no such job in this plan"))
+    }
+}
+
+impl ShardSource for MergeAccess<'_> {
+    fn load(&self, name: &str) -> Result<Shard> {
+        let (i, j) = self.job(name)?;
         let (dir, kind) = (&self.view.dir, &self.view.plan.kind);
         let bytes = read_shard_bytes(dir, &j.name, &j.id)?;
         if bytes.len() < 32 || bytes[bytes.len() - 32..] != self.trailers[i] {
@@ -308,14 +314,7 @@ impl ShardSource for MergeAccess<'_> {
     /// The shard for block reads, if its trailer is still the one hashed
     /// (the shard is still decoded and checked whole once, afterwards).
     fn open(&self, name: &str) -> Result<ShardFile> {
-        let (i, j) = self
-            .view
-            .plan
-            .jobs
-            .iter()
-            .enumerate()
-            .find(|(_, j)| j.name == name)
-            .ok_or_else(|| Error::job(name, "no such job in this plan"))?;
+        let (i, j) = self.job(name)?;
         let (dir, kind) = (&self.view.dir, &self.view.plan.kind);
         let f = open_shard_file(dir, kind, &j.name, &j.id)?;
         let mut tail = [0u8; 32];
