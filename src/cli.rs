@@ -1090,18 +1090,33 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Runs `work` (an in-memory query filling `progress`) on a thread; if it
-/// takes more than two seconds, says so on stderr once (what it computes and
-/// how far it is), then shows a progress bar when stderr is a terminal.
-fn with_progress<T: Send>(progress: &Progress, work: impl FnOnce() -> T + Send) -> T {
-    use std::sync::atomic::Ordering;
+/// Runs `work` (an in-memory query filling the [`Progress`] it is given) on
+/// a thread. A stage the probe knows to be long from its size is announced
+/// on stderr as it starts; any other query that takes more than two seconds
+/// is announced then (what it computes and how far it is). Either way a
+/// progress bar follows the work done when stderr is a terminal.
+fn with_progress<T: Send>(work: impl FnOnce(&Progress) -> T + Send) -> T {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let said = std::sync::Arc::new(AtomicBool::new(false));
+    let tell = said.clone();
+    let progress = Progress {
+        on_long_stage: Some(Box::new(move |what: &str| {
+            if !tell.swap(true, Ordering::Relaxed) {
+                errln!(
+                    "query: computing {what} in memory: by its size this takes a while (more than about a second)"
+                );
+            }
+        })),
+        ..Progress::default()
+    };
+    let progress = &progress;
     // Test hook: how long a query runs before it says so (milliseconds).
     let quiet = std::env::var("GAMETABLES_TEST_PROGRESS_AFTER_MS")
         .ok()
         .and_then(|v| v.parse().ok())
         .map_or(Duration::from_secs(2), Duration::from_millis);
     std::thread::scope(|sc| {
-        let h = sc.spawn(work);
+        let h = sc.spawn(move || work(progress));
         let t0 = std::time::Instant::now();
         let mut bar: Option<indicatif::ProgressBar> = None;
         while !h.is_finished() {
@@ -1116,12 +1131,16 @@ fn with_progress<T: Send>(progress: &Progress, work: impl FnOnce() -> T + Send) 
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .clone();
             match &bar {
-                None if t0.elapsed() >= quiet && !h.is_finished() => {
-                    errln!(
-                        "query: computing {what} in memory ({}% done after {} s); this takes a while",
-                        (done * 100).checked_div(total).unwrap_or(0),
-                        t0.elapsed().as_secs()
-                    );
+                None if said.load(Ordering::Relaxed)
+                    || (t0.elapsed() >= quiet && !h.is_finished()) =>
+                {
+                    if !said.swap(true, Ordering::Relaxed) {
+                        errln!(
+                            "query: computing {what} in memory ({}% done after {} s); this takes a while",
+                            (done * 100).checked_div(total).unwrap_or(0),
+                            t0.elapsed().as_secs()
+                        );
+                    }
                     let b = indicatif::ProgressBar::new(total.max(1));
                     b.set_style(
                         indicatif::ProgressStyle::with_template(
@@ -1223,15 +1242,14 @@ fn cmd_query(q: Query) -> anyhow::Result<ExitCode> {
                 Some(d) => ThreeRowProbe::open(d)?,
                 None => ThreeRowProbe::new(),
             };
-            let progress = Progress::default();
-            let ans = with_progress(&progress, || {
+            let ans = with_progress(|progress| {
                 probe.answer_with(
                     &ThreeRowRequest {
                         q: a.q,
                         r: a.r,
                         q_max: a.q_max,
                     },
-                    &progress,
+                    progress,
                 )
             })?;
             print_answer(&ans, a.json.then(|| ans.json()))
@@ -1263,10 +1281,8 @@ fn cmd_query(q: Query) -> anyhow::Result<ExitCode> {
             if let Some(d) = &run_dir {
                 probe.add_run(open_run_of_kind(d, "octal")?)?;
             }
-            let progress = Progress::default();
-            let a = with_progress(&progress, || {
-                probe.answer_with(&OctalRequest { code, n }, &progress)
-            })?;
+            let a =
+                with_progress(|progress| probe.answer_with(&OctalRequest { code, n }, progress))?;
             print_answer(&a, json.then(|| a.json()))
         }
     }

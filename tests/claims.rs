@@ -217,3 +217,11 @@ fn octal_kayles_to_5_is_not_a_mismatch() {
         "our six values are shown: {line}"
     );
 }
+
+/// Regression (issue 12, acceptance 5): one 17×17 box exited 3 on the "91
+/// pairs" claim, counting its 136 pairs m < n ≤ 17; the claim speaks of the
+/// pairs inside 14×14. A 15×15 box (105 pairs) shows the same.
+#[test]
+fn a_box_larger_than_14x14_does_not_mismatch_the_91_pairs() {
+    assert_no_problems("kind = \"chomp-boxes\"\nboxes = [[15, 15]]\n");
+}

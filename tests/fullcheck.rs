@@ -111,6 +111,18 @@ fn boxes_one_p_bit() {
         let p = section(s, "p-positions");
         assert_eq!(p[0] >> 6 & 1, 1, "2,1 is a P-position");
         p[0] &= !(1 << 6);
+        // Keep the shard self-consistent (the merge checks the meta's P
+        // count and the per-size counts against the bits): only the rules
+        // can tell the bit is wrong.
+        let m = section(s, "meta");
+        let mut meta: gametables::pipeline::kinds::chomp_boxes::BoxMeta =
+            gametables::pipeline::codec::decode(m).unwrap();
+        meta.p_positions -= 1;
+        *m = gametables::pipeline::codec::encode(&meta).unwrap();
+        let sizes = section(s, "sizes");
+        let at = 3 * 16 + 8; // P-positions of 3 squares
+        let n = u64::from_le_bytes(sizes[at..at + 8].try_into().unwrap());
+        sizes[at..at + 8].copy_from_slice(&(n - 1).to_le_bytes());
     });
     assert_found(
         &dir,

@@ -7,7 +7,9 @@
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use gametables::pipeline::kinds::octal_probe::LONG_OCTAL_WORK;
 use gametables::pipeline::kinds::three_row::{count_tiles, plan_tiles};
+use gametables::pipeline::kinds::three_row_probe::{LONG_CELLS, solve_cells};
 
 const EXE: &str = env!("CARGO_BIN_EXE_gametables");
 
@@ -204,23 +206,46 @@ fn three_row_tiles_are_counted_exactly_before_planning() {
 /// A query that runs longer than a moment says what it computes and how far
 /// it is (issue example: `query three-row --q 100000000 --r 100000000` ran
 /// silently for minutes; it is now refused for its memory, and one that fits
-/// shows progress). The test hook makes "a moment" zero.
+/// shows progress). A query long by its size says so as it starts, so this
+/// holds on an idle machine as on a loaded one; the bar follows the work done
+/// (on a terminal only).
 #[test]
 fn long_queries_say_so() {
-    for args in [
-        &["query", "three-row", "--q", "20000", "--r", "3000"][..],
-        // Not octal: on an idle machine it ends before the first progress tick.
-        &["query", "three-row", "--q", "30000", "--r", "2000"][..],
+    // Long by their size, so they say so as they start on any machine, idle
+    // or not (no clock involved): each solve is at least the threshold.
+    assert!(solve_cells(50_000, 4_501) >= LONG_CELLS);
+    const { assert!(800_001u64 * 800_001 >= LONG_OCTAL_WORK) };
+    for (args, what) in [
+        (
+            &["query", "three-row", "--q", "50000", "--r", "4500"][..],
+            "query: computing f(q, r) for rows r ≤ 4500 and columns q ≤ 50000 in memory: by its size",
+        ),
+        (
+            &["query", "octal", "0.77", "--n", "800000"][..],
+            "query: computing G(0..800001) of the octal game 0.77 in memory: by its size",
+        ),
     ] {
         let o = Command::new(EXE)
             .args(args)
-            .env("GAMETABLES_TEST_PROGRESS_AFTER_MS", "0")
             .stdin(Stdio::null())
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", show(&o));
         let err = String::from_utf8_lossy(&o.stderr);
-        assert!(err.starts_with("query: computing "), "{args:?}: {err}");
-        assert!(err.contains("% done after"), "{args:?}: {err}");
+        assert!(err.starts_with(what), "{args:?}: {err}");
+        assert_eq!(
+            err.lines().count(),
+            1,
+            "said once, no bar off a terminal: {err}"
+        );
     }
+    // Small ones say nothing (far below the threshold and the two-second timer).
+    assert!(solve_cells(16_000, 121) < LONG_CELLS / 10);
+    let o = Command::new(EXE)
+        .args(["query", "three-row", "--q", "255", "--r", "120"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "", "{}", show(&o));
 }

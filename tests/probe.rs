@@ -88,6 +88,21 @@ fn a_damaged_block_fails_only_the_probes_that_read_it() {
         "{err}"
     );
     assert!(err.contains("block 0") && err.contains("checksum"), "{err}");
+    // In a long-lived probe (a server's) the damaged block is never cached:
+    // it fails again on every read, and no answer comes from the cache.
+    {
+        use gametables::pipeline::kinds::dodgem_probe::{DodgemProbe, DodgemRequest};
+        let probe = DodgemProbe::open(&dir, 3).unwrap();
+        let req = DodgemRequest {
+            n: 3,
+            ..DodgemRequest::default()
+        };
+        for _ in 0..2 {
+            let e = probe.answer(&req).unwrap_err().to_string();
+            assert!(e.contains("layer-2-2") && e.contains("checksum"), "{e}");
+            assert!(probe.answer_cached(&req).is_none());
+        }
+    }
     // Layer (1, 1) and the layers below it are intact: same answer as before.
     let (code, after, err) = gt(&small);
     assert_eq!(code, Some(0), "{err}");
@@ -437,10 +452,14 @@ fn serve_answers_what_query_json_prints() {
             ]),
         ),
     ];
+    // Twice: the second answer comes from cached blocks (on the server's
+    // async threads, not its blocking pool) and must be the same.
     for (path, want) in cases {
-        let (status, got) = get(&path);
-        assert_eq!(status, 200, "{path}: {got}");
-        assert_eq!(got, want, "{path}");
+        for _ in 0..2 {
+            let (status, got) = get(&path);
+            assert_eq!(status, 200, "{path}: {got}");
+            assert_eq!(got, want, "{path}");
+        }
     }
     let (status, v) = get("/api/v1/octal?code=0.77&n=4321");
     assert_eq!(status, 200, "{v}");
@@ -465,4 +484,71 @@ fn serve_answers_what_query_json_prints() {
         assert_eq!(v["status"], want, "{path}: {v}");
         assert!(!v["error"].as_str().unwrap().is_empty(), "{path}: {v}");
     }
+}
+
+/// The Dodgem probe's answer from cached blocks (what `serve` answers on
+/// its async threads) is `None` until the blocks it needs have been read,
+/// then equal to the answer read from the shards; every answer of a 3×3
+/// run equals the in-memory solve's, its JSON bytes are the printed
+/// `json()` value, and each move's desJardins name is the reflection of its
+/// name.
+#[test]
+fn dodgem_cached_answers_equal_answers_read_from_blocks() {
+    use gametables::games::dodgem::{Board, Layer, Position, from_desjardins};
+    use gametables::pipeline::kinds::dodgem_probe::{DodgemProbe, DodgemRequest};
+    let t = tempfile::tempdir().unwrap();
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = t.path().join("d3");
+    let (code, _, err) = gt(&[
+        "run",
+        repo.join("jobs/dodgem-3.toml").to_str().unwrap(),
+        "--run-dir",
+        dir.to_str().unwrap(),
+        "--no-progress",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let run = DodgemProbe::open(&dir, 3).unwrap();
+    let memory = DodgemProbe::new();
+    let board = Board::new(3).unwrap();
+    let req = |p: Position| DodgemRequest {
+        n: 3,
+        position: Some(board.position_text(&p)),
+        ..DodgemRequest::default()
+    };
+    // Nothing read yet: no answer from the cache, and none from memory
+    // before the in-memory solve.
+    let start = req(board.start());
+    assert!(run.answer_cached(&start).is_none());
+    assert!(memory.answer_cached(&start).is_none());
+    let mut checked = 0;
+    for a in 0..3 {
+        for b in 0..3 {
+            let layer = Layer::new(board, a, b);
+            for i in 0..layer.len() {
+                let r = req(layer.position(i));
+                let read = run.answer(&r).unwrap();
+                let cached = run.answer_cached(&r).expect("blocks read").unwrap();
+                assert_eq!(cached, read);
+                let mem = memory.answer(&r).unwrap();
+                assert_eq!(
+                    (&mem.position, mem.value, &mem.moves, &mem.note),
+                    (&read.position, read.value, &read.moves, &read.note)
+                );
+                assert!(memory.answer_cached(&r).is_some());
+                assert_eq!(read.json_bytes(), read.json().to_string().into_bytes());
+                for m in &read.moves {
+                    assert_eq!(m.desjardins, from_desjardins(&board, &m.name).unwrap());
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+    // A malformed request is refused without I/O.
+    let bad = DodgemRequest {
+        n: 3,
+        position: Some("blue:z9".into()),
+        ..DodgemRequest::default()
+    };
+    assert!(matches!(run.answer_cached(&bad), Some(Err(_))));
 }

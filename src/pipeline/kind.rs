@@ -6,7 +6,7 @@
 
 use super::error::Result;
 use super::kinds;
-use super::shard::{Section, Shard};
+use super::shard::{Section, SectionSink, Shard, ShardFile};
 
 /// One job produced by [`JobKind::plan`].
 #[derive(Debug, Clone, PartialEq)]
@@ -172,6 +172,22 @@ pub trait ShardSource {
     /// # Errors
     /// If the job is not available here or its shard is missing or damaged.
     fn load(&self, name: &str) -> Result<Shard>;
+
+    /// Opens the shard of job `name` for block reads ([`ShardFile`]: header
+    /// and index checked, each block checked when read; the whole-file
+    /// trailer is not), after checking that its header names this job. For
+    /// readers that must not hold a whole large shard in memory (a part of
+    /// a split Chomp box streams its earlier parts). The default refuses.
+    ///
+    /// # Errors
+    /// If block reads are not available here, or the shard is missing,
+    /// damaged or another job's.
+    fn open(&self, name: &str) -> Result<ShardFile> {
+        Err(super::Error::job(
+            name,
+            "block reads of shards are not available here",
+        ))
+    }
 }
 
 /// What merge, check and claims see of a run: its parameters, jobs, shards
@@ -239,6 +255,26 @@ pub trait JobKind: Sync {
     /// # Errors
     /// [`super::Error::Job`] if the parameters are invalid or an input is unusable.
     fn run(&self, job: &JobSpec, inputs: &dyn ShardSource) -> Result<Vec<Section>>;
+
+    /// Solves one job, writing its sections to `out` in order (what the
+    /// worker calls). The default writes what [`JobKind::run`] returns; a
+    /// kind with a large section overrides it to stream the section in
+    /// chunks instead of holding a second copy of it in memory.
+    ///
+    /// # Errors
+    /// As [`JobKind::run`], and `out`'s write errors.
+    fn run_into(
+        &self,
+        job: &JobSpec,
+        inputs: &dyn ShardSource,
+        out: &mut dyn SectionSink,
+    ) -> Result<()> {
+        for s in self.run(job, inputs)? {
+            out.begin_section(&s.name)?;
+            out.write(&s.bytes)?;
+        }
+        Ok(())
+    }
 
     /// Assembles the global tables from every job's shard. Under `merge`,
     /// each shard loaded is decoded and checked ([`JobKind::check_shard`]);

@@ -23,10 +23,11 @@ use super::kind::{
 };
 use super::plan::{
     JobState, PlanFile, PlannedJob, check_shard_bytes, check_shard_content, decode_shard,
-    job_states, raw_bound, read_checked_shard, read_job_shard, read_shard_bytes, shard_error,
+    job_states, open_shard_file, raw_bound, read_checked_shard, read_job_shard, read_shard_bytes,
+    shard_error,
 };
 use super::rundir::RunDir;
-use super::shard::{Shard, write_atomic};
+use super::shard::{Shard, ShardFile, write_atomic};
 use super::sources::sources_section;
 
 /// Version of the result format.
@@ -199,6 +200,14 @@ impl ShardSource for RunView {
             .ok_or_else(|| Error::job(name, "no such job in this plan"))?;
         read_job_shard(&self.dir, &self.plan.kind, j)
     }
+
+    fn open(&self, name: &str) -> Result<ShardFile> {
+        let j = self
+            .plan
+            .job(name)
+            .ok_or_else(|| Error::job(name, "no such job in this plan"))?;
+        open_shard_file(&self.dir, &self.plan.kind, &j.name, &j.id)
+    }
 }
 
 impl RunAccess for RunView {
@@ -267,16 +276,22 @@ struct MergeAccess<'a> {
     loaded: Mutex<BTreeSet<String>>,
 }
 
-impl ShardSource for MergeAccess<'_> {
-    fn load(&self, name: &str) -> Result<Shard> {
-        let (i, j) = self
-            .view
+impl MergeAccess<'_> {
+    /// The plan position and spec of job `name`.
+    fn job(&self, name: &str) -> Result<(usize, &super::plan::PlannedJob)> {
+        self.view
             .plan
             .jobs
             .iter()
             .enumerate()
             .find(|(_, j)| j.name == name)
-            .ok_or_else(|| Error::job(name, "no such job in this plan"))?;
+            .ok_or_else(|| Error::job(name, "no such job in this plan"))
+    }
+}
+
+impl ShardSource for MergeAccess<'_> {
+    fn load(&self, name: &str) -> Result<Shard> {
+        let (i, j) = self.job(name)?;
         let (dir, kind) = (&self.view.dir, &self.view.plan.kind);
         let bytes = read_shard_bytes(dir, &j.name, &j.id)?;
         if bytes.len() < 32 || bytes[bytes.len() - 32..] != self.trailers[i] {
@@ -294,6 +309,31 @@ impl ShardSource for MergeAccess<'_> {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(j.name.clone());
         Ok(s)
+    }
+
+    /// The shard for block reads, if its trailer is still the one hashed
+    /// (the shard is still decoded and checked whole once, afterwards).
+    fn open(&self, name: &str) -> Result<ShardFile> {
+        let (i, j) = self.job(name)?;
+        let (dir, kind) = (&self.view.dir, &self.view.plan.kind);
+        let f = open_shard_file(dir, kind, &j.name, &j.id)?;
+        let mut tail = [0u8; 32];
+        let len = std::fs::metadata(f.path()).map(|m| m.len()).unwrap_or(0);
+        use std::os::unix::fs::FileExt;
+        let same = len >= 32
+            && std::fs::File::open(f.path())
+                .and_then(|h| h.read_exact_at(&mut tail, len - 32))
+                .is_ok()
+            && tail == self.trailers[i];
+        if !same {
+            return Err(shard_error(
+                dir,
+                &j.name,
+                &j.id,
+                "changed while being merged".into(),
+            ));
+        }
+        Ok(f)
     }
 }
 

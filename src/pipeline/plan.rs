@@ -710,6 +710,28 @@ impl ShardSource for DirShards<'_> {
             .ok_or_else(|| Error::job(name, "not an input of this job"))?;
         read_shard(self.dir, self.kind, &j.name, &j.id)
     }
+
+    fn open(&self, name: &str) -> Result<shard::ShardFile> {
+        let j = self
+            .jobs
+            .iter()
+            .find(|j| j.name == name)
+            .ok_or_else(|| Error::job(name, "not an input of this job"))?;
+        open_shard_file(self.dir, self.kind, &j.name, &j.id)
+    }
+}
+
+/// Opens the shard of job (`name`, `id`) for block reads
+/// ([`shard::ShardFile`]) and checks that its header names this job and kind.
+///
+/// # Errors
+/// [`Error::Shard`] naming job and file: missing, damaged index or header,
+/// or another job's.
+pub fn open_shard_file(dir: &RunDir, kind: &str, name: &str, id: &str) -> Result<shard::ShardFile> {
+    let f =
+        shard::ShardFile::open(&dir.shard_path(id)).map_err(|m| shard_error(dir, name, id, m))?;
+    check_owner(dir, f.header(), kind, name, id)?;
+    Ok(f)
 }
 
 /// The run directory a manifest belongs to: the parent of its `manifests/`

@@ -844,6 +844,47 @@ pub struct ShardWriter {
     durability: Durability,
 }
 
+/// Where a job writes its sections, in order: a [`ShardWriter`] (the
+/// worker), or a `Vec<Section>` (tests, in-memory runs).
+pub trait SectionSink {
+    /// Starts section `name` (ending the one before).
+    ///
+    /// # Errors
+    /// If a section of that name was written already, or writing fails.
+    fn begin_section(&mut self, name: &str) -> Result<()>;
+    /// Appends raw bytes to the current section.
+    ///
+    /// # Errors
+    /// If writing fails or no section is open.
+    fn write(&mut self, bytes: &[u8]) -> Result<()>;
+}
+
+impl SectionSink for ShardWriter {
+    fn begin_section(&mut self, name: &str) -> Result<()> {
+        ShardWriter::begin_section(self, name)
+    }
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        ShardWriter::write(self, bytes)
+    }
+}
+
+impl SectionSink for Vec<Section> {
+    fn begin_section(&mut self, name: &str) -> Result<()> {
+        if self.iter().any(|s| s.name == name) {
+            return Err(Error::job(name, "section written twice"));
+        }
+        self.push(Section::new(name, Vec::new()));
+        Ok(())
+    }
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        self.last_mut()
+            .ok_or_else(|| Error::job("shard", "write before any section"))?
+            .bytes
+            .extend_from_slice(bytes);
+        Ok(())
+    }
+}
+
 impl ShardWriter {
     /// Starts the shard of job `header` (kind, name, id; its `sections` are
     /// ignored) at `path`, at zstd level `level`.
@@ -1035,8 +1076,20 @@ impl ShardFile {
             .read_exact_at(&mut z, b.offset)
             .map_err(|e| format!("section `{name}` block {i}: {e}"))?;
         let mut out = vec![0u8; b.raw as usize];
-        let mut d = zstd::bulk::Decompressor::new().map_err(|e| format!("zstd: {e}"))?;
-        unpack(&mut d, b, &z, &mut out).map_err(|e| format!("section `{name}` block {i} ({e})"))?;
+        // One decompression context per thread, made once: a server reads
+        // blocks on a few threads, many times each.
+        thread_local! {
+            static DCTX: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+                const { std::cell::RefCell::new(None) };
+        }
+        DCTX.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            if slot.is_none() {
+                *slot = Some(zstd::bulk::Decompressor::new().map_err(|e| format!("zstd: {e}"))?);
+            }
+            let d = slot.as_mut().expect("made above");
+            unpack(d, b, &z, &mut out).map_err(|e| format!("section `{name}` block {i} ({e})"))
+        })?;
         Ok(out)
     }
 

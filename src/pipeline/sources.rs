@@ -44,6 +44,8 @@ pub const BOUTON: &str = "Bouton 1901";
 pub const GUY_SMITH: &str = "Guy and Smith 1956";
 /// The On-Line Encyclopedia of Integer Sequences.
 pub const OEIS: &str = "OEIS";
+/// Kitatai's memoized search of every Chomp rectangle up to 20×20.
+pub const KITATAI: &str = "Kitatai, chomp-memoized-search";
 
 /// The start of a claim source that is no published work but an
 /// independent computation of ours (e.g. a naive search), named in the rest
@@ -130,6 +132,13 @@ pub const WORKS: &[Work] = &[
         name: OEIS,
         reference: "The On-Line Encyclopedia of Integer Sequences, https://oeis.org/ (each sequence at \
                     https://oeis.org/A…, e.g. https://oeis.org/A112470)",
+    },
+    Work {
+        name: KITATAI,
+        reference: "Kitatai, “chomp-memoized-search” (C++, GitHub, \
+                    https://github.com/Kitatai/chomp-memoized-search): the winning first moves of \
+                    every rectangle up to 20×20 by memoized negamax search (about 34 GB); its README \
+                    states that none has three or more",
     },
 ];
 

@@ -75,26 +75,24 @@ pub fn run_worker_waiting(
         kind: &m.kind,
         jobs: m.inputs.clone(),
     };
-    let sections = kind.run(&m.spec(), &inputs)?;
-    let solved = t0.elapsed();
-    if let Some(ms) = std::env::var(DELAY_ENV)
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-    {
-        std::thread::sleep(std::time::Duration::from_millis(ms));
-    }
     let header = ShardHeader {
         kind: m.kind.clone(),
         job_name: m.name.clone(),
         job_id: m.job_id.clone(),
         sections: Vec::new(),
     };
-    let mut w = shard::ShardWriter::create(&out, &header, kind.zstd_level(), durability)?;
-    for s in &sections {
-        w.begin_section(&s.name)?;
-        w.write(&s.bytes)?;
-    }
-    drop(sections);
+    let mut sink = LazySink {
+        writer: None,
+        open: || shard::ShardWriter::create(&out, &header, kind.zstd_level(), durability),
+        solved: None,
+        t0,
+    };
+    kind.run_into(&m.spec(), &inputs, &mut sink)?;
+    let solved = sink.solved.unwrap_or_else(|| t0.elapsed());
+    let w = match sink.writer {
+        Some(w) => w,
+        None => (sink.open)()?,
+    };
     let (_, shard_bytes) = w.finish()?;
     tracing::info!(
         job = %m.name,
@@ -105,4 +103,40 @@ pub fn run_worker_waiting(
         "job finished"
     );
     Ok(())
+}
+
+/// The worker's section sink: creates the shard's temporary file when the
+/// job starts writing (so a worker killed while solving leaves none), notes
+/// that moment (the end of solving, for the log) and sleeps there for
+/// [`DELAY_ENV`] (tests).
+struct LazySink<F: FnMut() -> Result<shard::ShardWriter>> {
+    writer: Option<shard::ShardWriter>,
+    open: F,
+    solved: Option<std::time::Duration>,
+    t0: Instant,
+}
+
+impl<F: FnMut() -> Result<shard::ShardWriter>> LazySink<F> {
+    fn writer(&mut self) -> Result<&mut shard::ShardWriter> {
+        if self.writer.is_none() {
+            self.solved = Some(self.t0.elapsed());
+            if let Some(ms) = std::env::var(DELAY_ENV)
+                .ok()
+                .and_then(|v| v.parse::<u64>().ok())
+            {
+                std::thread::sleep(std::time::Duration::from_millis(ms));
+            }
+            self.writer = Some((self.open)()?);
+        }
+        Ok(self.writer.as_mut().expect("just made"))
+    }
+}
+
+impl<F: FnMut() -> Result<shard::ShardWriter>> shard::SectionSink for LazySink<F> {
+    fn begin_section(&mut self, name: &str) -> Result<()> {
+        self.writer()?.begin_section(name)
+    }
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        self.writer()?.write(bytes)
+    }
 }

@@ -11,8 +11,10 @@
 //! - `GET /` — the page (HTML, JavaScript and CSS embedded in the binary; no
 //!   external assets).
 //!
-//! Probes run on tokio's blocking pool (a lookup reads a block from disk; a
-//! three-row request may compute).
+//! A request whose answer is in memory (every block it needs cached: most
+//! Dodgem lookups on a warm server) is answered on the async threads
+//! ([`crate::pipeline::probe::Probe::query_cached`]); the others run on tokio's blocking pool (a
+//! lookup reads and decompresses a block; a three-row request may compute).
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -71,12 +73,11 @@ async fn page() -> impl IntoResponse {
 }
 
 fn json(status: StatusCode, v: &serde_json::Value) -> Response {
-    (
-        status,
-        [(header::CONTENT_TYPE, "application/json")],
-        v.to_string(),
-    )
-        .into_response()
+    json_bytes(status, v.to_string().into_bytes())
+}
+
+fn json_bytes(status: StatusCode, body: Vec<u8>) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 fn error(e: &ProbeError) -> Response {
@@ -146,16 +147,24 @@ async fn query(
             names.join(", ")
         )));
     }
-    let app2 = app.clone();
-    let r = tokio::task::spawn_blocking(move || {
-        app2.probes
-            .game(&game)
-            .expect("checked above")
-            .query(&params)
-    })
-    .await;
+    // Answers from memory (cached blocks) right here; only requests that
+    // read or decompress a block, or compute, go to the blocking pool.
+    let probe = app.probes.game(&game).expect("checked above");
+    let r = match probe.query_cached(&params) {
+        Some(r) => Ok(r),
+        None => {
+            let app2 = app.clone();
+            tokio::task::spawn_blocking(move || {
+                app2.probes
+                    .game(&game)
+                    .expect("checked above")
+                    .query_json(&params)
+            })
+            .await
+        }
+    };
     match r {
-        Ok(Ok(v)) => json(StatusCode::OK, &v),
+        Ok(Ok(body)) => json_bytes(StatusCode::OK, body),
         Ok(Err(e)) => error(&e),
         Err(e) => json(
             StatusCode::INTERNAL_SERVER_ERROR,

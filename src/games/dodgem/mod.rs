@@ -440,11 +440,17 @@ impl Board {
 
     /// The name of a square, e.g. `a2`.
     pub fn square_name(&self, sq: usize) -> String {
-        format!(
-            "{}{}",
-            (b'a' + (sq % self.n) as u8) as char,
-            sq / self.n + 1
-        )
+        let mut s = String::with_capacity(3);
+        self.push_square_name(&mut s, sq);
+        s
+    }
+
+    /// Appends the name of square `sq` to `out` (no allocation beyond
+    /// `out`'s growth).
+    fn push_square_name(&self, out: &mut String, sq: usize) {
+        use std::fmt::Write;
+        out.push((b'a' + (sq % self.n) as u8) as char);
+        let _ = write!(out, "{}", sq / self.n + 1);
     }
 
     /// Parses a square name (`a2`, case-insensitive).
@@ -473,14 +479,27 @@ impl Board {
 
     /// A move in our notation: `a2-b2`, or `e4-off` for a car leaving.
     pub fn move_name(&self, m: Move) -> String {
+        self.move_name_with(m, |sq| sq)
+    }
+
+    /// A move in David desJardins' notation (the reflection (x, y) ↦ (y, x)
+    /// of [`Board::move_name`]: our `a2-a1` is his `b1-a1`); the same as
+    /// [`from_desjardins`] of the move's name, which the reflection undoes.
+    pub fn desjardins_move_name(&self, m: Move) -> String {
+        let n = self.n;
+        self.move_name_with(m, |sq| (sq % n) * n + sq / n)
+    }
+
+    /// `FROM-TO` or `FROM-off`, the squares mapped by `map`.
+    fn move_name_with(&self, m: Move, map: impl Fn(usize) -> usize) -> String {
+        let mut s = String::with_capacity(7);
+        self.push_square_name(&mut s, map(m.from as usize));
+        s.push('-');
         match m.to {
-            Some(t) => format!(
-                "{}-{}",
-                self.square_name(m.from as usize),
-                self.square_name(t as usize)
-            ),
-            None => format!("{}-off", self.square_name(m.from as usize)),
+            Some(t) => self.push_square_name(&mut s, map(t as usize)),
+            None => s.push_str("off"),
         }
+        s
     }
 
     /// Parses a move (`a2-b2`, `d4-off`) and checks it is legal in `p`.
@@ -545,23 +564,27 @@ impl Board {
     /// Prints a position as `blue:a2,a3 red:b1,c1 to-move:blue` (squares
     /// in index order; `-` for a side with no car).
     pub fn position_text(&self, p: &Position) -> String {
-        let list = |m: u64| {
-            let v: Vec<String> = (0..self.squares())
-                .filter(|&s| m >> s & 1 == 1)
-                .map(|s| self.square_name(s))
-                .collect();
-            if v.is_empty() {
-                "-".to_string()
-            } else {
-                v.join(",")
+        let mut s = String::with_capacity(64);
+        let list = |s: &mut String, m: u64| {
+            if m == 0 {
+                s.push('-');
+            }
+            let mut first = true;
+            for sq in (0..self.squares()).filter(|&sq| m >> sq & 1 == 1) {
+                if !first {
+                    s.push(',');
+                }
+                first = false;
+                self.push_square_name(s, sq);
             }
         };
-        format!(
-            "blue:{} red:{} to-move:{}",
-            list(p.blue),
-            list(p.red),
-            p.to_move.name()
-        )
+        s.push_str("blue:");
+        list(&mut s, p.blue);
+        s.push_str(" red:");
+        list(&mut s, p.red);
+        s.push_str(" to-move:");
+        s.push_str(p.to_move.name());
+        s
     }
 
     /// Parses `blue:a2,a3,a4 red:b1,c1,d1 to-move:blue` (fields in any

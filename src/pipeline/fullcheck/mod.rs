@@ -130,17 +130,9 @@ impl fmt::Display for Coverage {
     }
 }
 
-/// `1234567` → `1,234,567`.
+/// `1234567` → `1,234,567` ([`crate::pipeline::resources::thousands`]).
 pub fn group(v: u64) -> String {
-    let s = v.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::pipeline::resources::thousands(u128::from(v))
 }
 
 /// The outcome of a full check.

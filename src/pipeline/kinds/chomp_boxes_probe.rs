@@ -28,6 +28,10 @@ struct BoxJob {
     name: String,
     rows: u32,
     cols: u32,
+    /// The job's rank window (a part of a split box); `end` `None`: to the
+    /// end of the box.
+    start: u64,
+    end: Option<u64>,
     /// The box's ranking tables and the meta's value width (bytes per rank
     /// in a Grundy shard; 0 for `chomp-boxes`), made once the meta checked.
     ready: OnceLock<(ChompBox, u8)>,
@@ -57,10 +61,18 @@ impl BoxRun {
                     .and_then(|v| u32::try_from(v).ok())
                     .ok_or_else(|| Error::job(&j.name, format!("the plan gives no `{k}`")))
             };
+            let rank = |k: &str| {
+                j.params
+                    .get(k)
+                    .and_then(toml::Value::as_integer)
+                    .and_then(|v| u64::try_from(v).ok())
+            };
             boxes.push(BoxJob {
                 name: j.name.clone(),
                 rows: get("rows")?,
                 cols: get("cols")?,
+                start: rank("start").unwrap_or(0),
+                end: rank("end"),
                 ready: OnceLock::new(),
             });
         }
@@ -75,19 +87,42 @@ impl BoxRun {
         self.shards.view()
     }
 
-    /// The first box (plan order) holding `s`: its index and job name.
+    /// The first box (plan order) holding `s`: the index of its (first) job
+    /// and the box's name (the job name without `-part-K`).
     pub(crate) fn covering(&self, s: &Staircase) -> Option<(usize, &str)> {
         let need_rows = s.rows().len() as u32;
         let need_cols = s.rows().first().copied().unwrap_or(0);
         self.boxes
             .iter()
             .position(|b| b.rows >= need_rows && b.cols >= need_cols)
-            .map(|i| (i, self.boxes[i].name.as_str()))
+            // A part of a split box answers for its box (`box-RxC`).
+            .map(|i| {
+                let name = self.boxes[i].name.as_str();
+                (i, name.split("-part-").next().unwrap_or(name))
+            })
     }
 
-    /// Box `i`'s ranking tables and value width, its `meta` section read
-    /// (whole: a few bytes) and checked by `check` once (which returns the
-    /// width, or why the meta does not fit).
+    /// The job of the box of job `i` (a job [`BoxRun::covering`] gave)
+    /// whose window holds rank `x`: `i` itself for a box in one job, else
+    /// the part of the same box (parts are consecutive in plan order).
+    pub(crate) fn part_for(&self, i: usize, x: u64) -> usize {
+        let (rows, cols) = (self.boxes[i].rows, self.boxes[i].cols);
+        self.boxes[i..]
+            .iter()
+            .take_while(|b| (b.rows, b.cols) == (rows, cols))
+            .position(|b| b.start <= x && b.end.is_none_or(|e| x < e))
+            .map_or(i, |k| i + k)
+    }
+
+    /// First rank of job `i`'s window.
+    pub(crate) fn start(&self, i: usize) -> u64 {
+        self.boxes[i].start
+    }
+
+    /// Job `i`'s ranking tables and value width, its `meta` section read
+    /// (whole: a few bytes) and checked by `check` once (given the meta, the
+    /// box and the job's window `start` and `end`; it returns the width, or
+    /// why the meta does not fit).
     ///
     /// # Errors
     /// [`ProbeError::Run`] naming the job: a missing or damaged shard, a
@@ -95,7 +130,7 @@ impl BoxRun {
     pub(crate) fn ready(
         &self,
         i: usize,
-        check: impl Fn(&[u8], &ChompBox) -> Result<u8, String>,
+        check: impl Fn(&[u8], &ChompBox, u64, u64) -> Result<u8, String>,
     ) -> ProbeResult<&(ChompBox, u8)> {
         let b = &self.boxes[i];
         if let Some(r) = b.ready.get() {
@@ -105,7 +140,8 @@ impl BoxRun {
         let cb = ChompBox::new(b.rows as usize, b.cols as usize).map_err(|e| bad(e.to_string()))?;
         let len = self.shards.section_len(&b.name, "meta")?;
         let meta = self.shards.range(&b.name, "meta", 0, len)?;
-        let width = check(&meta, &cb).map_err(|m| bad(format!("meta: {m}")))?;
+        let end = b.end.unwrap_or(cb.len());
+        let width = check(&meta, &cb, b.start, end).map_err(|m| bad(format!("meta: {m}")))?;
         Ok(b.ready.get_or_init(|| (cb, width)))
     }
 
@@ -126,14 +162,18 @@ impl BoxRun {
     }
 }
 
-/// Checks a `chomp-boxes` meta against its box.
-fn check_box_meta(bytes: &[u8], b: &ChompBox) -> Result<u8, String> {
+/// Checks a `chomp-boxes` meta against its box and the job's window.
+fn check_box_meta(bytes: &[u8], b: &ChompBox, start: u64, end: u64) -> Result<u8, String> {
     let m: BoxMeta = codec::decode(bytes)?;
-    if (m.rows as usize, m.cols as usize, m.ranks) != (b.rows(), b.cols(), b.len()) {
+    if (m.rows as usize, m.cols as usize, m.ranks, m.start, m.end)
+        != (b.rows(), b.cols(), b.len(), start, end)
+    {
         return Err(format!(
-            "{}x{} with {} ranks, the job is {}x{} with {}",
+            "{}x{} ranks {}..{} of {}, the job is {}x{} ranks {start}..{end} of {}",
             m.rows,
             m.cols,
+            m.start,
+            m.end,
             m.ranks,
             b.rows(),
             b.cols(),
@@ -144,8 +184,9 @@ fn check_box_meta(bytes: &[u8], b: &ChompBox) -> Result<u8, String> {
 }
 
 /// The winning bites of `s` from box `i` of `run`: the bites whose result is
-/// a P-position, read bit by bit from the `p-positions` section (bit
-/// `x % 8` of byte `x / 8` for rank x), in (row, col) order.
+/// a P-position, read bit by bit from the `p-positions` section of the job
+/// whose window holds the result (bit `(x − start) % 8` of byte
+/// `(x − start) / 8` for rank x), in (row, col) order.
 ///
 /// # Errors
 /// [`ProbeError::Run`]: a missing or damaged shard or block.
@@ -155,8 +196,11 @@ fn winning_in_box(run: &BoxRun, i: usize, s: &Staircase) -> ProbeResult<Vec<Bite
     for bite in s.bites() {
         let t = s.after(bite).expect("a legal bite");
         let x = b.rank_of(&t).map_err(ProbeError::bad)?;
-        let byte = run.bytes(i, "p-positions", x / 8, 1)?[0];
-        if byte >> (x % 8) & 1 == 1 {
+        let j = run.part_for(i, x);
+        run.ready(j, check_box_meta)?;
+        let off = x - run.start(j);
+        let byte = run.bytes(j, "p-positions", off / 8, 1)?[0];
+        if byte >> (off % 8) & 1 == 1 {
             out.push(bite);
         }
     }

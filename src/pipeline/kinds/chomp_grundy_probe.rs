@@ -43,7 +43,7 @@ fn grundy_from_blocks(run: &BoxRun, s: &Staircase) -> ProbeResult<Option<(String
     let Some((i, name)) = run.covering(s) else {
         return Ok(None);
     };
-    let (b, width) = run.ready(i, check_grundy_meta)?;
+    let (b, width) = run.ready(i, |m, b, _, _| check_grundy_meta(m, b))?;
     let x = b.rank_of(s).map_err(ProbeError::bad)?;
     let w = u64::from(*width);
     let bytes = run.bytes(i, "values", x * w, w)?;

@@ -152,15 +152,7 @@ fn params(job: &JobSpec) -> Result<(String, Board, usize, usize)> {
 
 /// Thousands separators, for messages and claims.
 fn sep(v: u128) -> String {
-    let s = v.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::pipeline::resources::thousands(v)
 }
 
 /// What one job needs, estimated before it runs (see [`job_resources`]).

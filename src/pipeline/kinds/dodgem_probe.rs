@@ -6,14 +6,14 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use std::sync::Arc;
+use serde::Serialize;
 
 use crate::games::dodgem::{Board, Layer, Position, Side, Tables, Value, from_desjardins};
 use crate::pipeline::kinds::dodgem::{layer_job, move_rank, mover_value, solved_max_cars};
 use crate::pipeline::merge::RunView;
-use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES, RunShards};
+use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES, RunShards, SectionHandle};
 use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, flag, param, required};
 
 /// Largest board solved in memory when no run directory holds it (4×4
@@ -86,22 +86,69 @@ pub struct DodgemAnswer {
     pub source: String,
 }
 
+/// The JSON form of a [`DodgemAnswer`], borrowed from it. Fields in
+/// alphabetical order, so the bytes [`serde_json::to_vec`] writes equal the
+/// printed [`serde_json::Value`] (whose objects sort their keys).
+#[derive(Serialize)]
+struct AnswerJson<'a> {
+    depth: Option<u8>,
+    moves: Vec<MoveJson<'a>>,
+    n: usize,
+    note: Option<&'a str>,
+    position: &'a str,
+    source: &'a str,
+    to_move: &'static str,
+    value: &'static str,
+}
+
+/// One move of [`AnswerJson`].
+#[derive(Serialize)]
+struct MoveJson<'a> {
+    after: &'a str,
+    depth: Option<u8>,
+    desjardins: &'a str,
+    #[serde(rename = "move")]
+    name: &'a str,
+    value: &'static str,
+}
+
 impl DodgemAnswer {
-    /// The JSON form (what `query dodgem --json` prints and `serve` answers).
+    fn wire(&self) -> AnswerJson<'_> {
+        AnswerJson {
+            depth: self.value.depth(),
+            moves: self
+                .moves
+                .iter()
+                .map(|m| MoveJson {
+                    after: &m.after,
+                    depth: m.value.depth(),
+                    desjardins: &m.desjardins,
+                    name: &m.name,
+                    value: m.value.word(),
+                })
+                .collect(),
+            n: self.n,
+            note: self.note.as_deref(),
+            position: &self.position,
+            source: &self.source,
+            to_move: self.to_move.name(),
+            value: self.value.word(),
+        }
+    }
+
+    /// The JSON form (what `query dodgem --json` prints and `serve` answers):
+    /// `n`, `position`, `to_move`, `value` (`win`, `loss`, `draw`), `depth`
+    /// (plies to the end with best play, `null` for a draw), `note`, `moves`
+    /// (each with `move`, `desjardins`, `value`, `depth` for the mover,
+    /// `after`) and `source`.
     pub fn json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "n": self.n,
-            "position": self.position,
-            "to_move": self.to_move.name(),
-            "value": self.value.word(),
-            "depth": self.value.depth(),
-            "note": self.note,
-            "moves": self.moves.iter().map(|m| serde_json::json!({
-                "move": m.name, "desjardins": m.desjardins,
-                "value": m.value.word(), "depth": m.value.depth(), "after": m.after,
-            })).collect::<Vec<_>>(),
-            "source": self.source,
-        })
+        serde_json::to_value(self.wire()).expect("plain data serialises")
+    }
+
+    /// [`DodgemAnswer::json`] written as compact JSON bytes, without building
+    /// the [`serde_json::Value`] (what `serve` sends).
+    pub fn json_bytes(&self) -> Vec<u8> {
+        serde_json::to_vec(&self.wire()).expect("plain data serialises")
     }
 }
 
@@ -127,17 +174,33 @@ impl fmt::Display for DodgemAnswer {
     }
 }
 
+/// One layer of a run: its ranking and its `values` section, made on first
+/// use.
+struct RunLayer {
+    layer: Layer,
+    values: SectionHandle,
+}
+
+/// A `dodgem` run directory of one board size, read block by block.
+struct RunBoard {
+    shards: RunShards,
+    /// `layers[a · n + b]`, located on first use.
+    layers: Vec<OnceLock<RunLayer>>,
+    /// Where the answers say they come from (`run DIR`).
+    source: String,
+}
+
 /// Where the layers of one board size come from.
 enum Layers {
-    /// A `dodgem` run directory, read block by block; the layer rankings
-    /// made on first use.
-    Run(RunShards, Vec<OnceLock<Layer>>),
+    /// A `dodgem` run directory.
+    Run(Box<RunBoard>),
     /// Solved in memory on first use.
     Memory(OnceLock<Tables>),
 }
 
-/// Looks one position's value up (from a run's blocks or from memory).
-type Lookup<'a> = Box<dyn Fn(&Position) -> ProbeResult<Value> + 'a>;
+/// Looks one position's value up (from a run's blocks or from memory);
+/// `Ok(None)`: not without I/O or a solve (asked with `io` false).
+type Lookup<'a> = Box<dyn Fn(&Position) -> ProbeResult<Option<Value>> + 'a>;
 
 /// Answers Dodgem requests from `dodgem` run directories, one per board
 /// size, and solves boards up to [`IN_MEMORY_MAX_N`] in memory when no run
@@ -189,16 +252,21 @@ impl DodgemProbe {
             .and_then(toml::Value::as_integer)
             .and_then(|n| usize::try_from(n).ok())
             .ok_or_else(|| ProbeError::bad(format!("{dir}: the plan gives no board size n")))?;
-        if let Some(Layers::Run(other, _)) = self.boards.get(&n) {
+        if let Some(Layers::Run(other)) = self.boards.get(&n) {
             return Err(ProbeError::bad(format!(
                 "{dir} and {} both solve n = {n}",
-                other.view().dir.root().display()
+                other.shards.view().dir.root().display()
             )));
         }
         let layers = (0..n * n).map(|_| OnceLock::new()).collect();
+        let source = format!("run {dir}");
         self.boards.insert(
             n,
-            Layers::Run(RunShards::new(view, self.cache.clone()), layers),
+            Layers::Run(Box::new(RunBoard {
+                shards: RunShards::new(view, self.cache.clone()),
+                layers,
+                source,
+            })),
         );
         Ok(n)
     }
@@ -224,7 +292,7 @@ impl DodgemProbe {
         self.boards
             .iter()
             .map(|(&n, l)| match l {
-                Layers::Run(v, _) => (n, Some(v.view().dir.root().display().to_string())),
+                Layers::Run(r) => (n, Some(r.shards.view().dir.root().display().to_string())),
                 Layers::Memory(_) => (n, None),
             })
             .collect()
@@ -267,10 +335,31 @@ impl DodgemProbe {
     /// directory gives the board size; [`ProbeError::Run`] if a layer shard
     /// is missing or damaged.
     pub fn answer(&self, req: &DodgemRequest) -> ProbeResult<DodgemAnswer> {
+        Ok(self
+            .answer_in(req, true)?
+            .expect("every value found when reading is allowed"))
+    }
+
+    /// [`DodgemProbe::answer`] if it needs no disk read, decompression or
+    /// solve (every value it needs is in the block cache or solved in
+    /// memory already): `None` otherwise. For answering on a server's async
+    /// threads without handing the request to a blocking pool.
+    pub fn answer_cached(&self, req: &DodgemRequest) -> Option<ProbeResult<DodgemAnswer>> {
+        self.answer_in(req, false).transpose()
+    }
+
+    /// The answer; with `io` false, `Ok(None)` as soon as a value needs a
+    /// block read or a solve.
+    fn answer_in(&self, req: &DodgemRequest, io: bool) -> ProbeResult<Option<DodgemAnswer>> {
         let (board, p) = Self::position(req)?;
         let n = req.n;
-        let (lookup, source): (Lookup<'_>, String) = match self.boards.get(&n) {
-            Some(Layers::Run(shards, layers)) => {
+        let (lookup, source): (Lookup<'_>, &str) = match self.boards.get(&n) {
+            Some(Layers::Run(run)) => {
+                let RunBoard {
+                    shards,
+                    layers,
+                    source,
+                } = &**run;
                 let view = shards.view();
                 let m = solved_max_cars(&view.plan.params, board);
                 let (a, b) = p.layer();
@@ -288,48 +377,77 @@ impl DodgemProbe {
                 (
                     Box::new(move |q: &Position| {
                         let (a, b) = q.layer();
-                        let layer = layers[a * n + b].get_or_init(|| Layer::new(board, a, b));
-                        let name = layer_job(a, b);
-                        let byte = shards.byte(&name, "values", layer.index(q))?;
-                        Value::from_byte(byte).ok_or_else(|| {
+                        let cell = &layers[a * n + b];
+                        let l = match cell.get() {
+                            Some(l) => l,
+                            None if !io => return Ok(None),
+                            None => {
+                                let values = shards.section(&layer_job(a, b), "values")?;
+                                cell.get_or_init(|| RunLayer {
+                                    layer: Layer::new(board, a, b),
+                                    values,
+                                })
+                            }
+                        };
+                        let i = l.layer.index(q);
+                        let byte = if io {
+                            shards.byte_at(&l.values, i)?
+                        } else {
+                            match shards.cached_byte(&l.values, i) {
+                                Some(byte) => byte,
+                                None => return Ok(None),
+                            }
+                        };
+                        Value::from_byte(byte).map(Some).ok_or_else(|| {
                             ProbeError::Run(crate::pipeline::Error::job(
-                                &name,
-                                format!("byte {byte} at index {} is not a value", layer.index(q)),
+                                layer_job(a, b),
+                                format!("byte {byte} at index {i} is not a value"),
                             ))
                         })
                     }),
-                    format!("run {}", view.dir.root().display()),
+                    source.as_str(),
                 )
             }
             Some(Layers::Memory(cell)) => {
-                let t = cell.get_or_init(|| Tables::solve(board, 1));
+                let t = match cell.get() {
+                    Some(t) => t,
+                    None if !io => return Ok(None),
+                    None => cell.get_or_init(|| Tables::solve(board, 1)),
+                };
                 (
-                    Box::new(move |q: &Position| Ok(t.value(q).expect("every layer solved"))),
-                    "solved in memory".to_string(),
+                    Box::new(move |q: &Position| Ok(Some(t.value(q).expect("every layer solved")))),
+                    "solved in memory",
                 )
             }
             None => {
+                let job = if n >= 6 {
+                    format!(
+                        "jobs/dodgem-{n}-endgame.toml` (the layers with at most four cars a side; the whole board needs a cluster"
+                    )
+                } else {
+                    format!("jobs/dodgem-{n}.toml")
+                };
                 return Err(ProbeError::NotSolved(format!(
-                    "no run directory for {n}×{n}: run `gametables run jobs/dodgem-{n}.toml` first, or pass --run-dir"
+                    "no run directory for {n}×{n}: run `gametables run {job}` first, or pass --run-dir"
                 )));
             }
         };
-        let value = lookup(&p)?;
-        let mut moves: Vec<DodgemMove> = board
-            .moves(&p)
-            .into_iter()
-            .map(|m| {
-                let name = board.move_name(m);
-                let after = board.apply(&p, m);
-                let value = mover_value(lookup(&after)?);
-                Ok(DodgemMove {
-                    desjardins: from_desjardins(&board, &name).unwrap_or_default(),
-                    value,
-                    after: board.position_text(&after),
-                    name,
-                })
-            })
-            .collect::<ProbeResult<_>>()?;
+        let Some(value) = lookup(&p)? else {
+            return Ok(None);
+        };
+        let mut moves = Vec::new();
+        for m in board.moves(&p) {
+            let after = board.apply(&p, m);
+            let Some(v) = lookup(&after)? else {
+                return Ok(None);
+            };
+            moves.push(DodgemMove {
+                name: board.move_name(m),
+                desjardins: board.desjardins_move_name(m),
+                value: mover_value(v),
+                after: board.position_text(&after),
+            });
+        }
         moves.sort_by(|x, y| {
             move_rank(x.value)
                 .cmp(&move_rank(y.value))
@@ -346,15 +464,15 @@ impl DodgemProbe {
         } else {
             None
         };
-        Ok(DodgemAnswer {
+        Ok(Some(DodgemAnswer {
             n,
             position: board.position_text(&p),
             to_move: side,
             value,
             note,
             moves,
-            source,
-        })
+            source: source.to_string(),
+        }))
     }
 }
 
@@ -365,6 +483,20 @@ impl Probe for DodgemProbe {
 
     fn query(&self, params: &Params) -> ProbeResult<serde_json::Value> {
         Ok(self.answer(&DodgemRequest::from_params(params)?)?.json())
+    }
+
+    fn query_json(&self, params: &Params) -> ProbeResult<Vec<u8>> {
+        Ok(self
+            .answer(&DodgemRequest::from_params(params)?)?
+            .json_bytes())
+    }
+
+    fn query_cached(&self, params: &Params) -> Option<ProbeResult<Vec<u8>>> {
+        let req = match DodgemRequest::from_params(params) {
+            Ok(r) => r,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(self.answer_cached(&req)?.map(|a| a.json_bytes()))
     }
 
     fn describe(&self) -> serde_json::Value {

@@ -25,6 +25,11 @@ pub const QUERY_PERIOD_SEARCH: usize = 1 << 14;
 /// Largest `n` computed in memory.
 pub const MAX_IN_MEMORY_N: usize = 1 << 22;
 
+/// Work (the square of the number of values: the cost of G(0..e) grows like
+/// e²) from which an in-memory query says up front that it takes a while:
+/// about a second on one core here (Kayles to n = 10⁶ takes 1.9 s of CPU).
+pub const LONG_OCTAL_WORK: u64 = 300_000_000_000;
+
 /// Default `n` of a query.
 pub const DEFAULT_N: usize = 80;
 
@@ -351,7 +356,12 @@ impl OctalProbe {
         )
         .map_err(ProbeError::NotSolved)?;
         let square = |x: usize| (x as u64) * (x as u64);
-        progress.start(square(end), format!("G(0..{end}) of the octal game {c}"));
+        let what = format!("G(0..{end}) of the octal game {c}");
+        if square(end) >= LONG_OCTAL_WORK {
+            progress.start_long(square(end), what);
+        } else {
+            progress.start(square(end), what);
+        }
         // In 64 steps of equal work (the cost of G(0..e) grows like e²).
         let mut values = Vec::new();
         for k in 1..=64u64 {

@@ -180,14 +180,27 @@ fn check_solve_memory(q_last: u32, rows: u32, flag: &str) -> ProbeResult<()> {
     })
 }
 
+/// Cells of one in-memory solve from which a query says up front that it
+/// takes a while: about 1.4 s of CPU, most of a second on two idle cores
+/// (`query three-row --q 20000 --r 3000` solves its 1.1·10⁸ cells in 0.8 s
+/// of CPU; BENCHMARKS.md).
+pub const LONG_CELLS: u64 = 200_000_000;
+
+/// Cells of the in-memory solve of rows `0..rows`, columns `0..=q_last`.
+pub fn solve_cells(q_last: u32, rows: u32) -> u64 {
+    geometry(q_last, rows).cells()
+}
+
 /// Solves rows `0..rows` of columns `0..=q_last` in memory, counting cells
-/// in `progress`.
+/// in `progress` (a long stage from [`LONG_CELLS`] cells on).
 fn solve(q_last: u32, rows: u32, progress: &Progress) -> ProbeResult<TileOutput> {
     let g = geometry(q_last, rows);
-    progress.start(
-        g.cells(),
-        format!("f(q, r) for rows r ≤ {} and columns q ≤ {q_last}", rows - 1),
-    );
+    let what = format!("f(q, r) for rows r ≤ {} and columns q ≤ {q_last}", rows - 1);
+    if g.cells() >= LONG_CELLS {
+        progress.start_long(g.cells(), what);
+    } else {
+        progress.start(g.cells(), what);
+    }
     solve_tile_blocked_progress(
         &g,
         TileInput::default(),

@@ -63,6 +63,32 @@ struct Opened {
     key: u64,
 }
 
+/// One section of one opened shard, located by [`RunShards::section`].
+#[derive(Clone)]
+pub struct SectionHandle {
+    /// The job's place in the plan.
+    job: usize,
+    opened: Arc<Opened>,
+    /// The section's name and its index in the header.
+    name: String,
+    index: u64,
+    /// Raw bytes of the section, and per block.
+    len: u64,
+    block_size: u64,
+}
+
+impl SectionHandle {
+    /// Raw length of the section in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the section is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
 /// The shards of one run directory, opened on first use, read block by
 /// block through a shared [`BlockCache`].
 pub struct RunShards {
@@ -87,17 +113,21 @@ impl RunShards {
         &self.view
     }
 
-    /// Opens (once) the shard of job `name`: header and index read and
-    /// checked, and the header's job id, name and kind compared with the plan.
-    fn open(&self, name: &str) -> Result<Arc<Opened>, Error> {
-        let (i, j) = self
-            .view
+    /// The place of job `name` in the plan.
+    fn job_index(&self, name: &str) -> Result<usize, Error> {
+        self.view
             .plan
             .jobs
             .iter()
-            .enumerate()
-            .find(|(_, j)| j.name == name)
-            .ok_or_else(|| Error::job(name, "no such job in this plan"))?;
+            .position(|j| j.name == name)
+            .ok_or_else(|| Error::job(name, "no such job in this plan"))
+    }
+
+    /// Opens (once) the shard of the plan's job `i`: header and index read
+    /// and checked, and the header's job id, name and kind compared with the
+    /// plan.
+    fn open(&self, i: usize) -> Result<Arc<Opened>, Error> {
+        let j = &self.view.plan.jobs[i];
         if let Some(o) = self.opened[i].get() {
             return Ok(o.clone());
         }
@@ -121,6 +151,84 @@ impl RunShards {
         Ok(self.opened[i].get_or_init(|| o).clone())
     }
 
+    /// The error of job `job`'s shard saying `m`.
+    fn error(&self, job: usize, m: String) -> Error {
+        let j = &self.view.plan.jobs[job];
+        shard_error(&self.view.dir, &j.name, &j.id, m)
+    }
+
+    /// Locates section `section` of job `name`'s shard (opening the shard on
+    /// first use), for repeated lookups that skip finding the job and the
+    /// section by name ([`RunShards::byte_at`], [`RunShards::cached_byte`]).
+    ///
+    /// # Errors
+    /// [`Error::Shard`] naming the job and file: missing, old format, damaged
+    /// index, no such section.
+    pub fn section(&self, name: &str, section: &str) -> Result<SectionHandle, Error> {
+        let job = self.job_index(name)?;
+        let opened = self.open(job)?;
+        let header = opened.file.header();
+        let (index, len) = header
+            .sections
+            .iter()
+            .position(|(n, _)| n == section)
+            .zip(opened.file.section_len(section))
+            .ok_or_else(|| self.error(job, format!("no section `{section}`")))?;
+        Ok(SectionHandle {
+            job,
+            block_size: opened.file.block_size(),
+            opened,
+            name: section.to_string(),
+            index: index as u64,
+            len,
+        })
+    }
+
+    /// The cache key of block `b` of section `s`: the shard's key, the
+    /// section's index in the header and the block.
+    fn key(s: &SectionHandle, b: u64) -> (u64, u64) {
+        (s.opened.key, s.index << 40 | b)
+    }
+
+    /// Block `b` of section `s`, from the cache or read, checked and
+    /// decompressed (then cached).
+    fn block(&self, s: &SectionHandle, b: u64) -> Result<Arc<Vec<u8>>, Error> {
+        self.cache
+            .cache
+            .get_or_insert_with(&Self::key(s, b), || {
+                s.opened.file.read_block(&s.name, b as usize).map(Arc::new)
+            })
+            .map_err(|m| self.error(s.job, m))
+    }
+
+    /// The byte at `offset` of section `s`, reading its block if it is not
+    /// cached.
+    ///
+    /// # Errors
+    /// As [`RunShards::range`].
+    pub fn byte_at(&self, s: &SectionHandle, offset: u64) -> Result<u8, Error> {
+        if offset >= s.len {
+            return Err(self.error(
+                s.job,
+                format!("byte {offset} past section `{}` ({} bytes)", s.name, s.len),
+            ));
+        }
+        let b = offset / s.block_size;
+        Ok(self.block(s, b)?[(offset - b * s.block_size) as usize])
+    }
+
+    /// The byte at `offset` of section `s` if its block is cached (no I/O,
+    /// no decompression); `None` if the block must be read, or the offset is
+    /// past the section ([`RunShards::byte_at`] says why).
+    pub fn cached_byte(&self, s: &SectionHandle, offset: u64) -> Option<u8> {
+        if offset >= s.len {
+            return None;
+        }
+        let b = offset / s.block_size;
+        let block = self.cache.cache.get(&Self::key(s, b))?;
+        block.get((offset - b * s.block_size) as usize).copied()
+    }
+
     /// Raw bytes `start .. start + len` of section `section` of job `name`'s
     /// shard, from the blocks they lie in (cached).
     ///
@@ -129,42 +237,25 @@ impl RunShards {
     /// index, damaged block (only the blocks read are checked), range past
     /// the section.
     pub fn range(&self, name: &str, section: &str, start: u64, len: u64) -> Result<Vec<u8>, Error> {
-        let o = self.open(name)?;
-        let j = self.view.plan.job(name).expect("opened");
-        let err = |m: String| shard_error(&self.view.dir, &j.name, &j.id, m);
-        let slen = o
-            .file
-            .section_len(section)
-            .ok_or_else(|| err(format!("no section `{section}`")))?;
+        let s = self.section(name, section)?;
         let end = start
             .checked_add(len)
-            .filter(|&e| e <= slen)
+            .filter(|&e| e <= s.len)
             .ok_or_else(|| {
-                err(format!(
-                    "bytes {start}..+{len} past section `{section}` ({slen} bytes)"
-                ))
+                self.error(
+                    s.job,
+                    format!(
+                        "bytes {start}..+{len} past section `{section}` ({} bytes)",
+                        s.len
+                    ),
+                )
             })?;
-        let bs = o.file.block_size();
+        let bs = s.block_size;
         let mut out = Vec::with_capacity(len as usize);
         let mut pos = start;
-        // Cache keys: the section's index in the header and the block.
-        let si = o
-            .file
-            .header()
-            .sections
-            .iter()
-            .position(|(n, _)| n == section)
-            .expect("section exists") as u64;
         while pos < end {
             let b = pos / bs;
-            let key = (o.key, si << 40 | b);
-            let block = self
-                .cache
-                .cache
-                .get_or_insert_with(&key, || {
-                    o.file.read_block(section, b as usize).map(Arc::new)
-                })
-                .map_err(err)?;
+            let block = self.block(&s, b)?;
             let from = (pos - b * bs) as usize;
             let to = ((end - b * bs) as usize).min(block.len());
             out.extend_from_slice(&block[from..to]);
@@ -179,16 +270,7 @@ impl RunShards {
     /// # Errors
     /// As [`RunShards::range`]: a missing or damaged shard, no such section.
     pub fn section_len(&self, name: &str, section: &str) -> Result<u64, Error> {
-        let o = self.open(name)?;
-        o.file.section_len(section).ok_or_else(|| {
-            let j = self.view.plan.job(name).expect("opened");
-            shard_error(
-                &self.view.dir,
-                &j.name,
-                &j.id,
-                format!("no section `{section}`"),
-            )
-        })
+        Ok(self.section(name, section)?.len)
     }
 
     /// The byte at `offset` of section `section` of job `name`'s shard.
@@ -196,6 +278,6 @@ impl RunShards {
     /// # Errors
     /// As [`RunShards::range`].
     pub fn byte(&self, name: &str, section: &str, offset: u64) -> Result<u8, Error> {
-        Ok(self.range(name, section, offset, 1)?[0])
+        self.byte_at(&self.section(name, section)?, offset)
     }
 }

@@ -61,9 +61,15 @@ pub type ProbeResult<T> = std::result::Result<T, ProbeError>;
 
 /// How far a long in-memory answer is, for a progress display: the probe
 /// sets `total` (in units of its choosing, e.g. cells) and `what`, then adds
-/// to `done` as it goes; another thread reads them. A probe that finishes
-/// quickly may leave it untouched.
-#[derive(Debug, Default)]
+/// to `done` as it goes (work done, never time); another thread reads them.
+/// A probe that finishes quickly may leave it untouched.
+///
+/// A stage the probe knows to be long from the work it will do (e.g. the
+/// cells of a solve, above a threshold of about a second's work on a 2-core
+/// machine) starts with [`Progress::start_long`], which tells
+/// [`Progress::on_long_stage`] before the work begins: the CLI says so at
+/// once, whatever the speed of the machine.
+#[derive(Default)]
 pub struct Progress {
     /// Units done so far.
     pub done: std::sync::atomic::AtomicU64,
@@ -71,6 +77,23 @@ pub struct Progress {
     pub total: std::sync::atomic::AtomicU64,
     /// What is being computed, e.g. `f(q, r) for 9.0e8 cells`.
     pub what: std::sync::Mutex<String>,
+    /// Told `what` of every stage started with [`Progress::start_long`],
+    /// before the stage's work begins (e.g. the CLI prints a line).
+    pub on_long_stage: Option<LongStageHook>,
+}
+
+/// What [`Progress::on_long_stage`] holds: told `what` a long stage computes.
+pub type LongStageHook = Box<dyn Fn(&str) + Send + Sync>;
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Progress")
+            .field("done", &self.done)
+            .field("total", &self.total)
+            .field("what", &self.what)
+            .field("on_long_stage", &self.on_long_stage.is_some())
+            .finish()
+    }
 }
 
 impl Progress {
@@ -83,6 +106,16 @@ impl Progress {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = what.into();
         self.done.store(0, Ordering::Relaxed);
         self.total.store(total, Ordering::Relaxed);
+    }
+
+    /// As [`Progress::start`], for a stage the probe knows to be long from
+    /// its size; [`Progress::on_long_stage`] hears of it first.
+    pub fn start_long(&self, total: u64, what: impl Into<String>) {
+        let what = what.into();
+        if let Some(tell) = &self.on_long_stage {
+            tell(&what);
+        }
+        self.start(total, what);
     }
 }
 
@@ -101,6 +134,26 @@ pub trait Probe: Send + Sync {
     /// [`ProbeError`]: a malformed request, a position outside the solved
     /// tables, a damaged shard.
     fn query(&self, params: &Params) -> ProbeResult<serde_json::Value>;
+
+    /// [`Probe::query`]'s answer as compact JSON bytes (what `serve` sends).
+    /// The default prints [`Probe::query`]'s value; a probe may write the
+    /// same JSON without building a [`serde_json::Value`].
+    ///
+    /// # Errors
+    /// As [`Probe::query`].
+    fn query_json(&self, params: &Params) -> ProbeResult<Vec<u8>> {
+        Ok(self.query(params)?.to_string().into_bytes())
+    }
+
+    /// [`Probe::query_json`] if the answer needs no disk read,
+    /// decompression or long computation (everything it needs is in memory
+    /// already), so that a server may answer it on its async threads;
+    /// `None` if it needs more (the server then asks [`Probe::query_json`]
+    /// on its blocking pool). Errors found without I/O (a malformed request)
+    /// may be given here. The default answers nothing here.
+    fn query_cached(&self, _params: &Params) -> Option<ProbeResult<Vec<u8>>> {
+        None
+    }
 
     /// What this probe can answer (run directories, board sizes, boxes), as
     /// JSON for `GET /api/v1/` and the web page.
@@ -199,7 +252,11 @@ pub fn box_list<'a>(runs: impl IntoIterator<Item = &'a RunView>) -> Vec<(u32, u3
         for j in v.jobs() {
             let get = |k: &str| j.params.get(k).and_then(toml::Value::as_integer);
             if let (Some(r), Some(c)) = (get("rows"), get("cols")) {
-                out.push((r as u32, c as u32, v.dir.root().display().to_string()));
+                let entry = (r as u32, c as u32, v.dir.root().display().to_string());
+                // The parts of a split box are one box.
+                if out.last() != Some(&entry) {
+                    out.push(entry);
+                }
             }
         }
     }

@@ -1,0 +1,453 @@
+//! Chomp boxes split into rank windows (`box-RxC-part-K`): the same tables
+//! as one job, for any split and thread count; the parts' bits laid end to
+//! end are the single job's bits; resume after a killed coordinator; the
+//! plans of the 20×20 and 22×22 boxes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+use gametables::pipeline::merge::ResultFile;
+use gametables::pipeline::plan::PlanFile;
+use gametables::pipeline::rundir::RunDir;
+use gametables::pipeline::shard::ShardFile;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn gt() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gametables"));
+    c.env_remove("RUST_LOG")
+        .env_remove(gametables::pipeline::worker::DELAY_ENV);
+    c
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn ok(cmd: &mut Command) -> Output {
+    let o = cmd.output().unwrap();
+    assert!(o.status.success(), "{cmd:?} failed:\n{}", text(&o));
+    o
+}
+
+/// Writes a `chomp-boxes` job file with `extra` lines into `root`.
+fn job_file(root: &Path, name: &str, boxes: &str, extra: &str) -> PathBuf {
+    let p = root.join(format!("{name}.toml"));
+    std::fs::write(
+        &p,
+        format!("kind = \"chomp-boxes\"\nboxes = {boxes}\n{extra}"),
+    )
+    .unwrap();
+    p
+}
+
+fn run(job: &Path, dir: &Path) -> Output {
+    ok(gt()
+        .arg("run")
+        .arg(job)
+        .arg("--run-dir")
+        .arg(dir)
+        .arg("--no-progress"))
+}
+
+fn table(dir: &Path, name: &str) -> Vec<u8> {
+    std::fs::read(dir.join("tables").join(name)).unwrap()
+}
+
+fn result(dir: &Path) -> ResultFile {
+    ResultFile::load(&dir.join("result.toml")).unwrap()
+}
+
+fn table_digests(dir: &Path) -> Vec<(String, String)> {
+    result(dir)
+        .tables
+        .iter()
+        .map(|t| (t.name.clone(), t.sha256.clone()))
+        .collect()
+}
+
+fn plan(dir: &Path) -> PlanFile {
+    PlanFile::load(&RunDir::new(dir)).unwrap()
+}
+
+/// The box's P-bits: the `p-positions` sections of its jobs, in plan order,
+/// laid end to end (windows start at multiples of 64 ranks).
+fn box_bits(dir: &Path) -> Vec<u8> {
+    let mut out = Vec::new();
+    for j in &plan(dir).jobs {
+        let f = ShardFile::open(&dir.join("shards").join(format!("{}.shard", j.id))).unwrap();
+        out.extend(f.read_section("p-positions").unwrap());
+    }
+    out
+}
+
+/// Acceptance 1 (issue 12): the 14×14 box solved in 3 parts gives the
+/// single job's `rectangles.csv`, `multi-winning.csv`, P-position count
+/// and per-size table, byte for byte.
+#[test]
+fn split_14x14_gives_the_single_jobs_tables() {
+    let t = tempfile::tempdir().unwrap();
+    let one = job_file(t.path(), "one", "[[14, 14]]", "");
+    let split = job_file(
+        t.path(),
+        "split",
+        "[[14, 14]]",
+        "window_positions = 14000000\n",
+    );
+    let (a, b) = (t.path().join("one"), t.path().join("split"));
+    run(&one, &a);
+    let o = run(&split, &b);
+    let names: Vec<String> = plan(&b).jobs.iter().map(|j| j.name.clone()).collect();
+    assert_eq!(
+        names,
+        ["box-14x14-part-1", "box-14x14-part-2", "box-14x14-part-3"],
+        "{}",
+        text(&o)
+    );
+    assert_eq!(
+        plan(&b).jobs[2].inputs.len(),
+        2,
+        "part 3 reads parts 1 and 2"
+    );
+    for name in [
+        "rectangles.csv",
+        "multi-winning.csv",
+        "boxes.csv",
+        "sizes-14x14.csv",
+    ] {
+        assert!(table(&a, name) == table(&b, name), "{name} differs");
+    }
+    // 40,116,600 ranks, the empty board excluded; the P count is the sum of
+    // the parts' counts.
+    let boxes = String::from_utf8(table(&b, "boxes.csv")).unwrap();
+    assert!(boxes.contains("box-14x14,14,14,40116599,"), "{boxes}");
+    assert_eq!(table_digests(&a), table_digests(&b));
+}
+
+/// Acceptance 1: the split and the unsplit solver agree on every rank of
+/// the 12×12 box (2,704,156 ranks in five unequal windows), and `verify
+/// --full` checks every rank of the split run.
+#[test]
+fn split_12x12_agrees_with_one_job_on_every_rank() {
+    let t = tempfile::tempdir().unwrap();
+    let one = job_file(t.path(), "one", "[[12, 12]]", "");
+    let split = job_file(
+        t.path(),
+        "split",
+        "[[12, 12]]",
+        "window_positions = 600000\n",
+    );
+    let (a, b) = (t.path().join("one"), t.path().join("split"));
+    run(&one, &a);
+    run(&split, &b);
+    assert_eq!(plan(&b).jobs.len(), 5);
+    let (x, y) = (box_bits(&a), box_bits(&b));
+    assert_eq!(x.len(), 2_704_156usize.div_ceil(64) * 8);
+    assert!(x == y, "the P-bits differ");
+    let v = ok(gt().arg("verify").arg(&b).arg("--full"));
+    let s = text(&v);
+    assert!(
+        s.contains("0 bad value(s)") && s.contains("2,704,156 of 2,704,156 checked"),
+        "{s}"
+    );
+    // A staircase whose bites land in several parts.
+    for dir in [&a, &b] {
+        let q = ok(gt()
+            .args(["query", "chomp", "--position", "12,12,11,9,4,4,2,1"])
+            .arg("--run-dir")
+            .arg(dir));
+        let first = String::from_utf8_lossy(&q.stdout)
+            .lines()
+            .next()
+            .unwrap()
+            .to_string();
+        assert!(first.starts_with("12,12,11,9,4,4,2,1: "), "{first}");
+    }
+    let qa = ok(gt()
+        .args(["query", "chomp", "12x12", "--json", "--run-dir"])
+        .arg(&a));
+    let qb = ok(gt()
+        .args(["query", "chomp", "12x12", "--json", "--run-dir"])
+        .arg(&b));
+    let ja: serde_json::Value = serde_json::from_slice(&qa.stdout).unwrap();
+    let jb: serde_json::Value = serde_json::from_slice(&qb.stdout).unwrap();
+    assert_eq!(ja["winning_moves"], serde_json::json!([[1, 1]]));
+    assert_eq!(ja["winning_moves"], jb["winning_moves"]);
+    assert_eq!(
+        jb["source"].as_str().unwrap().split(' ').next(),
+        Some("box-12x12")
+    );
+}
+
+/// Plans `job` into `dir` and runs every job by hand with `gametables
+/// worker --threads N`, in plan order, then merges.
+fn run_by_hand(job: &Path, dir: &Path, threads: u32) {
+    ok(gt().arg("plan").arg(job).arg("--run-dir").arg(dir));
+    for j in &plan(dir).jobs {
+        ok(gt()
+            .arg("worker")
+            .arg(dir.join("manifests").join(format!("{}.toml", j.id)))
+            .args(["--threads", &threads.to_string()]));
+    }
+    ok(gt().arg("merge").arg(dir));
+}
+
+/// Acceptance 1: one and two threads per worker give the same shard bytes;
+/// two different splits give the same table digests.
+#[test]
+fn threads_and_splits_do_not_change_the_digests() {
+    let t = tempfile::tempdir().unwrap();
+    let a = job_file(
+        t.path(),
+        "a",
+        "[[11, 13], [13, 11]]",
+        "window_positions = 700000\n",
+    );
+    let b = job_file(
+        t.path(),
+        "b",
+        "[[11, 13], [13, 11]]",
+        "window_positions = 1500000\n",
+    );
+    let (d1, d2, d3) = (t.path().join("t1"), t.path().join("t2"), t.path().join("b"));
+    run_by_hand(&a, &d1, 1);
+    run_by_hand(&a, &d2, 2);
+    assert_eq!(
+        result(&d1).root,
+        result(&d2).root,
+        "shard bytes depend on the threads"
+    );
+    run(&b, &d3);
+    assert!(plan(&d1).jobs.len() > plan(&d3).jobs.len());
+    assert_eq!(table_digests(&d1), table_digests(&d3));
+    // The mirror check holds on the per-size tables of 11×13 and 13×11.
+    assert_eq!(table(&d3, "sizes-11x13.csv"), table(&d3, "sizes-13x11.csv"));
+}
+
+fn shard_times(dir: &Path) -> Vec<(PathBuf, SystemTime)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir.join("shards"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "shard"))
+        .map(|p| {
+            let t = std::fs::metadata(&p).unwrap().modified().unwrap();
+            (p, t)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
+    let t0 = Instant::now();
+    while !f() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Acceptance 3 (issue 12), at small scale: the coordinator of a split run
+/// is killed while a part runs; the rerun keeps every finished part and
+/// recomputes only the rest, and gives the digests of an uninterrupted run.
+#[test]
+fn killed_coordinator_during_a_split_run_loses_only_the_running_part() {
+    let t = tempfile::tempdir().unwrap();
+    let job = job_file(
+        t.path(),
+        "split",
+        "[[12, 12]]",
+        "window_positions = 600000\n",
+    );
+    let clean = t.path().join("clean");
+    run(&job, &clean);
+    let dir = t.path().join("run");
+    // Each worker sleeps 2 s after solving, before writing its shard.
+    let mut child = gt()
+        .arg("run")
+        .arg(&job)
+        .arg("--run-dir")
+        .arg(&dir)
+        .arg("--no-progress")
+        .env(gametables::pipeline::worker::DELAY_ENV, "2000")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("two parts", || {
+        dir.join("shards").is_dir() && shard_times(&dir).len() >= 2
+    });
+    let ok_kill = Command::new("kill")
+        .args(["-9", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok_kill.success());
+    child.wait().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let before = shard_times(&dir);
+    assert!(
+        (2..5).contains(&before.len()),
+        "{} parts done",
+        before.len()
+    );
+    let again = run(&job, &dir);
+    let s = text(&again);
+    assert!(
+        s.contains(&format!(
+            "{} computed, {} skipped",
+            5 - before.len(),
+            before.len()
+        )),
+        "{s}"
+    );
+    let after = shard_times(&dir);
+    assert!(
+        before.iter().all(|x| after.contains(x)),
+        "finished parts untouched"
+    );
+    assert_eq!(result(&dir).root, result(&clean).root);
+}
+
+/// `plan` output of a job file: the job lines and the summary line.
+fn plan_output(job: &Path, dir: &Path) -> String {
+    text(&ok(gt().arg("plan").arg(job).arg("--run-dir").arg(dir)))
+}
+
+/// Acceptance 4 (issue 12): the 22×22 box (2.1·10¹² staircases) plans into
+/// parts that each fit 16 GB, and `plan` names the number of jobs, the
+/// largest job's memory and the total shard size.
+#[test]
+fn plan_of_the_22x22_box_fits_16_gb_per_job() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("run");
+    let out = plan_output(&repo().join("tests/jobs/chomp-22x22.toml"), &dir);
+    let p = plan(&dir);
+    let n = p.jobs.len();
+    assert!(n > 10, "{out}");
+    let mut next = 0u64;
+    for (k, j) in p.jobs.iter().enumerate() {
+        assert_eq!(j.name, format!("box-22x22-part-{}", k + 1));
+        assert!(j.memory <= 16 << 30, "{} needs {} bytes", j.name, j.memory);
+        assert!(j.memory <= 12 << 30, "{} above job_memory", j.name);
+        assert_eq!(j.inputs.len(), k, "part {} reads every earlier part", k + 1);
+        let start = j.params["start"].as_integer().unwrap() as u64;
+        let end = j.params["end"].as_integer().unwrap() as u64;
+        assert_eq!(start, next);
+        assert_eq!(start % 64, 0);
+        next = end;
+    }
+    assert_eq!(next, 2_104_098_963_720, "the parts cover C(44, 22) ranks");
+    let summary = out
+        .lines()
+        .find(|l| l.contains(" job(s); largest "))
+        .unwrap_or_else(|| panic!("no summary line:\n{out}"));
+    assert!(
+        summary.starts_with(&format!("{n} job(s); largest box-22x22-part-")),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(" GiB peak memory") && summary.contains("shards ≈ "),
+        "{summary}"
+    );
+}
+
+/// Acceptance 4: `run --executor slurm --dry-run` of `jobs/chomp-20x20.toml`
+/// prints one array per part (each waits for the one before) asking for
+/// the memory and threads the plan estimated.
+#[test]
+fn slurm_dry_run_of_20x20_asks_for_the_planned_memory() {
+    let t = tempfile::tempdir().unwrap();
+    let job = repo().join("jobs/chomp-20x20.toml");
+    plan_output(&job, &t.path().join("plan"));
+    let p = plan(&t.path().join("plan"));
+    assert!(p.jobs.len() >= 4, "{} jobs", p.jobs.len());
+    let o = ok(gt()
+        .arg("run")
+        .arg(&job)
+        .args(["--executor", "slurm", "--dry-run", "--partition", "debug"])
+        .arg("--run-dir")
+        .arg(t.path().join("run")));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    let mems: Vec<u64> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("#SBATCH --mem="))
+        .map(|m| m.trim_end_matches('M').parse().unwrap())
+        .collect();
+    let cpus: Vec<u32> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("#SBATCH --cpus-per-task="))
+        .map(|m| m.parse().unwrap())
+        .collect();
+    let want: Vec<u64> = p
+        .jobs
+        .iter()
+        .map(|j| gametables::pipeline::resources::slurm_mem_mib(j.memory))
+        .collect();
+    let want_cpus: Vec<u32> = p.jobs.iter().map(|j| j.threads).collect();
+    assert_eq!(mems, want, "{out}");
+    assert_eq!(cpus, want_cpus, "{out}");
+    assert!(
+        mems.iter().all(|&m| m <= 6 << 10),
+        "job_memory = 6G: {mems:?}"
+    );
+}
+
+/// The 16×16 box (601,080,390 ranks) in 3 parts against one job (about a
+/// minute on 2 cores; `.ci/run` runs it).
+#[test]
+#[ignore]
+fn split_16x16_gives_the_single_jobs_tables() {
+    let t = tempfile::tempdir().unwrap();
+    let one = job_file(t.path(), "one", "[[16, 16]]", "");
+    let split = job_file(
+        t.path(),
+        "split",
+        "[[16, 16]]",
+        "window_positions = 210000000\n",
+    );
+    let (a, b) = (t.path().join("one"), t.path().join("split"));
+    run(&one, &a);
+    run(&split, &b);
+    assert_eq!(plan(&b).jobs.len(), 3);
+    for name in [
+        "rectangles.csv",
+        "multi-winning.csv",
+        "boxes.csv",
+        "sizes-16x16.csv",
+    ] {
+        assert!(table(&a, name) == table(&b, name), "{name} differs");
+    }
+}
+
+/// Bad values of the new job-file fields are one-line errors naming the
+/// field; a split that would need too many parts is refused at plan time.
+#[test]
+fn bad_split_fields_are_refused_at_plan_time() {
+    let t = tempfile::tempdir().unwrap();
+    for (extra, want) in [
+        ("job_memory = \"lots\"\n", "job_memory"),
+        ("window_positions = 0\n", "window_positions"),
+        ("window_positions = 64\n", "more than 1000"),
+        ("job_memory = \"1M\"\n", "more than job_memory"),
+    ] {
+        let job = job_file(t.path(), "bad", "[[14, 14]]", extra);
+        let o = gt()
+            .arg("plan")
+            .arg(&job)
+            .arg("--run-dir")
+            .arg(t.path().join("run"))
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{extra}");
+        assert!(text(&o).contains(want), "{extra}: {}", text(&o));
+    }
+}
