@@ -57,6 +57,7 @@
 //! chunk, and small tables.
 
 use super::{Bite, ChompBox, ChompError, Staircase};
+use std::cell::Cell;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Barrier, RwLock};
@@ -154,9 +155,76 @@ struct Sink<'a> {
     lo: u64,
     hi: u64,
     shared: (usize, usize),
+    /// Whether single-bit marks wait in `ring` (see [`Sink::defer`]).
+    defer: bool,
+    /// Bit indices + 1 of deferred marks (0: empty slot).
+    ring: [Cell<u64>; RING],
+    /// Marks deferred so far (the next slot is `pos % RING`).
+    pos: Cell<usize>,
 }
 
-impl Sink<'_> {
+/// Deferred marks per [`Sink`]: enough cache-line fetches in flight to hide
+/// the memory latency of marks scattered over a large bitset.
+const RING: usize = 32;
+
+impl<'a> Sink<'a> {
+    /// A sink over ranks `lo..hi`; words `shared` are set atomically.
+    fn new(bits: &'a [AtomicU64], start: u64, lo: u64, hi: u64, shared: (usize, usize)) -> Self {
+        Sink {
+            bits,
+            start,
+            lo,
+            hi,
+            shared,
+            defer: false,
+            ring: Default::default(),
+            pos: Cell::new(0),
+        }
+    }
+
+    /// The same sink with single-bit marks deferred: each one asks for its
+    /// cache line at once (a prefetch) and is written [`RING`] marks later,
+    /// so that many line fetches overlap. Only for marks that nothing reads
+    /// before [`Sink::flush`] (marks across blocks and from the carry).
+    fn deferred(mut self) -> Self {
+        self.defer = true;
+        self
+    }
+
+    /// Writes every deferred mark.
+    fn flush(&self) {
+        for slot in &self.ring {
+            let i = slot.replace(0);
+            if i != 0 {
+                let i = i - 1;
+                self.or_word((i / 64) as usize, 1 << (i % 64));
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn set_bit(&self, i: u64) {
+        if self.defer {
+            let w = (i / 64) as usize;
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: a prefetch is a hint: it reads nothing into the
+            // program and cannot fault; `w` is in bounds anyway.
+            unsafe {
+                use std::arch::x86_64::{_MM_HINT_ET0, _mm_prefetch};
+                _mm_prefetch::<_MM_HINT_ET0>(self.bits.as_ptr().add(w).cast::<i8>());
+            }
+            let p = self.pos.get();
+            self.pos.set(p.wrapping_add(1));
+            let old = self.ring[p % RING].replace(i + 1);
+            if old != 0 {
+                let o = old - 1;
+                self.or_word((o / 64) as usize, 1 << (o % 64));
+            }
+        } else {
+            self.or_word((i / 64) as usize, 1 << (i % 64));
+        }
+    }
+
     #[inline(always)]
     fn or_word(&self, w: usize, mask: u64) {
         if w == self.shared.0 || w == self.shared.1 {
@@ -170,15 +238,13 @@ impl Sink<'_> {
     #[inline(always)]
     fn set_unclipped(&self, y: u64) {
         debug_assert!(y >= self.lo && y < self.hi);
-        let i = y - self.start;
-        self.or_word((i / 64) as usize, 1 << (i % 64));
+        self.set_bit(y - self.start);
     }
 
     #[inline(always)]
     fn set(&self, y: u64) {
         if y >= self.lo && y < self.hi {
-            let i = y - self.start;
-            self.or_word((i / 64) as usize, 1 << (i % 64));
+            self.set_bit(y - self.start);
         }
     }
 
@@ -308,12 +374,15 @@ impl ChompBox {
                 (start + 64 * w0 as u64, (start + 64 * w1 as u64).min(end))
             })
             .collect();
-        let owned = |k: usize| Sink {
-            bits,
-            start,
-            lo: regions[k].0,
-            hi: regions[k].1,
-            shared: (usize::MAX, usize::MAX),
+        let owned = |k: usize| {
+            Sink::new(
+                bits,
+                start,
+                regions[k].0,
+                regions[k].1,
+                (usize::MAX, usize::MAX),
+            )
+            .deferred()
         };
 
         // Phase 1: the carry.
@@ -344,6 +413,7 @@ impl ChompBox {
                     self.unrank(x, &mut q);
                     self.mark_predecessors_in(x, &q, 0..m, &sink);
                 }
+                sink.flush();
             };
             let carry = &carry;
             std::thread::scope(|sc| {
@@ -431,6 +501,7 @@ impl ChompBox {
                             self.mark_predecessors_in(q, q_rows, 0..k_pre, &sink);
                         }
                     }
+                    sink.flush();
                 }
                 barrier.wait();
             }
@@ -611,13 +682,7 @@ impl ChompBox {
             ((a - start) / 64) as usize,
             ((b.max(a + 1) - 1 - start) / 64) as usize,
         );
-        let sink = Sink {
-            bits,
-            start,
-            lo: a,
-            hi: b,
-            shared: (wa, wb),
-        };
+        let sink = Sink::new(bits, start, a, b, (wa, wb));
         let mut y = a.max(1);
         while y < b {
             let i = y - start;
