@@ -51,6 +51,15 @@
 //! so its order does not matter, and the blocks are independent within a
 //! layer: the bits after every layer are the same for any number of threads.
 //!
+//! **Deferred marks.** Marks across blocks and from the carry land anywhere
+//! in a bitset of up to gigabytes, so each is a cache miss. Such a mark asks
+//! for its cache line at once (a prefetch) and is written [`RING`] marks
+//! later; nothing reads those bits before the barrier, and every deferred
+//! mark is written before it. Many line fetches then overlap instead of
+//! waiting one at a time (16×16, one thread: 0.69 of `solve()`'s CPU time
+//! against 0.88 without). Marks inside a block are read by the scan right
+//! away and are written at once.
+//!
 //! **Memory** ([`window_memory`]): one bitset of `end − start` bits (asked
 //! for transparent huge pages: the marks are random accesses over up to
 //! gigabytes), the P-positions of one layer with their rows, one carry
