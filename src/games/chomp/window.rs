@@ -35,9 +35,10 @@
 //!    [`CARRY_CHUNK`]; every thread marks their predecessors that fall in its
 //!    own part of the window (the window is cut into `threads` parts of
 //!    whole 64-bit words).
-//! 2. *Inside, by layers of prefix size*: (a) the blocks of layer p are dealt
-//!    to the threads in turn (block index mod threads); a thread scans its
-//!    block upwards: an unmarked rank is a P-position, and it marks at once
+//! 2. *Inside, by layers of prefix size*: (a) the blocks of layer p go to
+//!    the threads one at a time, each to the first thread that asks (a
+//!    shared counter: blocks differ in size by orders of magnitude, so a
+//!    fixed deal leaves a thread idle); a thread scans its block upwards: an unmarked rank is a P-position, and it marks at once
 //!    its predecessors through bites at rows ≥ K (all in the same block, a
 //!    few cache lines). (b) After a barrier, every thread marks, within its
 //!    own part, the predecessors through bites at rows < K of all the
@@ -68,7 +69,7 @@
 use super::{Bite, ChompBox, ChompError, Staircase};
 use std::cell::Cell;
 use std::ops::Range;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Barrier, RwLock};
 
 /// Earlier P-positions read from the iterator at a time (8 MiB of ranks).
@@ -150,6 +151,11 @@ pub fn window_memory(m: usize, n: usize, ranks: u64) -> u64 {
 /// on 14×14 and 16×16 (CPU time, loaded machine): 3 → 1.5×, 6 → 1.2× the
 /// time of 8; 10 no faster than 8.
 const TAIL: usize = 8;
+
+/// Parts of the window per thread for the marks across blocks (phase (b)):
+/// claimed one at a time, so that a thread whose parts hold fewer marks
+/// takes more of them.
+const PARTS_PER_THREAD: usize = 4;
 
 /// Largest table of tail counts by cap and size kept (entries).
 const MAX_TAIL_TABLE: usize = 1 << 20;
@@ -383,6 +389,16 @@ impl ChompBox {
                 (start + 64 * w0 as u64, (start + 64 * w1 as u64).min(end))
             })
             .collect();
+        // Parts of the window for the marks across blocks: PARTS_PER_THREAD
+        // per thread, each claimed whole by one thread per layer.
+        let parts_n = (t_n * PARTS_PER_THREAD).min(words.max(1));
+        let parts: Vec<(u64, u64)> = (0..parts_n)
+            .map(|k| {
+                let (w0, w1) = (words * k / parts_n, words * (k + 1) / parts_n);
+                (start + 64 * w0 as u64, (start + 64 * w1 as u64).min(end))
+            })
+            .collect();
+        let parts = &parts;
         let owned = |k: usize| {
             Sink::new(
                 bits,
@@ -448,7 +464,12 @@ impl ChompBox {
             })
             .collect();
         let barrier = Barrier::new(t_n);
-        let (found, barrier, tail_table) = (&found, &barrier, &tail_table);
+        // Blocks of the current layer handed out so far (index of the next).
+        let claimed = AtomicUsize::new(0);
+        // Parts of the window claimed so far in phase (b) of this layer.
+        let claimed_parts = AtomicUsize::new(0);
+        let (found, barrier, tail_table, claimed, claimed_parts) =
+            (&found, &barrier, &tail_table, &claimed, &claimed_parts);
         let work = move |t: usize| -> Counts {
             let mut counts = Counts {
                 positions: vec![0; sizes],
@@ -461,7 +482,6 @@ impl ChompBox {
             };
             let mut rows = vec![0u32; m];
             let mut block_rows = vec![0u32; m];
-            let sink = owned(t);
             for p in 0..layers {
                 if k_pre > 0 && p == 0 {
                     continue; // the empty prefix holds only the empty board
@@ -470,7 +490,11 @@ impl ChompBox {
                     let mut mine = found[t].write().expect("no thread panicked");
                     mine.ranks.clear();
                     mine.rows.clear();
+                    // Every thread walks the layer's blocks in rank order and
+                    // solves the ones it claims: block sizes vary a lot, so
+                    // a thread that is done asks for the next one.
                     let mut index = 0usize;
+                    let mut next = claimed.fetch_add(1, Relaxed);
                     self.each_block(
                         p as u32,
                         k_pre,
@@ -479,7 +503,8 @@ impl ChompBox {
                         &mut rows,
                         &mut |rows, base, cap| {
                             index += 1;
-                            if index % t_n == t {
+                            if index - 1 == next {
+                                next = claimed.fetch_add(1, Relaxed);
                                 block_rows[..k_pre].copy_from_slice(&rows[..k_pre]);
                                 self.solve_block(
                                     p,
@@ -499,20 +524,44 @@ impl ChompBox {
                     );
                 }
                 barrier.wait();
+                if t == 0 {
+                    // Every thread is past its claims; the next layer starts
+                    // after the second barrier.
+                    claimed.store(0, Relaxed);
+                }
                 if k_pre > 0 {
-                    for slot in found {
-                        let list = slot.read().expect("no thread panicked");
-                        for (e, &q) in list.ranks.iter().enumerate() {
-                            if q >= sink.hi {
-                                break;
-                            }
-                            let q_rows = &list.rows[e * m..(e + 1) * m];
-                            self.mark_predecessors_in(q, q_rows, 0..k_pre, &sink);
+                    loop {
+                        let r = claimed_parts.fetch_add(1, Relaxed);
+                        if r >= parts.len() {
+                            break;
                         }
+                        let sink = Sink::new(
+                            bits,
+                            start,
+                            parts[r].0,
+                            parts[r].1,
+                            (usize::MAX, usize::MAX),
+                        )
+                        .deferred();
+                        for slot in found {
+                            let list = slot.read().expect("no thread panicked");
+                            for (e, &q) in list.ranks.iter().enumerate() {
+                                if q >= sink.hi {
+                                    break;
+                                }
+                                let q_rows = &list.rows[e * m..(e + 1) * m];
+                                self.mark_predecessors_in(q, q_rows, 0..k_pre, &sink);
+                            }
+                        }
+                        sink.flush();
                     }
-                    sink.flush();
                 }
                 barrier.wait();
+                if t == 0 {
+                    // Nobody claims parts again before the next layer's
+                    // first barrier.
+                    claimed_parts.store(0, Relaxed);
+                }
             }
             counts
         };
