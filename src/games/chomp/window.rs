@@ -70,7 +70,7 @@ use super::{Bite, ChompBox, ChompError, Staircase};
 use std::cell::Cell;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
-use std::sync::{Barrier, RwLock};
+use std::sync::{Barrier, OnceLock};
 
 /// Earlier P-positions read from the iterator at a time (8 MiB of ranks).
 pub const CARRY_CHUNK: usize = 1 << 20;
@@ -152,10 +152,9 @@ pub fn window_memory(m: usize, n: usize, ranks: u64) -> u64 {
 /// time of 8; 10 no faster than 8.
 const TAIL: usize = 8;
 
-/// Parts of the window per thread for the marks across blocks (phase (b)):
-/// claimed one at a time, so that a thread whose parts hold fewer marks
-/// takes more of them.
-const PARTS_PER_THREAD: usize = 4;
+/// θ: the smallest last prefix row of a standard block; staircases whose
+/// prefix rows fall below it are solved in low blocks (see [`Layout`]).
+const LOW: u32 = 4;
 
 /// Largest table of tail counts by cap and size kept (entries).
 const MAX_TAIL_TABLE: usize = 1 << 20;
@@ -287,6 +286,96 @@ impl<'a> Sink<'a> {
     }
 }
 
+/// Where marks go: ranks `lo()..hi()` of a bitset. [`Sink`] writes the
+/// window's shared bitset; [`Local`] a block's own copy of its words.
+trait Marks {
+    fn lo(&self) -> u64;
+    fn hi(&self) -> u64;
+    /// Marks rank `y`, known to lie in `lo()..hi()`.
+    fn set_unclipped(&self, y: u64);
+    /// Marks rank `y` if it lies in `lo()..hi()`.
+    #[inline(always)]
+    fn set(&self, y: u64) {
+        if y >= self.lo() && y < self.hi() {
+            self.set_unclipped(y);
+        }
+    }
+    /// Marks the ranks `a..b` clipped to `lo()..hi()`.
+    fn set_range(&self, a: u64, b: u64);
+}
+
+/// A block's words copied out of the window's bitset, marked by one thread
+/// alone and written back when the block is done: marks are plain ORs into
+/// a few hundred kilobytes that stay in the core's cache.
+struct Local<'a> {
+    words: &'a [Cell<u64>],
+    /// Rank of bit 0 of `words[0]`.
+    origin: u64,
+    lo: u64,
+    hi: u64,
+}
+
+impl Marks for Local<'_> {
+    #[inline(always)]
+    fn lo(&self) -> u64 {
+        self.lo
+    }
+    #[inline(always)]
+    fn hi(&self) -> u64 {
+        self.hi
+    }
+    #[inline(always)]
+    fn set_unclipped(&self, y: u64) {
+        debug_assert!(y >= self.lo && y < self.hi);
+        let i = y - self.origin;
+        let w = &self.words[(i / 64) as usize];
+        w.set(w.get() | 1 << (i % 64));
+    }
+    #[inline]
+    fn set_range(&self, a: u64, b: u64) {
+        let a = a.max(self.lo);
+        let b = b.min(self.hi);
+        if a >= b {
+            return;
+        }
+        let (a, b) = (a - self.origin, b - self.origin);
+        let (wa, wb) = ((a / 64) as usize, ((b - 1) / 64) as usize);
+        let first = !0u64 << (a % 64);
+        let last = !0u64 >> (63 - (b - 1) % 64);
+        if wa == wb {
+            let w = &self.words[wa];
+            w.set(w.get() | (first & last));
+        } else {
+            let w = &self.words[wa];
+            w.set(w.get() | first);
+            for w in &self.words[wa + 1..wb] {
+                w.set(!0);
+            }
+            let w = &self.words[wb];
+            w.set(w.get() | last);
+        }
+    }
+}
+
+impl Marks for Sink<'_> {
+    #[inline(always)]
+    fn lo(&self) -> u64 {
+        self.lo
+    }
+    #[inline(always)]
+    fn hi(&self) -> u64 {
+        self.hi
+    }
+    #[inline(always)]
+    fn set_unclipped(&self, y: u64) {
+        Sink::set_unclipped(self, y);
+    }
+    #[inline(always)]
+    fn set_range(&self, a: u64, b: u64) {
+        Sink::set_range(self, a, b);
+    }
+}
+
 /// Asks the kernel to back `v` with transparent huge pages (a hint: without
 /// it, or where THP is off, the solver is slower, not wrong). Call before
 /// the pages are first touched.
@@ -314,18 +403,256 @@ fn advise_huge_pages(v: &mut [u64]) {
 // on every target where this compiles.
 const _: () = assert!(std::mem::align_of::<AtomicU64>() == std::mem::align_of::<u64>());
 
-/// A P-position found in a block: its rank and row lengths.
-struct Found {
-    ranks: Vec<u64>,
-    rows: Vec<u32>,
-}
-
-/// What one thread counted: staircases and P-positions by size, and the
-/// full blocks it solved by (prefix size, cap) when the tail table exists.
+/// What one thread counted: staircases and P-positions by size (blocks
+/// solved whole are counted by kind and added up from tables at the end).
 struct Counts {
     positions: Vec<u64>,
     p: Vec<u64>,
-    blocks: Vec<u64>,
+    /// Full standard blocks by (layer, cap): `[layer·(n+1) + cap]`, when the
+    /// table of tails by size exists.
+    std_blocks: Vec<u64>,
+    /// Full low blocks by (k, prefix squares): `[k·(K·n+1) + sum]`.
+    low_blocks: Vec<u64>,
+}
+
+/// One block of the window's layout (see [`Layout`]).
+struct Block {
+    /// Fixed rows: the prefix is rows `0..k`; `k == Layout::k` for a standard
+    /// block, less for a low block.
+    k: usize,
+    /// Largest value of the free rows `k..m` (the last prefix row of a
+    /// standard block, θ − 1 for a low block; n for the one block of a box
+    /// with no prefix).
+    cap: u32,
+    /// First rank of the block (its staircases are `base..base + span(k, cap)`).
+    base: u64,
+    /// Index of the block among all the box's blocks in rank order.
+    key: u64,
+    /// Squares in the prefix.
+    sum: u32,
+    /// The block's layer λ.
+    layer: u32,
+}
+
+/// How a box's ranks are cut into blocks, and the blocks' layers.
+///
+/// A *standard* block is the set of staircases sharing their first `k` rows
+/// (`k = m − tail`), the last of which is at least θ (`low`): it spans
+/// `span(k, cap)` ranks, cap = row k − 1. A *low* block is the set of
+/// staircases whose first `k' < k` rows are a fixed prefix of rows ≥ θ and
+/// whose rows from k' are all below θ: `span(k', θ − 1)` ranks. Every
+/// staircase lies in exactly one block (k' = its first row below θ, if that
+/// is before row k), and no block is smaller than `min_block_span`, so the
+/// blocks of tiny last prefix rows are merged into low blocks.
+///
+/// A bite at a row ≥ k' (the block's fixed rows) stays in the block; a bite
+/// at a fixed row leaves for a block of a smaller *layer* λ: the prefix
+/// squares of a standard block, `Σ prefix + (k − k')(θ − 1)` of a low one.
+/// So the blocks of one layer do not depend on each other.
+struct Layout {
+    /// Rows of a standard block's prefix (0: the box is one block).
+    k: usize,
+    /// θ: the smallest last prefix row of a standard block (1 ≤ θ ≤ n).
+    low: u32,
+    n: usize,
+    /// `d[l·(n+1) + u]` for l < k, u ≥ θ: blocks that come before the
+    /// subtree of the prefixes with row l = u among those sharing rows
+    /// `0..l` (the low block at depth l and the subtrees of θ..u−1).
+    d: Vec<u64>,
+    /// `cold[c·(k+1) + l] = Σ_{l' < l} d(l', c)`.
+    cold: Vec<u64>,
+}
+
+impl Layout {
+    fn new(b: &ChompBox, tail: usize, low: u32) -> Layout {
+        let (m, n) = (b.m, b.n);
+        let k = m.saturating_sub(tail.max(1));
+        let low = low.clamp(1, n as u32);
+        // blocks[l·(n+1) + v]: blocks among the staircases sharing rows
+        // 0..l (rows ≥ θ) with rows l.. at most v.
+        let mut blocks = vec![0u64; (k + 1) * (n + 1)];
+        for v in 0..=n {
+            blocks[k * (n + 1) + v] = 1;
+        }
+        for l in (0..k).rev() {
+            let mut acc = 1u64;
+            for v in 0..=n {
+                if v as u32 >= low {
+                    acc += blocks[(l + 1) * (n + 1) + v];
+                }
+                blocks[l * (n + 1) + v] = acc;
+            }
+        }
+        let mut d = vec![0u64; k * (n + 1)];
+        for l in 0..k {
+            let mut acc = 1u64;
+            for u in low as usize..=n {
+                d[l * (n + 1) + u] = acc;
+                acc += blocks[(l + 1) * (n + 1) + u];
+            }
+        }
+        let mut cold = vec![0u64; (n + 1) * (k + 1)];
+        for c in 0..=n {
+            for l in 0..k {
+                cold[c * (k + 1) + l + 1] = cold[c * (k + 1) + l] + d[l * (n + 1) + c];
+            }
+        }
+        Layout {
+            k,
+            low,
+            n,
+            d,
+            cold,
+        }
+    }
+
+    #[inline(always)]
+    fn d(&self, l: usize, u: u32) -> u64 {
+        self.d[l * (self.n + 1) + u as usize]
+    }
+
+    #[inline(always)]
+    fn cold(&self, c: u32, l: usize) -> u64 {
+        self.cold[c as usize * (self.k + 1) + l]
+    }
+
+    /// Number of layers (λ = 0 ..).
+    fn layers(&self, n: usize) -> usize {
+        self.k * n + 1
+    }
+
+    /// The smallest layer holding a block.
+    fn first_layer(&self) -> usize {
+        self.k * (self.low as usize - 1)
+    }
+
+    /// Key of the block holding the staircase `rows`.
+    fn block_key(&self, rows: &[u32]) -> u64 {
+        let mut key = 0;
+        for (l, &r) in rows.iter().enumerate().take(self.k) {
+            if r < self.low {
+                break;
+            }
+            key += self.d(l, r);
+        }
+        key
+    }
+
+    /// Calls `f(block, rows)` for every block of layer `layer` that meets
+    /// ranks `lo..hi`, in rank order; `rows[..block.k]` is its prefix.
+    fn each_block(
+        &self,
+        b: &ChompBox,
+        layer: u32,
+        lo: u64,
+        hi: u64,
+        rows: &mut [u32],
+        f: &mut impl FnMut(&Block, &[u32]),
+    ) {
+        self.each_from(b, 0, b.n as u32, 0, 0, 0, layer, lo, hi, rows, f);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn each_from(
+        &self,
+        b: &ChompBox,
+        l: usize,
+        cap: u32,
+        sum: u32,
+        acc: u64,
+        key: u64,
+        layer: u32,
+        lo: u64,
+        hi: u64,
+        rows: &mut [u32],
+        f: &mut impl FnMut(&Block, &[u32]),
+    ) {
+        let meets = |a: u64, len: u64| lo < hi && a < hi && a + len > lo;
+        if l == self.k {
+            if sum == layer && meets(acc, b.span(l, cap)) {
+                let blk = Block {
+                    k: l,
+                    cap,
+                    base: acc,
+                    key,
+                    sum,
+                    layer,
+                };
+                f(&blk, rows);
+            }
+            return;
+        }
+        let left = (self.k - l) as u32;
+        let th = self.low;
+        if sum + left * (th - 1) == layer && meets(acc, b.span(l, th - 1)) {
+            let blk = Block {
+                k: l,
+                cap: th - 1,
+                base: acc,
+                key,
+                sum,
+                layer,
+            };
+            f(&blk, rows);
+        }
+        for v in th..=cap {
+            let a = acc + b.term(l, v);
+            if a >= hi || sum + v + (left - 1) * (th - 1) > layer {
+                break;
+            }
+            if a + b.span(l + 1, v) <= lo || sum + v * left < layer {
+                continue;
+            }
+            rows[l] = v;
+            self.each_from(
+                b,
+                l + 1,
+                v,
+                sum + v,
+                a,
+                key + self.d(l, v),
+                layer,
+                lo,
+                hi,
+                rows,
+                f,
+            );
+        }
+    }
+}
+
+/// What every block of a window reads: the bitset, and the P-positions
+/// filed by the blocks solved so far.
+struct Ctx<'a> {
+    start: u64,
+    end: u64,
+    bits: &'a [AtomicU64],
+    /// Entry `key − key_lo` of a block with P-positions: `(arena << 40) |
+    /// (position + 1)`, where `arenas[arena][position]` is their number and
+    /// their offsets (from the block's first rank, ascending) follow; 0 for
+    /// a block with none (or not solved yet).
+    dir: &'a [AtomicU64],
+    key_lo: u64,
+    arenas: &'a [OnceLock<Vec<u32>>],
+}
+
+impl Ctx<'_> {
+    /// The filed P-positions (offsets) of the block with key `key`; `None`
+    /// if it has none or lies below the window (the carry marked those).
+    #[inline]
+    fn list(&self, key: u64) -> Option<&[u32]> {
+        let i = key.checked_sub(self.key_lo)? as usize;
+        let e = self.dir[i].load(Relaxed);
+        if e == 0 {
+            return None;
+        }
+        let arena = self.arenas[(e >> 40) as usize]
+            .get()
+            .expect("an earlier layer's arena is set");
+        let pos = (e & ((1 << 40) - 1)) as usize - 1;
+        let len = arena[pos] as usize;
+        Some(&arena[pos + 1..pos + 1 + len])
+    }
 }
 
 impl ChompBox {
@@ -355,18 +682,20 @@ impl ChompBox {
         earlier_p: &mut dyn Iterator<Item = u64>,
         threads: usize,
     ) -> BoxWindow {
-        self.solve_window_tail(start, end, earlier_p, threads, TAIL)
+        self.solve_window_with(start, end, earlier_p, threads, TAIL, LOW)
     }
 
-    /// [`ChompBox::solve_window`] with blocks of `tail` free rows (the tests
-    /// use small tails to have many layers of blocks in small boxes).
-    fn solve_window_tail(
+    /// [`ChompBox::solve_window`] with standard blocks of `tail` free rows
+    /// and θ = `low` (see [`Layout`]; the tests use small values to have
+    /// many layers and both kinds of blocks in small boxes).
+    fn solve_window_with(
         &self,
         start: u64,
         end: u64,
         earlier_p: &mut dyn Iterator<Item = u64>,
         threads: usize,
         tail: usize,
+        low: u32,
     ) -> BoxWindow {
         assert!(start <= end, "window {start}..{end} is reversed");
         assert!(
@@ -389,16 +718,6 @@ impl ChompBox {
                 (start + 64 * w0 as u64, (start + 64 * w1 as u64).min(end))
             })
             .collect();
-        // Parts of the window for the marks across blocks: PARTS_PER_THREAD
-        // per thread, each claimed whole by one thread per layer.
-        let parts_n = (t_n * PARTS_PER_THREAD).min(words.max(1));
-        let parts: Vec<(u64, u64)> = (0..parts_n)
-            .map(|k| {
-                let (w0, w1) = (words * k / parts_n, words * (k + 1) / parts_n);
-                (start + 64 * w0 as u64, (start + 64 * w1 as u64).min(end))
-            })
-            .collect();
-        let parts = &parts;
         let owned = |k: usize| {
             Sink::new(
                 bits,
@@ -436,7 +755,7 @@ impl ChompBox {
                 let mut q = vec![0u32; m];
                 for &x in chunk {
                     self.unrank(x, &mut q);
-                    self.mark_predecessors_in(x, &q, 0..m, &sink);
+                    self.mark_predecessors_in(x, &q, 0..m, self.n as u32, &sink);
                 }
                 sink.flush();
             };
@@ -450,118 +769,88 @@ impl ChompBox {
         }
 
         // Phase 2: inside the window, block layer by block layer.
-        let k_pre = m.saturating_sub(tail.max(1));
-        let tail_rows = m - k_pre;
-        let tail_table = self.tail_table(tail_rows);
+        let lay = Layout::new(self, tail, low);
+        let lay = &lay;
+        let k_top = lay.k;
         let sizes = m * self.n + 1;
-        let layers = k_pre * self.n + 1;
-        let found: Vec<RwLock<Found>> = (0..t_n)
-            .map(|_| {
-                RwLock::new(Found {
-                    ranks: Vec::new(),
-                    rows: Vec::new(),
-                })
-            })
+        let layers = lay.layers(self.n);
+        let std_table = self.size_table(m - k_top, self.n as u32);
+        let low_tables: Vec<Vec<u64>> = (0..k_top)
+            .map(|k| self.size_table(m - k, lay.low - 1).expect("small table"))
             .collect();
+        let (key_lo, key_hi) = if start < end {
+            let mut r = vec![0u32; m];
+            self.unrank(start, &mut r);
+            let a = lay.block_key(&r);
+            self.unrank(end - 1, &mut r);
+            (a, lay.block_key(&r))
+        } else {
+            (0, 0)
+        };
+        let dir_len = if start < end {
+            (key_hi - key_lo + 1) as usize
+        } else {
+            0
+        };
+        let mut dir_words = vec![0u64; dir_len];
+        // SAFETY: as for `bits`.
+        let dir: &[AtomicU64] =
+            unsafe { std::slice::from_raw_parts(dir_words.as_mut_ptr().cast::<AtomicU64>(), dir_len) };
+        let arenas: Vec<OnceLock<Vec<u32>>> = (0..layers * t_n).map(|_| OnceLock::new()).collect();
+        let claimed: Vec<AtomicUsize> = (0..layers).map(|_| AtomicUsize::new(0)).collect();
         let barrier = Barrier::new(t_n);
-        // Blocks of the current layer handed out so far (index of the next).
-        let claimed = AtomicUsize::new(0);
-        // Parts of the window claimed so far in phase (b) of this layer.
-        let claimed_parts = AtomicUsize::new(0);
-        let (found, barrier, tail_table, claimed, claimed_parts) =
-            (&found, &barrier, &tail_table, &claimed, &claimed_parts);
+        let cx = Ctx {
+            start,
+            end,
+            bits,
+            dir,
+            key_lo,
+            arenas: &arenas,
+        };
+        let (cx, barrier, claimed, std_table) = (&cx, &barrier, &claimed, &std_table);
+        let lambda_n = k_top * self.n + 1;
         let work = move |t: usize| -> Counts {
             let mut counts = Counts {
                 positions: vec![0; sizes],
                 p: vec![0; sizes],
-                blocks: if tail_table.is_some() {
-                    vec![0; layers * (self.n + 1)]
-                } else {
-                    Vec::new()
-                },
+                std_blocks: vec![0; layers * (self.n + 1)],
+                low_blocks: vec![0; k_top * lambda_n],
             };
             let mut rows = vec![0u32; m];
             let mut block_rows = vec![0u32; m];
-            for p in 0..layers {
-                if k_pre > 0 && p == 0 {
-                    continue; // the empty prefix holds only the empty board
-                }
-                {
-                    let mut mine = found[t].write().expect("no thread panicked");
-                    mine.ranks.clear();
-                    mine.rows.clear();
-                    // Every thread walks the layer's blocks in rank order and
-                    // solves the ones it claims: block sizes vary a lot, so
-                    // a thread that is done asks for the next one.
-                    let mut index = 0usize;
-                    let mut next = claimed.fetch_add(1, Relaxed);
-                    self.each_block(
-                        p as u32,
-                        k_pre,
-                        start,
-                        end,
-                        &mut rows,
-                        &mut |rows, base, cap| {
-                            index += 1;
-                            if index - 1 == next {
-                                next = claimed.fetch_add(1, Relaxed);
-                                block_rows[..k_pre].copy_from_slice(&rows[..k_pre]);
-                                self.solve_block(
-                                    p,
-                                    k_pre,
-                                    &mut block_rows,
-                                    base,
-                                    cap,
-                                    start,
-                                    end,
-                                    bits,
-                                    tail_table,
-                                    &mut mine,
-                                    &mut counts,
-                                );
-                            }
-                        },
-                    );
-                }
-                barrier.wait();
-                if t == 0 {
-                    // Every thread is past its claims; the next layer starts
-                    // after the second barrier.
-                    claimed.store(0, Relaxed);
-                }
-                if k_pre > 0 {
-                    loop {
-                        let r = claimed_parts.fetch_add(1, Relaxed);
-                        if r >= parts.len() {
-                            break;
-                        }
-                        let sink = Sink::new(
-                            bits,
-                            start,
-                            parts[r].0,
-                            parts[r].1,
-                            (usize::MAX, usize::MAX),
-                        )
-                        .deferred();
-                        for slot in found {
-                            let list = slot.read().expect("no thread panicked");
-                            for (e, &q) in list.ranks.iter().enumerate() {
-                                if q >= sink.hi {
-                                    break;
-                                }
-                                let q_rows = &list.rows[e * m..(e + 1) * m];
-                                self.mark_predecessors_in(q, q_rows, 0..k_pre, &sink);
-                            }
-                        }
-                        sink.flush();
+            let mut pd: Vec<u64> = Vec::new();
+            let mut buf: Vec<u64> = Vec::new();
+            for layer in lay.first_layer()..layers {
+                let mut arena: Vec<u32> = Vec::new();
+                let arena_id = layer * t_n + t;
+                // Every thread walks the layer's blocks in rank order and
+                // solves the ones it claims: block sizes vary a lot, so a
+                // thread that is done asks for the next one.
+                let mut index = 0usize;
+                let mut next = claimed[layer].fetch_add(1, Relaxed);
+                lay.each_block(self, layer as u32, start, end, &mut rows, &mut |blk: &Block, rows: &[u32]| {
+                    index += 1;
+                    if index - 1 == next {
+                        next = claimed[layer].fetch_add(1, Relaxed);
+                        block_rows[..blk.k].copy_from_slice(&rows[..blk.k]);
+                        self.solve_block(
+                            lay,
+                            blk,
+                            &mut block_rows,
+                            cx,
+                            std_table.is_some(),
+                            &mut counts,
+                            &mut arena,
+                            arena_id,
+                            &mut pd,
+                            &mut buf,
+                        );
                     }
-                }
+                });
+                cx.arenas[arena_id]
+                    .set(arena)
+                    .expect("each arena is set once");
                 barrier.wait();
-                if t == 0 {
-                    // Nobody claims parts again before the next layer's
-                    // first barrier.
-                    claimed_parts.store(0, Relaxed);
-                }
             }
             counts
         };
@@ -576,6 +865,8 @@ impl ChompBox {
             );
             out
         });
+        drop(arenas);
+        drop(dir_words);
 
         let mut positions_by_size = vec![0u64; sizes];
         let mut p_by_size = vec![0u64; sizes];
@@ -584,11 +875,11 @@ impl ChompBox {
                 positions_by_size[s] += c.positions[s];
                 p_by_size[s] += c.p[s];
             }
-            if let Some(table) = tail_table {
-                let width = tail_rows * self.n + 1;
+            if let Some(table) = &std_table {
+                let width = (m - k_top) * self.n + 1;
                 for p in 0..layers {
                     for cap in 0..=self.n {
-                        let nb = c.blocks[p * (self.n + 1) + cap];
+                        let nb = c.std_blocks[p * (self.n + 1) + cap];
                         if nb > 0 {
                             for d in 0..width {
                                 positions_by_size[p + d] += nb * table[cap * width + d];
@@ -597,8 +888,20 @@ impl ChompBox {
                     }
                 }
             }
+            let cap = lay.low as usize - 1;
+            for (k, table) in low_tables.iter().enumerate() {
+                let width = (m - k) * cap + 1;
+                for s in 0..lambda_n {
+                    let nb = c.low_blocks[k * lambda_n + s];
+                    if nb > 0 {
+                        for d in 0..width {
+                            positions_by_size[s + d] += nb * table[cap * width + d];
+                        }
+                    }
+                }
+            }
         }
-        if start == 0 && end > 0 && k_pre == 0 {
+        if start == 0 && end > 0 {
             positions_by_size[0] -= 1; // the empty board was counted with its block
         }
         // Unmarked = P-position: the marks become the P-bits in place.
@@ -621,22 +924,24 @@ impl ChompBox {
         }
     }
 
-    /// `table[cap * (rows·n + 1) + d]`: staircases of `rows` rows with no row
-    /// above `cap` and `d` squares; `None` if larger than [`MAX_TAIL_TABLE`].
-    fn tail_table(&self, rows: usize) -> Option<Vec<u64>> {
-        let width = rows * self.n + 1;
-        if (self.n + 1).checked_mul(width)? > MAX_TAIL_TABLE {
+    /// `table[cap * (rows·maxcap + 1) + d]` for cap ≤ `maxcap`: staircases
+    /// of `rows` rows with no row above `cap` and `d` squares; `None` if
+    /// larger than [`MAX_TAIL_TABLE`].
+    fn size_table(&self, rows: usize, maxcap: u32) -> Option<Vec<u64>> {
+        let maxcap = maxcap as usize;
+        let width = rows * maxcap + 1;
+        if (maxcap + 1).checked_mul(width)? > MAX_TAIL_TABLE {
             return None;
         }
         // f[c][d] for `r` rows, built up one row at a time:
         // f_r(c, d) = Σ_{v ≤ c} f_{r−1}(v, d − v).
-        let mut f = vec![0u64; (self.n + 1) * width];
-        for c in 0..=self.n {
+        let mut f = vec![0u64; (maxcap + 1) * width];
+        for c in 0..=maxcap {
             f[c * width] = 1;
         }
         for _ in 0..rows {
-            let mut g = vec![0u64; (self.n + 1) * width];
-            for c in 0..=self.n {
+            let mut g = vec![0u64; (maxcap + 1) * width];
+            for c in 0..=maxcap {
                 for d in 0..width {
                     let mut s = 0;
                     for v in 0..=c.min(d) {
@@ -650,117 +955,205 @@ impl ChompBox {
         Some(f)
     }
 
-    /// Calls `f(rows, base, cap)` for every block of prefix size `p` that
-    /// meets `lo..hi`, in rank order: `rows[..k_pre]` its prefix, `base` its
-    /// first rank, `cap` the last prefix row (n if there is no prefix).
-    fn each_block(
-        &self,
-        p: u32,
-        k_pre: usize,
-        lo: u64,
-        hi: u64,
-        rows: &mut [u32],
-        f: &mut impl FnMut(&[u32], u64, u32),
-    ) {
-        self.each_block_from(0, self.n as u32, p, 0, k_pre, lo, hi, rows, f);
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn each_block_from(
-        &self,
-        k: usize,
-        cap: u32,
-        rem: u32,
-        acc: u64,
-        k_pre: usize,
-        lo: u64,
-        hi: u64,
-        rows: &mut [u32],
-        f: &mut impl FnMut(&[u32], u64, u32),
-    ) {
-        if k == k_pre {
-            if acc < hi && acc + self.span(k, cap) > lo {
-                f(rows, acc, cap);
-            }
-            return;
-        }
-        let left = (k_pre - k) as u32;
-        let vmin = rem.div_ceil(left);
-        let vmax = cap.min(rem);
-        for v in vmin..=vmax {
-            let a = acc + self.term(k, v);
-            if a >= hi {
-                break;
-            }
-            if a + self.span(k + 1, v) <= lo {
-                continue;
-            }
-            rows[k] = v;
-            self.each_block_from(k + 1, v, rem - v, a, k_pre, lo, hi, rows, f);
-        }
-    }
-
-    /// Solves the block with prefix `rows[..k_pre]` (size `p`, first rank
-    /// `base`, last prefix row `cap`) within the window `start..end`: an
-    /// ascending scan where an unmarked rank is a P-position and marks its
-    /// predecessors through bites at rows `k_pre..` (all in the block).
+    /// Solves one block within the window: marks what it pulls from the
+    /// blocks its bites leave for, then scans it upwards (an unmarked rank is
+    /// a P-position) marking the predecessors inside the block, and files
+    /// its P-positions (offsets from its first rank) under its key.
     #[allow(clippy::too_many_arguments)]
     fn solve_block(
         &self,
-        p: usize,
-        k_pre: usize,
+        lay: &Layout,
+        blk: &Block,
         rows: &mut [u32],
-        base: u64,
-        cap: u32,
-        start: u64,
-        end: u64,
-        bits: &[AtomicU64],
-        tail_table: &Option<Vec<u64>>,
-        found: &mut Found,
+        cx: &Ctx<'_>,
+        std_table: bool,
         counts: &mut Counts,
+        arena: &mut Vec<u32>,
+        arena_id: usize,
+        pd: &mut Vec<u64>,
+        buf: &mut Vec<u64>,
     ) {
         let m = self.m;
-        let block_end = base + self.span(k_pre, cap);
-        let a = base.max(start);
-        let b = block_end.min(end);
-        if a == base && b == block_end && tail_table.is_some() {
-            counts.blocks[p * (self.n + 1) + cap as usize] += 1;
+        let (k, cap, base) = (blk.k, blk.cap, blk.base);
+        let block_end = base + self.span(k, cap);
+        let a = base.max(cx.start);
+        let b = block_end.min(cx.end);
+        let full = a == base && b == block_end;
+        let lambda_n = lay.k * self.n + 1;
+        if full && k < lay.k {
+            counts.low_blocks[k * lambda_n + blk.sum as usize] += 1;
+        } else if full && std_table {
+            counts.std_blocks[blk.layer as usize * (self.n + 1) + cap as usize] += 1;
         } else {
             // Count the block's staircases in the window one by one.
-            self.unrank_tail(a - base, k_pre, cap, rows);
+            self.unrank_tail(a - base, k, cap, rows);
             let mut s = rows.iter().map(|&r| r as usize).sum::<usize>();
             for y in a..b {
                 counts.positions[s] += 1;
                 if y + 1 < b {
-                    s = self.advance_tail(rows, k_pre, cap, s);
+                    s = self.advance_tail(rows, k, cap, s);
                 }
             }
         }
+        let start = cx.start;
         let (wa, wb) = (
             ((a - start) / 64) as usize,
             ((b.max(a + 1) - 1 - start) / 64) as usize,
         );
-        let sink = Sink::new(bits, start, a, b, (wa, wb));
+        // The block's words, copied out: every mark below lands in them.
+        let bits = cx.bits;
+        buf.clear();
+        buf.extend(bits[wa..=wb].iter().map(|w| w.load(Relaxed)));
+        let origin = start + 64 * wa as u64;
+        let local = Local {
+            words: Cell::from_mut(&mut buf[..]).as_slice_of_cells(),
+            origin,
+            lo: a,
+            hi: b,
+        };
+        if k > 0 {
+            self.pull(lay, &rows[..k], cap, base, full, cx, &local, pd);
+        }
+        let head = arena.len();
+        arena.push(0);
+        let words = local.words;
         let mut y = a.max(1);
         while y < b {
-            let i = y - start;
+            let i = y - origin;
             let w = (i / 64) as usize;
-            let free = !bits[w].load(Relaxed) >> (i % 64);
+            let free = !words[w].get() >> (i % 64);
             if free == 0 {
-                y = start + 64 * (w as u64 + 1);
+                y = origin + 64 * (w as u64 + 1);
                 continue;
             }
             y += u64::from(free.trailing_zeros());
             if y >= b {
                 break;
             }
-            self.unrank_tail(y - base, k_pre, cap, rows);
+            self.unrank_tail(y - base, k, cap, rows);
             let s = rows.iter().map(|&r| r as usize).sum::<usize>();
             counts.p[s] += 1;
-            found.ranks.push(y);
-            found.rows.extend_from_slice(rows);
-            self.mark_predecessors_in(y, rows, k_pre..m, &sink);
+            arena.push((y - base) as u32);
+            self.mark_predecessors_in(y, rows, k..m, cap, &local);
             y += 1;
+        }
+        // Back into the window's bitset: the first and last words may hold
+        // ranks of other blocks of this layer (solved at the same time), so
+        // they are ORed atomically; the words between are this block's alone.
+        let last = words.len() - 1;
+        for (e, w) in words.iter().enumerate() {
+            if e == 0 || e == last {
+                bits[wa + e].fetch_or(w.get(), Relaxed);
+            } else {
+                bits[wa + e].store(w.get(), Relaxed);
+            }
+        }
+        let found = arena.len() - head - 1;
+        if found == 0 {
+            arena.truncate(head);
+        } else {
+            arena[head] = found as u32;
+            cx.dir[(blk.key - cx.key_lo) as usize]
+                .store(((arena_id as u64) << 40) | (head as u64 + 1), Relaxed);
+        }
+    }
+
+    /// Marks, in the block with prefix `pre` (rows `0..k`, `k = pre.len()`),
+    /// last rows at most `cap`, first rank `base`, every predecessor of a
+    /// P-position already filed (in a block of an earlier layer) through a
+    /// bite at a prefix row.
+    ///
+    /// A staircase `pre + T` of the block, bitten at (i, c) with i < k and
+    /// c < pre[i], leaves `clip_c(pre) + clip_c(T)` (rows from i cut to c).
+    /// For c ≥ θ that lies in the block with prefix `clip_c(pre)` (same k),
+    /// at offset `off(clip_c(T))`; for c < θ in the low block at depth i,
+    /// at offset `Σ_{l=i}^{k−1} term(l, c) + off(clip_c(T))`. So the block
+    /// pulls, for every filed P-position of those blocks whose tail τ =
+    /// clip_c(T), every T: τ itself when τ's first row is below c (or c ≥
+    /// cap), else τ with its leading run of rows equal to c raised to any
+    /// non-increasing values in [c, cap].
+    #[allow(clippy::too_many_arguments)]
+    fn pull<S: Marks>(
+        &self,
+        lay: &Layout,
+        pre: &[u32],
+        cap: u32,
+        base: u64,
+        full: bool,
+        cx: &Ctx<'_>,
+        sink: &S,
+        pd: &mut Vec<u64>,
+    ) {
+        let k = pre.len();
+        let theta = lay.low;
+        pd.clear();
+        pd.push(0);
+        for l in 0..k {
+            let v = pd[l] + lay.d(l, pre[l]);
+            pd.push(v);
+        }
+        for i in 0..k {
+            let mut j = i;
+            for c in (theta..pre[i]).rev() {
+                while j < k && pre[j] > c {
+                    j += 1;
+                }
+                let key = pd[i] + lay.cold(c, j) - lay.cold(c, i) + pd[k] - pd[j];
+                if let Some(list) = cx.list(key) {
+                    if c >= cap {
+                        for &o in list {
+                            sink.set(base + u64::from(o));
+                        }
+                    } else {
+                        for &o in list {
+                            self.pull_one(u64::from(o), c, k, cap, base, full, sink);
+                        }
+                    }
+                }
+            }
+            if let Some(list) = cx.list(pd[i]) {
+                let mut from = 0usize;
+                for c in 0..theta {
+                    let sigma = self.colsum(c, k) - self.colsum(c, i);
+                    let len = self.span(k, c);
+                    from += list[from..].partition_point(|&o| u64::from(o) < sigma);
+                    let to = from + list[from..].partition_point(|&o| u64::from(o) < sigma + len);
+                    for &o in &list[from..to] {
+                        let o = u64::from(o) - sigma;
+                        if c >= cap {
+                            sink.set(base + o);
+                        } else {
+                            self.pull_one(o, c, k, cap, base, full, sink);
+                        }
+                    }
+                    from = to;
+                }
+            }
+        }
+    }
+
+    /// Marks the staircases T of rows `k..` (at most `cap`) with clip_c(T) =
+    /// τ, where τ is at offset `o` among the staircases of rows `k..` with no
+    /// row above c < cap: τ's leading run of rows equal to c (r rows: `o ≥
+    /// span(k, c) − span(k + r, c)`) raised to any non-increasing values in
+    /// [c, cap], τ itself included.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn pull_one<S: Marks>(&self, o: u64, c: u32, k: usize, cap: u32, base: u64, full: bool, sink: &S) {
+        let sc = self.span(k, c);
+        let mut r = 0;
+        while k + r < self.m && o >= sc - self.span(k + r + 1, c) {
+            r += 1;
+        }
+        if r == 0 {
+            sink.set(base + o);
+            return;
+        }
+        let acc = base + o - (self.colsum(c, k + r) - self.colsum(c, k));
+        if full {
+            self.raise_run_all(k, k + r, c, cap, acc, sink);
+        } else {
+            self.raise_run_in(k, k + r, c, cap, acc, sink);
         }
     }
 
@@ -797,21 +1190,33 @@ impl ChompBox {
     }
 
     /// Marks every predecessor of `q` (rank `x`) through a bite at a row in
-    /// `bite_rows` whose rank lies in `sink.lo..sink.hi`.
+    /// `bite_rows` whose rank lies in `sink.lo()..sink.hi()`.
     ///
     /// A predecessor R through the bite (i, j), j = q_i, agrees with q below
     /// row i, has R_i ∈ (j, q_{i−1}] (row 0: ≤ n), rows i+1..t (the rest of
     /// the run of rows equal to j in q) non-increasing in [j, R_i], and the
     /// rows from t on as in q.
-    fn mark_predecessors_in(&self, x: u64, q: &[u32], bite_rows: Range<usize>, sink: &Sink<'_>) {
-        let (lo, hi) = (sink.lo, sink.hi);
+    fn mark_predecessors_in<S: Marks>(
+        &self,
+        x: u64,
+        q: &[u32],
+        bite_rows: Range<usize>,
+        first_cap: u32,
+        sink: &S,
+    ) {
+        let (lo, hi) = (sink.lo(), sink.hi());
         if hi <= x + 1 {
             return;
         }
         let m = self.m;
-        let mut prefix: u64 = (0..bite_rows.start).map(|k| self.term(k, q[k])).sum();
+        let first = bite_rows.start;
+        let mut prefix: u64 = (0..first).map(|k| self.term(k, q[k])).sum();
         for i in bite_rows {
-            let cap = if i == 0 { self.n as u32 } else { q[i - 1] };
+            let cap = if i == first {
+                first_cap
+            } else {
+                q[i - 1]
+            };
             // Every predecessor through a bite at row i or later shares
             // q's rows 0..i: the interval [prefix, prefix + span(i, cap)).
             if prefix >= hi || prefix + self.span(i, cap) <= lo {
@@ -853,7 +1258,7 @@ impl ChompBox {
 
     /// Chooses rows k..t in [j, top], non-increasing, and marks each result
     /// in the sink's range; `acc` holds the rank of every other row.
-    fn raise_run_in(&self, k: usize, t: usize, j: u32, top: u32, acc: u64, sink: &Sink<'_>) {
+    fn raise_run_in<S: Marks>(&self, k: usize, t: usize, j: u32, top: u32, acc: u64, sink: &S) {
         if k == t {
             sink.set(acc);
             return;
@@ -873,14 +1278,14 @@ impl ChompBox {
         let rest_min = self.colsum(j, t) - self.colsum(j, k + 1);
         for v in j..=top {
             let a = acc + self.term(k, v);
-            if a + rest_min >= sink.hi {
+            if a + rest_min >= sink.hi() {
                 break;
             }
             let rest_max = self.colsum(v, t) - self.colsum(v, k + 1);
-            if a + rest_max < sink.lo {
+            if a + rest_max < sink.lo() {
                 continue;
             }
-            if a + rest_min >= sink.lo && a + rest_max < sink.hi {
+            if a + rest_min >= sink.lo() && a + rest_max < sink.hi() {
                 self.raise_run_all(k + 1, t, j, v, a, sink);
             } else {
                 self.raise_run_in(k + 1, t, j, v, a, sink);
@@ -890,7 +1295,7 @@ impl ChompBox {
 
     /// [`ChompBox::raise_run_in`] where every result is known to lie in the
     /// sink's range: no clipping.
-    fn raise_run_all(&self, k: usize, t: usize, j: u32, top: u32, acc: u64, sink: &Sink<'_>) {
+    fn raise_run_all<S: Marks>(&self, k: usize, t: usize, j: u32, top: u32, acc: u64, sink: &S) {
         if k == t {
             sink.set_unclipped(acc);
             return;
@@ -905,15 +1310,35 @@ impl ChompBox {
                 return;
             }
         }
+        let n1 = self.n + 1;
+        let row = &self.term[k * n1..(k + 1) * n1];
         if k + 1 == t {
-            let row = &self.term[k * (self.n + 1)..(k + 1) * (self.n + 1)];
             for &tv in &row[j as usize..=top as usize] {
                 sink.set_unclipped(acc + tv);
             }
             return;
         }
+        if k + 2 == t {
+            // The last two rows of the run as two loops (no calls).
+            let next = &self.term[(k + 1) * n1..(k + 2) * n1];
+            if t == self.m {
+                // The last row's ranks are consecutive.
+                for v in j..=top {
+                    let a = acc + row[v as usize];
+                    sink.set_range(a + u64::from(j), a + u64::from(v) + 1);
+                }
+            } else {
+                for v in j..=top {
+                    let a = acc + row[v as usize];
+                    for &tv in &next[j as usize..=v as usize] {
+                        sink.set_unclipped(a + tv);
+                    }
+                }
+            }
+            return;
+        }
         for v in j..=top {
-            self.raise_run_all(k + 1, t, j, v, acc + self.term(k, v), sink);
+            self.raise_run_all(k + 1, t, j, v, acc + row[v as usize], sink);
         }
     }
 
@@ -979,41 +1404,65 @@ mod tests {
         }
     }
 
+    /// Staircases and P-positions of `b` by number of squares, counted one
+    /// by one from `solve()` (the empty board left out).
+    fn brute_sizes(b: &ChompBox) -> (Vec<u64>, Vec<u64>) {
+        let p = b.solve();
+        let (m, n) = (b.rows(), b.cols());
+        let mut pos = vec![0u64; m * n + 1];
+        let mut pp = vec![0u64; m * n + 1];
+        let mut rows = vec![0u32; m];
+        for x in 1..b.len() {
+            b.unrank(x, &mut rows);
+            let s = rows.iter().sum::<u32>() as usize;
+            pos[s] += 1;
+            if p.is_p(x) {
+                pp[s] += 1;
+            }
+        }
+        (pos, pp)
+    }
+
     #[test]
-    fn small_tails_many_block_layers_equal_solve() {
+    fn small_tails_and_thresholds_many_block_layers_equal_solve() {
         for m in 1..=6 {
             for n in 1..=7 {
                 let b = ChompBox::new(m, n).unwrap();
                 let p = b.solve();
+                let (brute, brute_p) = brute_sizes(&b);
                 let len = b.len();
                 for tail in 1..=3 {
-                    for threads in 1..=3 {
-                        for parts in [1u64, 2, 5] {
-                            let mut earlier: Vec<u64> = Vec::new();
-                            let mut sizes = vec![0u64; m * n + 1];
-                            for k in 0..parts {
-                                let (s0, s1) = (len * k / parts, len * (k + 1) / parts);
-                                let w = b.solve_window_tail(
-                                    s0,
-                                    s1,
-                                    &mut earlier.iter().copied(),
-                                    threads,
-                                    tail,
+                    for low in [1u32, 2, 3, 5] {
+                        for threads in 1..=3 {
+                            for parts in [1u64, 2, 5] {
+                                let what = format!(
+                                    "{m}x{n} tail {tail} low {low} threads {threads} parts {parts}"
                                 );
-                                for x in s0..s1 {
-                                    assert_eq!(
-                                        w.is_p(x),
-                                        p.is_p(x),
-                                        "{m}x{n} tail {tail} threads {threads} parts {parts} rank {x}"
+                                let mut earlier: Vec<u64> = Vec::new();
+                                let mut sizes = vec![0u64; m * n + 1];
+                                let mut p_sizes = vec![0u64; m * n + 1];
+                                for k in 0..parts {
+                                    let (s0, s1) = (len * k / parts, len * (k + 1) / parts);
+                                    let w = b.solve_window_with(
+                                        s0,
+                                        s1,
+                                        &mut earlier.iter().copied(),
+                                        threads,
+                                        tail,
+                                        low,
                                     );
+                                    for x in s0..s1 {
+                                        assert_eq!(w.is_p(x), p.is_p(x), "{what}: rank {x}");
+                                    }
+                                    for s in 0..=m * n {
+                                        sizes[s] += w.positions_by_size[s];
+                                        p_sizes[s] += w.p_by_size[s];
+                                    }
+                                    earlier.extend(w.p_ranks());
                                 }
-                                for (s, c) in w.positions_by_size.iter().enumerate() {
-                                    sizes[s] += c;
-                                }
-                                earlier.extend(w.p_ranks());
+                                assert_eq!(sizes, brute, "{what}: staircases by size");
+                                assert_eq!(p_sizes, brute_p, "{what}: P-positions by size");
                             }
-                            assert_eq!(sizes.iter().sum::<u64>(), len - 1);
-                            assert_eq!(sizes[0], 0);
                         }
                     }
                 }
