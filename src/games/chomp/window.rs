@@ -636,13 +636,59 @@ struct Ctx<'a> {
     arenas: &'a [OnceLock<Vec<u32>>],
 }
 
+/// A thread's reusable buffers for [`ChompBox::pull`].
+#[derive(Default)]
+struct Scratch {
+    /// Key sums along a block's prefix.
+    sums: Vec<u64>,
+    /// Source blocks: (key, then directory entry; prefix row; column or
+    /// [`LOW_SOURCE`]).
+    reqs: Vec<(u64, u32, u32)>,
+}
+
+/// Column marker of a request for the low block at a prefix row.
+const LOW_SOURCE: u32 = u32::MAX;
+
+/// Asks for the cache line at `p` (a hint: no effect on what is read).
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch cannot fault and reads nothing into the program.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 impl Ctx<'_> {
-    /// The filed P-positions (offsets) of the block with key `key`; `None`
-    /// if it has none or lies below the window (the carry marked those).
+    /// Prefetches the directory entry of key `key` (≥ `key_lo`).
+    #[inline(always)]
+    fn prefetch_entry(&self, key: u64) {
+        prefetch(self.dir[(key - self.key_lo) as usize].as_ptr());
+    }
+
+    /// The directory entry of key `key` (≥ `key_lo`).
+    #[inline(always)]
+    fn entry(&self, key: u64) -> u64 {
+        self.dir[(key - self.key_lo) as usize].load(Relaxed)
+    }
+
+    /// Prefetches the first line of the list of entry `e`.
+    #[inline(always)]
+    fn prefetch_list(&self, e: u64) {
+        if e != 0 {
+            if let Some(arena) = self.arenas[(e >> 40) as usize].get() {
+                let pos = (e & ((1 << 40) - 1)) as usize - 1;
+                prefetch(arena[pos..].as_ptr());
+            }
+        }
+    }
+
+    /// The list of directory entry `e` (`None` for 0).
     #[inline]
-    fn list(&self, key: u64) -> Option<&[u32]> {
-        let i = key.checked_sub(self.key_lo)? as usize;
-        let e = self.dir[i].load(Relaxed);
+    fn list_at(&self, e: u64) -> Option<&[u32]> {
         if e == 0 {
             return None;
         }
@@ -818,7 +864,7 @@ impl ChompBox {
             };
             let mut rows = vec![0u32; m];
             let mut block_rows = vec![0u32; m];
-            let mut pd: Vec<u64> = Vec::new();
+            let mut scratch = Scratch::default();
             let mut buf: Vec<u64> = Vec::new();
             for layer in lay.first_layer()..layers {
                 let mut arena: Vec<u32> = Vec::new();
@@ -842,7 +888,7 @@ impl ChompBox {
                             &mut counts,
                             &mut arena,
                             arena_id,
-                            &mut pd,
+                            &mut scratch,
                             &mut buf,
                         );
                     }
@@ -970,7 +1016,7 @@ impl ChompBox {
         counts: &mut Counts,
         arena: &mut Vec<u32>,
         arena_id: usize,
-        pd: &mut Vec<u64>,
+        scratch: &mut Scratch,
         buf: &mut Vec<u64>,
     ) {
         let m = self.m;
@@ -1012,7 +1058,7 @@ impl ChompBox {
             hi: b,
         };
         if k > 0 {
-            self.pull(lay, &rows[..k], cap, base, full, cx, &local, pd);
+            self.pull(lay, &rows[..k], cap, base, full, cx, &local, scratch);
         }
         let head = arena.len();
         arena.push(0);
@@ -1082,52 +1128,74 @@ impl ChompBox {
         full: bool,
         cx: &Ctx<'_>,
         sink: &S,
-        pd: &mut Vec<u64>,
+        scratch: &mut Scratch,
     ) {
         let k = pre.len();
         let theta = lay.low;
-        pd.clear();
-        pd.push(0);
+        let (sums, reqs) = (&mut scratch.sums, &mut scratch.reqs);
+        sums.clear();
+        sums.push(0);
         for l in 0..k {
-            let v = pd[l] + lay.d(l, pre[l]);
-            pd.push(v);
+            let v = sums[l] + lay.d(l, pre[l]);
+            sums.push(v);
         }
+        // The source blocks, one per (row, column ≥ θ) of the prefix and one
+        // low block per row; their directory entries are fetched all at once
+        // (each is a cache miss), then their lists' first lines.
+        reqs.clear();
         for i in 0..k {
             let mut j = i;
             for c in (theta..pre[i]).rev() {
                 while j < k && pre[j] > c {
                     j += 1;
                 }
-                let key = pd[i] + lay.cold(c, j) - lay.cold(c, i) + pd[k] - pd[j];
-                if let Some(list) = cx.list(key) {
-                    if c >= cap {
-                        for &o in list {
-                            sink.set(base + u64::from(o));
-                        }
-                    } else {
-                        for &o in list {
-                            self.pull_one(u64::from(o), c, k, cap, base, full, sink);
-                        }
-                    }
+                let key = sums[i] + lay.cold(c, j) - lay.cold(c, i) + sums[k] - sums[j];
+                if key >= cx.key_lo {
+                    cx.prefetch_entry(key);
+                    reqs.push((key, i as u32, c));
                 }
             }
-            if let Some(list) = cx.list(pd[i]) {
-                let mut from = 0usize;
-                for c in 0..theta {
-                    let sigma = self.colsum(c, k) - self.colsum(c, i);
-                    let len = self.span(k, c);
-                    from += list[from..].partition_point(|&o| u64::from(o) < sigma);
-                    let to = from + list[from..].partition_point(|&o| u64::from(o) < sigma + len);
-                    for &o in &list[from..to] {
-                        let o = u64::from(o) - sigma;
-                        if c >= cap {
-                            sink.set(base + o);
-                        } else {
-                            self.pull_one(o, c, k, cap, base, full, sink);
-                        }
+            if sums[i] >= cx.key_lo {
+                cx.prefetch_entry(sums[i]);
+                reqs.push((sums[i], i as u32, LOW_SOURCE));
+            }
+        }
+        for r in reqs.iter_mut() {
+            r.0 = cx.entry(r.0);
+            cx.prefetch_list(r.0);
+        }
+        for &(e, i, c) in reqs.iter() {
+            let Some(list) = cx.list_at(e) else {
+                continue;
+            };
+            let i = i as usize;
+            if c != LOW_SOURCE {
+                if c >= cap {
+                    for &o in list {
+                        sink.set(base + u64::from(o));
                     }
-                    from = to;
+                } else {
+                    for &o in list {
+                        self.pull_one(u64::from(o), c, k, cap, base, full, sink);
+                    }
                 }
+                continue;
+            }
+            let mut from = 0usize;
+            for c in 0..theta {
+                let sigma = self.colsum(c, k) - self.colsum(c, i);
+                let len = self.span(k, c);
+                from += list[from..].partition_point(|&o| u64::from(o) < sigma);
+                let to = from + list[from..].partition_point(|&o| u64::from(o) < sigma + len);
+                for &o in &list[from..to] {
+                    let o = u64::from(o) - sigma;
+                    if c >= cap {
+                        sink.set(base + o);
+                    } else {
+                        self.pull_one(o, c, k, cap, base, full, sink);
+                    }
+                }
+                from = to;
             }
         }
     }
