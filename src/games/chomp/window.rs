@@ -644,6 +644,8 @@ struct Scratch {
     /// Source blocks: (key, then directory entry; prefix row; column or
     /// [`LOW_SOURCE`]).
     reqs: Vec<(u64, u32, u32)>,
+    /// Tails raised together ([`ChompBox::pull_list`]).
+    group: Vec<u64>,
 }
 
 /// Column marker of a request for the low block at a prefix row.
@@ -1164,7 +1166,8 @@ impl ChompBox {
             r.0 = cx.entry(r.0);
             cx.prefetch_list(r.0);
         }
-        for &(e, i, c) in reqs.iter() {
+        for q in 0..scratch.reqs.len() {
+            let (e, i, c) = scratch.reqs[q];
             let Some(list) = cx.list_at(e) else {
                 continue;
             };
@@ -1175,9 +1178,7 @@ impl ChompBox {
                         sink.set(base + u64::from(o));
                     }
                 } else {
-                    for &o in list {
-                        self.pull_one(u64::from(o), c, k, cap, base, full, sink);
-                    }
+                    self.pull_list(list, 0, c, k, cap, base, full, sink, &mut scratch.group);
                 }
                 continue;
             }
@@ -1187,16 +1188,116 @@ impl ChompBox {
                 let len = self.span(k, c);
                 from += list[from..].partition_point(|&o| u64::from(o) < sigma);
                 let to = from + list[from..].partition_point(|&o| u64::from(o) < sigma + len);
-                for &o in &list[from..to] {
-                    let o = u64::from(o) - sigma;
-                    if c >= cap {
-                        sink.set(base + o);
-                    } else {
-                        self.pull_one(o, c, k, cap, base, full, sink);
+                if c >= cap {
+                    for &o in &list[from..to] {
+                        sink.set(base + u64::from(o) - sigma);
                     }
+                } else {
+                    let group = &mut scratch.group;
+                    self.pull_list(&list[from..to], sigma, c, k, cap, base, full, sink, group);
                 }
                 from = to;
             }
+        }
+    }
+
+    /// [`ChompBox::pull_one`] for every offset `o − sigma` of `list`
+    /// (ascending), c < cap. The leading run r grows with the offset, so the
+    /// list falls into runs of equal r; such a run of two or more tails
+    /// (rows from k + r alike in rank only) is raised once for all of them
+    /// ([`ChompBox::raise_group`]).
+    #[allow(clippy::too_many_arguments)]
+    fn pull_list<S: Marks>(
+        &self,
+        list: &[u32],
+        sigma: u64,
+        c: u32,
+        k: usize,
+        cap: u32,
+        base: u64,
+        full: bool,
+        sink: &S,
+        group: &mut Vec<u64>,
+    ) {
+        let m = self.m;
+        let sc = self.span(k, c);
+        let mut e = 0;
+        while e < list.len() {
+            let o = u64::from(list[e]) - sigma;
+            let mut r = 0;
+            while k + r < m && o >= sc - self.span(k + r + 1, c) {
+                r += 1;
+            }
+            if r == 0 || k + r == m {
+                self.pull_one(o, c, k, cap, base, full, sink);
+                e += 1;
+                continue;
+            }
+            // Offsets with the same run r: below sc − span(k + r + 1, c).
+            let lead = self.colsum(c, k + r) - self.colsum(c, k);
+            let limit = sc - self.span(k + r + 1, c);
+            group.clear();
+            while e < list.len() {
+                let o = u64::from(list[e]) - sigma;
+                if o >= limit {
+                    break;
+                }
+                group.push(o - lead);
+                e += 1;
+            }
+            if group.len() == 1 {
+                self.pull_one(group[0] + lead, c, k, cap, base, full, sink);
+            } else if full {
+                self.raise_group::<S, false>(k, k + r, c, cap, base, group, sink);
+            } else {
+                self.raise_group::<S, true>(k, k + r, c, cap, base, group, sink);
+            }
+        }
+    }
+
+    /// Chooses rows k..t (t < m) in [j, top], non-increasing, and marks
+    /// `acc + rank of those rows + ρ` for every ρ of `group` (clipped to the
+    /// sink's range if `CLIP`).
+    #[allow(clippy::too_many_arguments)]
+    fn raise_group<S: Marks, const CLIP: bool>(
+        &self,
+        k: usize,
+        t: usize,
+        j: u32,
+        top: u32,
+        acc: u64,
+        group: &[u64],
+        sink: &S,
+    ) {
+        let mark = |a: u64| {
+            for &g in group {
+                if CLIP {
+                    sink.set(a + g);
+                } else {
+                    sink.set_unclipped(a + g);
+                }
+            }
+        };
+        let n1 = self.n + 1;
+        let row = &self.term[k * n1..(k + 1) * n1];
+        if k + 1 == t {
+            for &tv in &row[j as usize..=top as usize] {
+                mark(acc + tv);
+            }
+            return;
+        }
+        if k + 2 == t {
+            let next = &self.term[(k + 1) * n1..(k + 2) * n1];
+            for v in j..=top {
+                let a = acc + row[v as usize];
+                for &tv in &next[j as usize..=v as usize] {
+                    mark(a + tv);
+                }
+            }
+            return;
+        }
+        for v in j..=top {
+            self.raise_group::<S, CLIP>(k + 1, t, j, v, acc + row[v as usize], group, sink);
         }
     }
 
