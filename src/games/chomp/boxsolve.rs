@@ -60,7 +60,7 @@ pub struct BoxStats {
 }
 
 /// `C(a, b)` or `None` if it does not fit in a `u64`.
-fn binomial(a: u64, b: u64) -> Option<u64> {
+pub(super) fn binomial(a: u64, b: u64) -> Option<u64> {
     if b > a {
         return Some(0);
     }

@@ -131,30 +131,76 @@ impl Iterator for BitIter {
 }
 
 /// Estimated peak bytes of [`ChompBox::solve_window`] over `ranks` ranks of an
-/// m×n box: the bitset (`ranks / 8`), the P-positions of one layer with their
-/// rows (allowed `ranks / 16` bytes: P-positions are under 1 % of the ranks
-/// from 10×10 on, 0.55 % in 16×16, and a layer holds a part of them), one
-/// carry chunk, the ranking tables and 4 MiB for the rest. An upper bound
-/// for planning, not a measurement.
-pub fn window_memory(m: usize, n: usize, ranks: u64) -> u64 {
+/// m×n box on `threads` threads: the bitset (`ranks / 8`); the P-positions
+/// filed by the blocks, 4 bytes each (allowed `ranks / 16` bytes: the
+/// P-positions are under 1.5 % of the ranks from 10×10 on, 0.55 % in 16×16,
+/// 0.42 % in 18×18), plus 12 bytes of directory and list head per block
+/// (at most `ranks / smallest block + 2` blocks); one block's words per
+/// thread; one carry chunk; the ranking tables and 4 MiB for the rest. An
+/// upper bound for planning, not a measurement.
+pub fn window_memory(m: usize, n: usize, ranks: u64, threads: usize) -> u64 {
     let bitset = ranks.div_ceil(64).saturating_mul(8);
     let tables = ((m as u64 + 1) * (n as u64 + 1)).saturating_mul(24);
+    let (tail, low) = block_shape(m, n, TAIL, LOW);
+    let (blocks, largest) = if m > tail {
+        let smallest = binom(u64::from(low) + tail as u64, tail as u64)
+            .min(binom(u64::from(low) + tail as u64, tail as u64 + 1))
+            .max(1);
+        (
+            ranks / smallest + 2,
+            binom(n as u64 + tail as u64, tail as u64),
+        )
+    } else {
+        (1, ranks)
+    };
+    let buffers = (threads.max(1) as u64).saturating_mul(largest.min(ranks).div_ceil(64) * 8 + 8);
     bitset
         .saturating_add(ranks / 16)
+        .saturating_add(blocks.saturating_mul(12))
+        .saturating_add(buffers)
         .saturating_add(8 * CARRY_CHUNK as u64)
         .saturating_add(tables)
         .saturating_add(4 << 20)
 }
 
-/// Rows at the end of every staircase that a *block* leaves free: a block
-/// is the set of staircases sharing their first `m − TAIL` rows. Measured
-/// on 14×14 and 16×16 (CPU time, loaded machine): 3 → 1.5×, 6 → 1.2× the
-/// time of 8; 10 no faster than 8.
-const TAIL: usize = 8;
+/// `C(a, b)`, saturating at `u64::MAX`.
+fn binom(a: u64, b: u64) -> u64 {
+    super::boxsolve::binomial(a, b).unwrap_or(u64::MAX)
+}
+
+/// Rows at the end of every staircase that a standard block leaves free: a
+/// block is the set of staircases sharing their first `m − TAIL` rows (see
+/// [`Layout`]). Measured on 17×17 (2 threads, solver alone): 8 → 12.3 s,
+/// 9 → 12.0 s, 10 → 10.5 s, 11 → 11.4 s; on 18×18 8 → 48.6 s, 10 → 40.2 s.
+const TAIL: usize = 10;
 
 /// θ: the smallest last prefix row of a standard block; staircases whose
 /// prefix rows fall below it are solved in low blocks (see [`Layout`]).
+/// 3, 4 and 6 measured alike on 17×17.
 const LOW: u32 = 4;
+
+/// Largest block, in ranks (8 MiB of bits): the tail and θ are lowered
+/// until every block fits, so that offsets in a block fit a `u32` and a
+/// block's words stay in the cache.
+const MAX_BLOCK: u64 = 1 << 26;
+
+/// The tail and θ used for an m×n box asked for `tail` and `low`: the tail
+/// is lowered until the largest standard block (`C(n + tail, tail)` ranks)
+/// fits [`MAX_BLOCK`], θ clamped to `1..=n` and lowered until the low block
+/// of the empty prefix (`C(θ − 1 + m, m)` ranks) fits.
+fn block_shape(m: usize, n: usize, tail: usize, low: u32) -> (usize, u32) {
+    let mut tail = tail.max(1);
+    while tail > 1 && binom((n + tail) as u64, tail as u64) > MAX_BLOCK {
+        tail -= 1;
+    }
+    let mut low = low.clamp(1, n.max(1) as u32);
+    if m > tail {
+        while low > 1 && binom(u64::from(low) - 1 + m as u64, m as u64) > MAX_BLOCK {
+            low -= 1;
+        }
+    }
+    (tail, low)
+}
 
 /// Largest table of tail counts by cap and size kept (entries).
 const MAX_TAIL_TABLE: usize = 1 << 20;
@@ -253,13 +299,6 @@ impl<'a> Sink<'a> {
     fn set_unclipped(&self, y: u64) {
         debug_assert!(y >= self.lo && y < self.hi);
         self.set_bit(y - self.start);
-    }
-
-    #[inline(always)]
-    fn set(&self, y: u64) {
-        if y >= self.lo && y < self.hi {
-            self.set_bit(y - self.start);
-        }
     }
 
     /// Sets the ranks `a..b` clipped to `lo..hi`.
@@ -466,8 +505,8 @@ struct Layout {
 impl Layout {
     fn new(b: &ChompBox, tail: usize, low: u32) -> Layout {
         let (m, n) = (b.m, b.n);
-        let k = m.saturating_sub(tail.max(1));
-        let low = low.clamp(1, n as u32);
+        let (tail, low) = block_shape(m, n, tail, low);
+        let k = m.saturating_sub(tail);
         // blocks[l·(n+1) + v]: blocks among the staircases sharing rows
         // 0..l (rows ≥ θ) with rows l.. at most v.
         let mut blocks = vec![0u64; (k + 1) * (n + 1)];
@@ -497,13 +536,7 @@ impl Layout {
                 cold[c * (k + 1) + l + 1] = cold[c * (k + 1) + l] + d[l * (n + 1) + c];
             }
         }
-        Layout {
-            k,
-            low,
-            n,
-            d,
-            cold,
-        }
+        Layout { k, low, n, d, cold }
     }
 
     #[inline(always)]
@@ -842,8 +875,9 @@ impl ChompBox {
         };
         let mut dir_words = vec![0u64; dir_len];
         // SAFETY: as for `bits`.
-        let dir: &[AtomicU64] =
-            unsafe { std::slice::from_raw_parts(dir_words.as_mut_ptr().cast::<AtomicU64>(), dir_len) };
+        let dir: &[AtomicU64] = unsafe {
+            std::slice::from_raw_parts(dir_words.as_mut_ptr().cast::<AtomicU64>(), dir_len)
+        };
         let arenas: Vec<OnceLock<Vec<u32>>> = (0..layers * t_n).map(|_| OnceLock::new()).collect();
         let claimed: Vec<AtomicUsize> = (0..layers).map(|_| AtomicUsize::new(0)).collect();
         let barrier = Barrier::new(t_n);
@@ -876,25 +910,32 @@ impl ChompBox {
                 // thread that is done asks for the next one.
                 let mut index = 0usize;
                 let mut next = claimed[layer].fetch_add(1, Relaxed);
-                lay.each_block(self, layer as u32, start, end, &mut rows, &mut |blk: &Block, rows: &[u32]| {
-                    index += 1;
-                    if index - 1 == next {
-                        next = claimed[layer].fetch_add(1, Relaxed);
-                        block_rows[..blk.k].copy_from_slice(&rows[..blk.k]);
-                        self.solve_block(
-                            lay,
-                            blk,
-                            &mut block_rows,
-                            cx,
-                            std_table.is_some(),
-                            &mut counts,
-                            &mut arena,
-                            arena_id,
-                            &mut scratch,
-                            &mut buf,
-                        );
-                    }
-                });
+                lay.each_block(
+                    self,
+                    layer as u32,
+                    start,
+                    end,
+                    &mut rows,
+                    &mut |blk: &Block, rows: &[u32]| {
+                        index += 1;
+                        if index - 1 == next {
+                            next = claimed[layer].fetch_add(1, Relaxed);
+                            block_rows[..blk.k].copy_from_slice(&rows[..blk.k]);
+                            self.solve_block(
+                                lay,
+                                blk,
+                                &mut block_rows,
+                                cx,
+                                std_table.is_some(),
+                                &mut counts,
+                                &mut arena,
+                                arena_id,
+                                &mut scratch,
+                                &mut buf,
+                            );
+                        }
+                    },
+                );
                 cx.arenas[arena_id]
                     .set(arena)
                     .expect("each arena is set once");
@@ -1062,8 +1103,13 @@ impl ChompBox {
         if k > 0 {
             self.pull(lay, &rows[..k], cap, base, full, cx, &local, scratch);
         }
+        // Filed only where another block may pull them (a box of one block
+        // files nothing).
+        let file = lay.k > 0;
         let head = arena.len();
-        arena.push(0);
+        if file {
+            arena.push(0);
+        }
         let words = local.words;
         let mut y = a.max(1);
         while y < b {
@@ -1081,7 +1127,9 @@ impl ChompBox {
             self.unrank_tail(y - base, k, cap, rows);
             let s = rows.iter().map(|&r| r as usize).sum::<usize>();
             counts.p[s] += 1;
-            arena.push((y - base) as u32);
+            if file {
+                arena.push((y - base) as u32);
+            }
             self.mark_predecessors_in(y, rows, k..m, cap, &local);
             y += 1;
         }
@@ -1096,7 +1144,7 @@ impl ChompBox {
                 bits[wa + e].store(w.get(), Relaxed);
             }
         }
-        let found = arena.len() - head - 1;
+        let found = arena.len().saturating_sub(head + 1);
         if found == 0 {
             arena.truncate(head);
         } else {
@@ -1308,7 +1356,16 @@ impl ChompBox {
     /// [c, cap], τ itself included.
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn pull_one<S: Marks>(&self, o: u64, c: u32, k: usize, cap: u32, base: u64, full: bool, sink: &S) {
+    fn pull_one<S: Marks>(
+        &self,
+        o: u64,
+        c: u32,
+        k: usize,
+        cap: u32,
+        base: u64,
+        full: bool,
+        sink: &S,
+    ) {
         let sc = self.span(k, c);
         let mut r = 0;
         while k + r < self.m && o >= sc - self.span(k + r + 1, c) {
@@ -1381,11 +1438,7 @@ impl ChompBox {
         let first = bite_rows.start;
         let mut prefix: u64 = (0..first).map(|k| self.term(k, q[k])).sum();
         for i in bite_rows {
-            let cap = if i == first {
-                first_cap
-            } else {
-                q[i - 1]
-            };
+            let cap = if i == first { first_cap } else { q[i - 1] };
             // Every predecessor through a bite at row i or later shares
             // q's rows 0..i: the interval [prefix, prefix + span(i, cap)).
             if prefix >= hi || prefix + self.span(i, cap) <= lo {
@@ -1640,6 +1693,59 @@ mod tests {
     }
 
     #[test]
+    fn tall_and_wide_boxes_with_the_default_blocks_equal_solve() {
+        // Taller than the default tail (so with standard and low blocks),
+        // thin boxes where θ is clamped to n, and wide ones.
+        for (m, n) in [
+            (12, 5),
+            (14, 4),
+            (13, 6),
+            (30, 2),
+            (40, 1),
+            (24, 3),
+            (11, 9),
+            (2, 40),
+        ] {
+            let b = ChompBox::new(m, n).unwrap();
+            let (brute, brute_p) = brute_sizes(&b);
+            for threads in [1, 2] {
+                let w = chained(&b, &[b.len() / 3 / 64 * 64], threads);
+                assert_same(&b, &w, &format!("{m}x{n} threads {threads}"));
+                let pos: Vec<u64> = (0..=m * n)
+                    .map(|s| w.iter().map(|x| x.positions_by_size[s]).sum())
+                    .collect();
+                let pp: Vec<u64> = (0..=m * n)
+                    .map(|s| w.iter().map(|x| x.p_by_size[s]).sum())
+                    .collect();
+                assert_eq!(pos, brute, "{m}x{n}");
+                assert_eq!(pp, brute_p, "{m}x{n}");
+            }
+        }
+    }
+
+    #[test]
+    fn block_shape_keeps_every_block_under_the_limit() {
+        assert_eq!(block_shape(18, 18, TAIL, LOW), (10, 4));
+        assert_eq!(block_shape(20, 2, TAIL, LOW), (10, 2), "θ at most n");
+        for (m, n) in [(12, 40), (33, 33), (40, 60), (3000, 4), (5, 1 << 20)] {
+            let (tail, low) = block_shape(m, n, TAIL, LOW);
+            assert!(tail >= 1 && low >= 1 && low as usize <= n, "{m}x{n}");
+            assert!(
+                tail == 1 || binom((n + tail) as u64, tail as u64) <= MAX_BLOCK,
+                "{m}x{n}: standard blocks of tail {tail}"
+            );
+            if m > tail {
+                assert!(
+                    low == 1 || binom(u64::from(low) - 1 + m as u64, m as u64) <= MAX_BLOCK,
+                    "{m}x{n}: low block θ {low}"
+                );
+            }
+        }
+        assert!(block_shape(12, 40, TAIL, LOW).0 < TAIL);
+        assert!(block_shape(3000, 4, TAIL, LOW).1 < LOW);
+    }
+
+    #[test]
     fn every_cut_of_small_boxes_equals_solve() {
         for (m, n) in [(3, 4), (4, 4), (4, 5), (5, 3)] {
             let b = ChompBox::new(m, n).unwrap();
@@ -1749,7 +1855,7 @@ mod tests {
 
     #[test]
     fn memory_estimate_covers_the_bitset() {
-        assert!(window_memory(17, 17, 2_333_606_220) >= 2_333_606_220 / 8);
+        assert!(window_memory(17, 17, 2_333_606_220, 2) >= 2_333_606_220 / 8);
     }
 
     #[test]

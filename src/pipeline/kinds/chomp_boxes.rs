@@ -193,7 +193,7 @@ pub fn part_memory(rows: u32, cols: u32, ranks: u64, threads: u32, reads_inputs:
     } else {
         0
     };
-    window_memory(rows as usize, cols as usize, ranks)
+    window_memory(rows as usize, cols as usize, ranks, threads as usize)
         + (24 << 20)
         + u64::from(threads) * (1 << 20)
         + inputs
