@@ -24,47 +24,62 @@
 //! a longer row i), and the last row of the box raised alone (consecutive
 //! ranks).
 //!
-//! **Blocks.** A *block* is the set of staircases sharing their first
-//! `K = m − TAIL` rows (the *prefix*); it is one rank interval. A bite at a
-//! row ≥ K stays in the block; a bite at a row < K leaves for a block whose
-//! prefix has fewer squares. So blocks are solved in layers of prefix size
-//! p = 1, 2, …, K·n; the blocks of one layer do not depend on each other.
+//! **Blocks** ([`Layout`]). A *standard block* is the set of staircases
+//! sharing their first `K = m − TAIL` rows (the *prefix*), the last of
+//! which is at least θ ([`LOW`]); a *low block* is the set of staircases
+//! sharing a prefix of k < K rows, all at least θ, whose rows from k on are
+//! all below θ. Every staircase is in exactly one block, each block is one
+//! rank interval, and no block is tiny (the blocks of a small last prefix
+//! row would hold a handful of staircases each). A bite at one of a block's
+//! free rows stays in the block; a bite at a prefix row leaves for a block
+//! of a smaller *layer* (prefix squares, counting each free row of a low
+//! block's first K rows as θ − 1). So blocks are solved layer by layer; the
+//! blocks of one layer do not depend on each other.
+//!
+//! **Pulling the marks from below.** A staircase `P + T` of a block (prefix
+//! P, free rows T) bitten at a prefix row i, column c, leaves
+//! `clip_c(P) + clip_c(T)` (rows from i cut to c): a fixed *source block*
+//! for each (i, c), at an offset that depends on T only through clip_c(T).
+//! So, before its scan, a block reads the P-positions already filed by each
+//! of its source blocks (a directory indexed by block number in rank order,
+//! lists of offsets per block) and marks every T whose clip is one of them:
+//! the tail τ itself, and τ with its leading run of rows equal to c raised
+//! to any non-increasing values in [c, cap]. All of a block's marks then
+//! land in the block itself.
 //!
 //! **Phases.**
 //! 1. *Carry*: the earlier P-positions are read in chunks of
 //!    [`CARRY_CHUNK`]; every thread marks their predecessors that fall in its
 //!    own part of the window (the window is cut into `threads` parts of
-//!    whole 64-bit words).
-//! 2. *Inside, by layers of prefix size*: (a) the blocks of layer p go to
-//!    the threads one at a time, each to the first thread that asks (a
-//!    shared counter: blocks differ in size by orders of magnitude, so a
-//!    fixed deal leaves a thread idle); a thread scans its block upwards: an unmarked rank is a P-position, and it marks at once
-//!    its predecessors through bites at rows ≥ K (all in the same block, a
-//!    few cache lines). (b) After a barrier, every thread marks, within its
-//!    own part, the predecessors through bites at rows < K of all the
-//!    P-positions of the layer; a second barrier ends the layer.
+//!    whole 64-bit words); these marks are deferred (below).
+//! 2. *Inside, layer by layer*: the blocks of a layer go to the threads one
+//!    at a time, each to the first thread that asks (a shared counter:
+//!    blocks differ in size by orders of magnitude). A thread copies the
+//!    block's words out of the window's bitset, pulls the marks from its
+//!    source blocks, then scans it upwards: an unmarked rank is a
+//!    P-position, filed for the blocks above, and it marks at once its
+//!    predecessors through bites at the block's free rows (all in the
+//!    block). The words go back into the bitset; a barrier ends the layer.
 //!
-//! **Threads and determinism.** In (b) and in the carry a thread writes
-//! only its own part (plain loads and stores on an atomic view of the
-//! bitset, no read-modify-write). In (a) a thread writes only inside its own
-//! blocks; the first and last word of a block may hold ranks of another
-//! block of the same layer and are set with an atomic OR. Marking is an OR,
-//! so its order does not matter, and the blocks are independent within a
-//! layer: the bits after every layer are the same for any number of threads.
+//! **Threads and determinism.** A block's marks are written by the thread
+//! that solves it into its own copy of the block's words; the first and
+//! last word may hold ranks of another block of the same layer, so they go
+//! back with an atomic OR, the words between with a plain store. In the
+//! carry a thread writes only its own part. Marking is an OR, so its order
+//! does not matter, and the blocks of a layer read only earlier layers: the
+//! bits after every layer are the same for any number of threads.
 //!
-//! **Deferred marks.** Marks across blocks and from the carry land anywhere
-//! in a bitset of up to gigabytes, so each is a cache miss. Such a mark asks
-//! for its cache line at once (a prefetch) and is written [`RING`] marks
-//! later; nothing reads those bits before the barrier, and every deferred
-//! mark is written before it. Many line fetches then overlap instead of
-//! waiting one at a time (16×16, one thread: 0.69 of `solve()`'s CPU time
-//! against 0.88 without). Marks inside a block are read by the scan right
-//! away and are written at once.
+//! **Deferred marks.** Carry marks land anywhere in a bitset of up to
+//! gigabytes, so each is a cache miss. Such a mark asks for its cache line
+//! at once (a prefetch) and is written [`RING`] marks later; nothing reads
+//! those bits before the blocks are solved, and every deferred mark is
+//! written before. Many line fetches then overlap instead of waiting one
+//! at a time. A block's own marks go to its copy, which stays in the cache.
 //!
 //! **Memory** ([`window_memory`]): one bitset of `end − start` bits (asked
-//! for transparent huge pages: the marks are random accesses over up to
-//! gigabytes), the P-positions of one layer with their rows, one carry
-//! chunk, and small tables.
+//! for transparent huge pages), the filed P-positions of the window (4 bytes
+//! each) with a directory of 8 bytes per block, one block's words per
+//! thread, one carry chunk, and small tables.
 
 use super::{Bite, ChompBox, ChompError, Staircase};
 use std::cell::Cell;
@@ -716,11 +731,11 @@ impl Ctx<'_> {
     /// Prefetches the first line of the list of entry `e`.
     #[inline(always)]
     fn prefetch_list(&self, e: u64) {
-        if e != 0 {
-            if let Some(arena) = self.arenas[(e >> 40) as usize].get() {
-                let pos = (e & ((1 << 40) - 1)) as usize - 1;
-                prefetch(arena[pos..].as_ptr());
-            }
+        if e != 0
+            && let Some(arena) = self.arenas[(e >> 40) as usize].get()
+        {
+            let pos = (e & ((1 << 40) - 1)) as usize - 1;
+            prefetch(arena[pos..].as_ptr());
         }
     }
 
@@ -905,14 +920,14 @@ impl ChompBox {
             let mut block_rows = vec![0u32; m];
             let mut scratch = Scratch::default();
             let mut buf: Vec<u64> = Vec::new();
-            for layer in lay.first_layer()..layers {
+            for (layer, claimed) in claimed.iter().enumerate().skip(lay.first_layer()) {
                 let mut arena: Vec<u32> = Vec::new();
                 let arena_id = layer * t_n + t;
                 // Every thread walks the layer's blocks in rank order and
                 // solves the ones it claims: block sizes vary a lot, so a
                 // thread that is done asks for the next one.
                 let mut index = 0usize;
-                let mut next = claimed[layer].fetch_add(1, Relaxed);
+                let mut next = claimed.fetch_add(1, Relaxed);
                 lay.each_block(
                     self,
                     layer as u32,
@@ -922,7 +937,7 @@ impl ChompBox {
                     &mut |blk: &Block, rows: &[u32]| {
                         index += 1;
                         if index - 1 == next {
-                            next = claimed[layer].fetch_add(1, Relaxed);
+                            next = claimed.fetch_add(1, Relaxed);
                             block_rows[..blk.k].copy_from_slice(&rows[..blk.k]);
                             self.solve_block(
                                 lay,
