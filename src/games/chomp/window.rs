@@ -161,10 +161,9 @@ pub fn window_memory(m: usize, n: usize, ranks: u64, threads: usize) -> u64 {
         let smallest = binom(u64::from(low) + tail as u64, tail as u64)
             .min(binom(u64::from(low) + tail as u64, tail as u64 + 1))
             .max(1);
-        (
-            ranks / smallest + 2,
-            binom(n as u64 + tail as u64, tail as u64),
-        )
+        let standard = binom(n as u64 + tail as u64, tail as u64);
+        let low_root = binom(u64::from(low) - 1 + m as u64, m as u64);
+        (ranks / smallest + 2, standard.max(low_root))
     } else {
         (1, ranks)
     };
@@ -468,7 +467,7 @@ struct Counts {
     /// Full standard blocks by (layer, cap): `[layer·(n+1) + cap]`, when the
     /// table of tails by size exists.
     std_blocks: Vec<u64>,
-    /// Full low blocks by (k, prefix squares): `[k·(K·n+1) + sum]`.
+    /// Full low blocks by (k, prefix squares): `[Layout::low_index(k, sum)]`.
     low_blocks: Vec<u64>,
 }
 
@@ -565,6 +564,20 @@ impl Layout {
     #[inline(always)]
     fn cold(&self, c: u32, l: usize) -> u64 {
         self.cold[c as usize * (self.k + 1) + l]
+    }
+
+    /// Length of the table of low blocks by (k, prefix squares): the k rows
+    /// of a low block's prefix are in θ..=n, so its squares are in
+    /// `kθ ..= kn`.
+    fn low_len(&self) -> usize {
+        self.low_index(self.k, self.k as u32 * self.low)
+    }
+
+    /// Index of (k, prefix squares `sum`) in the table of low blocks.
+    fn low_index(&self, k: usize, sum: u32) -> usize {
+        let w = self.n - self.low as usize;
+        // Σ_{k' < k} (k'·w + 1) entries before depth k.
+        k + w * k * k.saturating_sub(1) / 2 + (sum - k as u32 * self.low) as usize
     }
 
     /// Number of layers (λ = 0 ..).
@@ -769,7 +782,7 @@ impl ChompBox {
     /// Uses `threads` threads (0 counts as 1); the result does not depend on
     /// it. Chained windows (`0..a`, `a..b`, …, each given the P-positions of
     /// all windows before) give the same P-positions as [`ChompBox::solve`].
-    /// Memory: about [`window_memory`]`(m, n, end − start)` bytes.
+    /// Memory: about [`window_memory`]`(m, n, end − start, threads)` bytes.
     ///
     /// # Panics
     /// If `start > end` or `end > len()`, or if `earlier_p` yields a rank
@@ -874,9 +887,6 @@ impl ChompBox {
         let sizes = m * self.n + 1;
         let layers = lay.layers(self.n);
         let std_table = self.size_table(m - k_top, self.n as u32);
-        let low_tables: Vec<Vec<u64>> = (0..k_top)
-            .map(|k| self.size_table(m - k, lay.low - 1).expect("small table"))
-            .collect();
         let (key_lo, key_hi) = if start < end {
             let mut r = vec![0u32; m];
             self.unrank(start, &mut r);
@@ -896,6 +906,10 @@ impl ChompBox {
         let dir: &[AtomicU64] = unsafe {
             std::slice::from_raw_parts(dir_words.as_mut_ptr().cast::<AtomicU64>(), dir_len)
         };
+        assert!(
+            ((layers * t_n) as u64) < 1 << 24,
+            "an arena number fits the directory's 24 bits"
+        );
         let arenas: Vec<OnceLock<Vec<u32>>> = (0..layers * t_n).map(|_| OnceLock::new()).collect();
         let claimed: Vec<AtomicUsize> = (0..layers).map(|_| AtomicUsize::new(0)).collect();
         let barrier = Barrier::new(t_n);
@@ -908,13 +922,12 @@ impl ChompBox {
             arenas: &arenas,
         };
         let (cx, barrier, claimed, std_table) = (&cx, &barrier, &claimed, &std_table);
-        let lambda_n = k_top * self.n + 1;
         let work = move |t: usize| -> Counts {
             let mut counts = Counts {
                 positions: vec![0; sizes],
                 p: vec![0; sizes],
                 std_blocks: vec![0; layers * (self.n + 1)],
-                low_blocks: vec![0; k_top * lambda_n],
+                low_blocks: vec![0; lay.low_len()],
             };
             let mut rows = vec![0u32; m];
             let mut block_rows = vec![0u32; m];
@@ -954,6 +967,7 @@ impl ChompBox {
                         }
                     },
                 );
+                arena.shrink_to_fit();
                 cx.arenas[arena_id]
                     .set(arena)
                     .expect("each arena is set once");
@@ -995,19 +1009,14 @@ impl ChompBox {
                     }
                 }
             }
-            let cap = lay.low as usize - 1;
-            for (k, table) in low_tables.iter().enumerate() {
-                let width = (m - k) * cap + 1;
-                for s in 0..lambda_n {
-                    let nb = c.low_blocks[k * lambda_n + s];
-                    if nb > 0 {
-                        for d in 0..width {
-                            positions_by_size[s + d] += nb * table[cap * width + d];
-                        }
-                    }
-                }
+        }
+        let mut low_blocks = vec![0u64; lay.low_len()];
+        for c in &all {
+            for (a, b) in low_blocks.iter_mut().zip(&c.low_blocks) {
+                *a += b;
             }
         }
+        self.add_low_sizes(lay, &low_blocks, &mut positions_by_size);
         if start == 0 && end > 0 {
             positions_by_size[0] -= 1; // the empty board was counted with its block
         }
@@ -1028,6 +1037,52 @@ impl ChompBox {
             p_bits: marks,
             positions_by_size,
             p_by_size,
+        }
+    }
+
+    /// Adds to `positions` (by number of squares) the staircases of the full
+    /// low blocks counted in `low` (see [`Layout::low_index`]): a low block
+    /// at depth k with `sum` prefix squares holds, for every d, the
+    /// staircases of m − k rows with no row above θ − 1 and d squares. Those
+    /// counts are built one row at a time up to m rows (θ·(r(θ−1)+1) numbers
+    /// for r rows), not kept per depth.
+    fn add_low_sizes(&self, lay: &Layout, low: &[u64], positions: &mut [u64]) {
+        let (m, k_top) = (self.m, lay.k);
+        if k_top == 0 || low.iter().all(|&c| c == 0) {
+            return;
+        }
+        let top = lay.low as usize - 1;
+        // f[c][d] for r rows, c ≤ θ − 1: f_r(c, d) = f_r(c − 1, d) +
+        // f_{r−1}(c, d − c).
+        let mut f: Vec<Vec<u64>> = vec![vec![1]; top + 1];
+        for r in 1..=m {
+            let width = r * top + 1;
+            let mut g: Vec<Vec<u64>> = Vec::with_capacity(top + 1);
+            for c in 0..=top {
+                let mut row = vec![0u64; width];
+                for (d, x) in row.iter_mut().enumerate() {
+                    let below = if c > 0 { g[c - 1][d] } else { 0 };
+                    let prev = if d >= c {
+                        f[c].get(d - c).copied().unwrap_or(0)
+                    } else {
+                        0
+                    };
+                    *x = below + prev;
+                }
+                g.push(row);
+            }
+            f = g;
+            if r + k_top > m {
+                let k = m - r;
+                for sum in k as u32 * lay.low..=k as u32 * self.n as u32 {
+                    let nb = low[lay.low_index(k, sum)];
+                    if nb > 0 {
+                        for (d, &x) in f[top].iter().enumerate() {
+                            positions[sum as usize + d] += nb * x;
+                        }
+                    }
+                }
+            }
         }
     }
 
@@ -1086,9 +1141,8 @@ impl ChompBox {
         let a = base.max(cx.start);
         let b = block_end.min(cx.end);
         let full = a == base && b == block_end;
-        let lambda_n = lay.k * self.n + 1;
         if full && k < lay.k {
-            counts.low_blocks[k * lambda_n + blk.sum as usize] += 1;
+            counts.low_blocks[lay.low_index(k, blk.sum)] += 1;
         } else if full && std_table {
             counts.std_blocks[blk.layer as usize * (self.n + 1) + cap as usize] += 1;
         } else {
@@ -1110,6 +1164,7 @@ impl ChompBox {
         // The block's words, copied out: every mark below lands in them.
         let bits = cx.bits;
         buf.clear();
+        buf.reserve_exact(wb + 1 - wa);
         buf.extend(bits[wa..=wb].iter().map(|w| w.load(Relaxed)));
         let origin = start + 64 * wa as u64;
         let local = Local {
@@ -1407,7 +1462,13 @@ impl ChompBox {
         let mut hi = cap as usize;
         for (kk, row) in rows.iter_mut().enumerate().skip(k) {
             let table = &self.term[kk * (self.n + 1)..kk * (self.n + 1) + hi + 1];
-            let r = table.partition_point(|&t| t <= rest) - 1;
+            // Largest r with term(kk, r) ≤ rest (terms increase in r, and
+            // term(kk, 0) = 0): a count without branches, as the rows are
+            // short and a binary search mispredicts at every step.
+            let r = table[1..]
+                .iter()
+                .map(|&t| usize::from(t <= rest))
+                .sum::<usize>();
             *row = r as u32;
             rest -= table[r];
             hi = r;
