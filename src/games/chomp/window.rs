@@ -219,18 +219,16 @@ fn block_shape(m: usize, n: usize, tail: usize, low: u32) -> (usize, u32) {
 /// Largest table of tail counts by cap and size kept (entries).
 const MAX_TAIL_TABLE: usize = 1 << 20;
 
-/// Where marks go: ranks `lo..hi` of the window's bitset (bit `y − start`).
-/// Words `shared.0` and `shared.1` may be written by another thread at the
-/// same time and are set with an atomic OR; every other word in `lo..hi` is
-/// written by this thread alone (a plain load and store).
+/// The carry's marks: ranks `lo..hi` of the window's bitset (bit
+/// `y − start`), a part written by one thread alone (a plain load and store
+/// per word). Single marks are deferred: each asks for its cache line at
+/// once (a prefetch) and is written [`RING`] marks later, so that many line
+/// fetches overlap; [`Sink::flush`] writes the rest.
 struct Sink<'a> {
     bits: &'a [AtomicU64],
     start: u64,
     lo: u64,
     hi: u64,
-    shared: (usize, usize),
-    /// Whether single-bit marks wait in `ring` (see [`Sink::defer`]).
-    defer: bool,
     /// Bit indices + 1 of deferred marks (0: empty slot).
     ring: [Cell<u64>; RING],
     /// Marks deferred so far (the next slot is `pos % RING`).
@@ -242,27 +240,16 @@ struct Sink<'a> {
 const RING: usize = 32;
 
 impl<'a> Sink<'a> {
-    /// A sink over ranks `lo..hi`; words `shared` are set atomically.
-    fn new(bits: &'a [AtomicU64], start: u64, lo: u64, hi: u64, shared: (usize, usize)) -> Self {
+    /// A sink over ranks `lo..hi`, written by this thread alone.
+    fn new(bits: &'a [AtomicU64], start: u64, lo: u64, hi: u64) -> Self {
         Sink {
             bits,
             start,
             lo,
             hi,
-            shared,
-            defer: false,
             ring: Default::default(),
             pos: Cell::new(0),
         }
-    }
-
-    /// The same sink with single-bit marks deferred: each one asks for its
-    /// cache line at once (a prefetch) and is written [`RING`] marks later,
-    /// so that many line fetches overlap. Only for marks that nothing reads
-    /// before [`Sink::flush`] (marks across blocks and from the carry).
-    fn deferred(mut self) -> Self {
-        self.defer = true;
-        self
     }
 
     /// Writes every deferred mark.
@@ -277,65 +264,61 @@ impl<'a> Sink<'a> {
     }
 
     #[inline(always)]
-    fn set_bit(&self, i: u64) {
-        if self.defer {
-            let w = (i / 64) as usize;
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: a prefetch is a hint: it reads nothing into the
-            // program and cannot fault; `w` is in bounds anyway.
-            unsafe {
-                use std::arch::x86_64::{_MM_HINT_ET0, _mm_prefetch};
-                _mm_prefetch::<_MM_HINT_ET0>(self.bits.as_ptr().add(w).cast::<i8>());
-            }
-            let p = self.pos.get();
-            self.pos.set(p.wrapping_add(1));
-            let old = self.ring[p % RING].replace(i + 1);
-            if old != 0 {
-                let o = old - 1;
-                self.or_word((o / 64) as usize, 1 << (o % 64));
-            }
-        } else {
-            self.or_word((i / 64) as usize, 1 << (i % 64));
-        }
-    }
-
-    #[inline(always)]
     fn or_word(&self, w: usize, mask: u64) {
-        if w == self.shared.0 || w == self.shared.1 {
-            self.bits[w].fetch_or(mask, Relaxed);
-        } else {
-            let v = self.bits[w].load(Relaxed);
-            self.bits[w].store(v | mask, Relaxed);
-        }
+        let v = self.bits[w].load(Relaxed);
+        self.bits[w].store(v | mask, Relaxed);
     }
+}
 
+impl Marks for Sink<'_> {
+    #[inline(always)]
+    fn lo(&self) -> u64 {
+        self.lo
+    }
+    #[inline(always)]
+    fn hi(&self) -> u64 {
+        self.hi
+    }
     #[inline(always)]
     fn set_unclipped(&self, y: u64) {
         debug_assert!(y >= self.lo && y < self.hi);
-        self.set_bit(y - self.start);
+        let i = y - self.start;
+        prefetch(self.bits[(i / 64) as usize].as_ptr(), true);
+        let p = self.pos.get();
+        self.pos.set(p.wrapping_add(1));
+        let old = self.ring[p % RING].replace(i + 1);
+        if old != 0 {
+            let o = old - 1;
+            self.or_word((o / 64) as usize, 1 << (o % 64));
+        }
     }
-
-    /// Sets the ranks `a..b` clipped to `lo..hi`.
     #[inline]
     fn set_range(&self, a: u64, b: u64) {
         let a = a.max(self.lo);
         let b = b.min(self.hi);
-        if a >= b {
-            return;
+        if a < b {
+            range_masks(a - self.start, b - self.start, |w, mask| {
+                self.or_word(w, mask)
+            });
         }
-        let (a, b) = (a - self.start, b - self.start);
-        let (wa, wb) = ((a / 64) as usize, ((b - 1) / 64) as usize);
-        let first = !0u64 << (a % 64);
-        let last = !0u64 >> (63 - (b - 1) % 64);
-        if wa == wb {
-            self.or_word(wa, first & last);
-        } else {
-            self.or_word(wa, first);
-            for w in wa + 1..wb {
-                self.or_word(w, !0);
-            }
-            self.or_word(wb, last);
+    }
+}
+
+/// Calls `or(w, mask)` for every word `w` holding bits `a..b` (a < b) of a
+/// bitset, `mask` the bits of `a..b` in that word.
+#[inline(always)]
+fn range_masks(a: u64, b: u64, mut or: impl FnMut(usize, u64)) {
+    let (wa, wb) = ((a / 64) as usize, ((b - 1) / 64) as usize);
+    let first = !0u64 << (a % 64);
+    let last = !0u64 >> (63 - (b - 1) % 64);
+    if wa == wb {
+        or(wa, first & last);
+    } else {
+        or(wa, first);
+        for w in wa + 1..wb {
+            or(w, !0);
         }
+        or(wb, last);
     }
 }
 
@@ -391,44 +374,12 @@ impl Marks for Local<'_> {
     fn set_range(&self, a: u64, b: u64) {
         let a = a.max(self.lo);
         let b = b.min(self.hi);
-        if a >= b {
-            return;
+        if a < b {
+            range_masks(a - self.origin, b - self.origin, |w, mask| {
+                let c = &self.words[w];
+                c.set(c.get() | mask);
+            });
         }
-        let (a, b) = (a - self.origin, b - self.origin);
-        let (wa, wb) = ((a / 64) as usize, ((b - 1) / 64) as usize);
-        let first = !0u64 << (a % 64);
-        let last = !0u64 >> (63 - (b - 1) % 64);
-        if wa == wb {
-            let w = &self.words[wa];
-            w.set(w.get() | (first & last));
-        } else {
-            let w = &self.words[wa];
-            w.set(w.get() | first);
-            for w in &self.words[wa + 1..wb] {
-                w.set(!0);
-            }
-            let w = &self.words[wb];
-            w.set(w.get() | last);
-        }
-    }
-}
-
-impl Marks for Sink<'_> {
-    #[inline(always)]
-    fn lo(&self) -> u64 {
-        self.lo
-    }
-    #[inline(always)]
-    fn hi(&self) -> u64 {
-        self.hi
-    }
-    #[inline(always)]
-    fn set_unclipped(&self, y: u64) {
-        Sink::set_unclipped(self, y);
-    }
-    #[inline(always)]
-    fn set_range(&self, a: u64, b: u64) {
-        Sink::set_range(self, a, b);
     }
 }
 
@@ -581,8 +532,8 @@ impl Layout {
     }
 
     /// Number of layers (λ = 0 ..).
-    fn layers(&self, n: usize) -> usize {
-        self.k * n + 1
+    fn layers(&self) -> usize {
+        self.k * self.n + 1
     }
 
     /// The smallest layer holding a block.
@@ -715,24 +666,29 @@ struct Scratch {
 /// Column marker of a request for the low block at a prefix row.
 const LOW_SOURCE: u32 = u32::MAX;
 
-/// Asks for the cache line at `p` (a hint: no effect on what is read).
+/// Asks for the cache line at `p`, to be written if `write` (a hint: no
+/// effect on what is read or written).
 #[inline(always)]
-fn prefetch<T>(p: *const T) {
+fn prefetch<T>(p: *const T, write: bool) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch cannot fault and reads nothing into the program.
     unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
+        use std::arch::x86_64::{_MM_HINT_ET0, _MM_HINT_T0, _mm_prefetch};
+        if write {
+            _mm_prefetch::<_MM_HINT_ET0>(p.cast::<i8>());
+        } else {
+            _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
+    let _ = (p, write);
 }
 
 impl Ctx<'_> {
     /// Prefetches the directory entry of key `key` (≥ `key_lo`).
     #[inline(always)]
     fn prefetch_entry(&self, key: u64) {
-        prefetch(self.dir[(key - self.key_lo) as usize].as_ptr());
+        prefetch(self.dir[(key - self.key_lo) as usize].as_ptr(), false);
     }
 
     /// The directory entry of key `key` (≥ `key_lo`).
@@ -748,7 +704,7 @@ impl Ctx<'_> {
             && let Some(arena) = self.arenas[(e >> 40) as usize].get()
         {
             let pos = (e & ((1 << 40) - 1)) as usize - 1;
-            prefetch(arena[pos..].as_ptr());
+            prefetch(arena[pos..].as_ptr(), false);
         }
     }
 
@@ -830,16 +786,7 @@ impl ChompBox {
                 (start + 64 * w0 as u64, (start + 64 * w1 as u64).min(end))
             })
             .collect();
-        let owned = |k: usize| {
-            Sink::new(
-                bits,
-                start,
-                regions[k].0,
-                regions[k].1,
-                (usize::MAX, usize::MAX),
-            )
-            .deferred()
-        };
+        let owned = |k: usize| Sink::new(bits, start, regions[k].0, regions[k].1);
 
         // Phase 1: the carry.
         let mut chunk: Vec<u64> = Vec::new();
@@ -885,7 +832,7 @@ impl ChompBox {
         let lay = &lay;
         let k_top = lay.k;
         let sizes = m * self.n + 1;
-        let layers = lay.layers(self.n);
+        let layers = lay.layers();
         let std_table = self.size_table(m - k_top, self.n as u32);
         let (key_lo, key_hi) = if start < end {
             let mut r = vec![0u32; m];
