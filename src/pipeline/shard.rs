@@ -474,33 +474,32 @@ pub fn decode_bounded(bytes: &[u8], max_raw: u64) -> std::result::Result<Shard, 
             layout.total
         ));
     }
-    let mut raw: Vec<u8> = Vec::new();
-    raw.try_reserve_exact(layout.total as usize).map_err(|_| {
-        format!(
-            "cannot allocate the {} bytes the index declares",
-            layout.total
-        )
-    })?;
-    raw.resize(layout.total as usize, 0);
-    decompress_blocks(&layout, &layout.blocks, &mut raw, |b| {
+    // One buffer per section, decompressed into in place (no copy).
+    let mut bufs = Vec::with_capacity(layout.sections.len());
+    for s in &layout.sections {
+        bufs.push(zeroed(s.len as usize).ok_or_else(|| {
+            format!(
+                "cannot allocate the {} bytes the index declares",
+                layout.total
+            )
+        })?);
+    }
+    let mut slices = Vec::with_capacity(layout.blocks.len());
+    for (s, buf) in layout.sections.iter().zip(bufs.iter_mut()) {
+        slices.extend(split_blocks(
+            &layout.blocks[s.first..s.first + s.count],
+            buf,
+        ));
+    }
+    decompress_blocks(slices, |b| {
         Ok(&content[b.offset as usize..(b.offset + u64::from(b.zlen)) as usize])
     })?;
-    // From the last section back; the first section keeps the decompressed
-    // buffer itself, so a shard with one big leading section is not copied.
-    let mut sections = Vec::with_capacity(layout.sections.len());
-    let mut end = raw.len();
-    for s in layout.sections.iter().rev() {
-        let start = end - s.len as usize;
-        let bytes = if start == 0 {
-            raw.truncate(end);
-            std::mem::take(&mut raw)
-        } else {
-            raw[start..end].to_vec()
-        };
-        sections.push(Section::new(s.name.clone(), bytes));
-        end = start;
-    }
-    sections.reverse();
+    let sections = layout
+        .sections
+        .iter()
+        .zip(bufs)
+        .map(|(s, bytes)| Section::new(s.name.clone(), bytes))
+        .collect();
     Ok(Shard {
         header: layout.header,
         sections,
@@ -513,25 +512,46 @@ fn codec_threads(blocks: usize) -> usize {
     cores.min(blocks / 4).max(1)
 }
 
-/// Checks and decompresses `blocks` (consecutive, in order) into `out`,
-/// whose length is the sum of their raw lengths, in parallel; `zbytes`
-/// gives a block's compressed bytes.
-fn decompress_blocks<'a>(
-    layout: &Layout,
-    blocks: &[BlockRef],
-    out: &mut [u8],
-    zbytes: impl Fn(&BlockRef) -> std::result::Result<&'a [u8], String> + Sync,
-) -> std::result::Result<(), String> {
-    let _ = layout;
-    // Cut `out` into the blocks' slices.
-    let mut slices: Vec<(&BlockRef, &mut [u8])> = Vec::with_capacity(blocks.len());
+/// A zeroed buffer of `len` bytes, `None` if it cannot be allocated. A large
+/// one is fresh pages the kernel zeroes when they are first touched (no
+/// memset here), that is by the threads that decompress into them.
+fn zeroed(len: usize) -> Option<Vec<u8>> {
+    if len == 0 {
+        return Some(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<u8>(len).ok()?;
+    // SAFETY: `layout` has a non-zero size. A non-null result is `len`
+    // zeroed (so initialised) bytes from the global allocator with the
+    // layout of a `Vec<u8>` of capacity `len`, which then owns them.
+    unsafe {
+        let p = std::alloc::alloc_zeroed(layout);
+        (!p.is_null()).then(|| Vec::from_raw_parts(p, len, len))
+    }
+}
+
+/// Cuts `out` (the sum of the blocks' raw lengths) into the blocks' slices.
+fn split_blocks<'b>(
+    blocks: &'b [BlockRef],
+    out: &'b mut [u8],
+) -> Vec<(&'b BlockRef, &'b mut [u8])> {
+    let mut slices = Vec::with_capacity(blocks.len());
     let mut rest = out;
     for b in blocks {
         let (a, r) = rest.split_at_mut(b.raw as usize);
         slices.push((b, a));
         rest = r;
     }
-    let threads = codec_threads(blocks.len());
+    slices
+}
+
+/// Checks and decompresses every block into its slice, in parallel;
+/// `zbytes` gives a block's compressed bytes. The error is that of the
+/// first damaged block in file order.
+fn decompress_blocks<'a>(
+    mut slices: Vec<(&BlockRef, &mut [u8])>,
+    zbytes: impl Fn(&BlockRef) -> std::result::Result<&'a [u8], String> + Sync,
+) -> std::result::Result<(), String> {
+    let threads = codec_threads(slices.len());
     let per = slices.len().div_ceil(threads).max(1);
     let first_err = std::sync::Mutex::new(None::<(u64, String)>);
     std::thread::scope(|scope| {
@@ -630,7 +650,7 @@ struct BlockWriter<W: Write> {
     blocks: Vec<(u32, [u8; 32])>,
     /// Raw bytes of the open section not yet compressed.
     pending: Vec<u8>,
-    /// Blocks compressed at once (threads × 4).
+    /// Blocks compressed at once (16 per core, at most 256).
     batch: usize,
     written: u64,
 }
@@ -661,7 +681,7 @@ impl<W: Write> BlockWriter<W> {
             open: false,
             blocks: Vec::new(),
             pending: Vec::new(),
-            batch: cores * 4,
+            batch: (cores * 16).min(256),
             written: prefix.len() as u64,
         })
     }
@@ -717,15 +737,27 @@ impl<W: Write> BlockWriter<W> {
         }
         let chunks: Vec<&[u8]> = raw.chunks(self.block_size).collect();
         let threads = codec_threads(chunks.len());
-        let per = chunks.len().div_ceil(threads);
         let level = self.level;
-        let parts: Vec<std::io::Result<Vec<Vec<u8>>>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = chunks
-                .chunks(per)
-                .map(|group| {
+        // Thread t compresses (and hashes) blocks t, t + threads, …: even
+        // shares where some stretches of a section compress slower.
+        type Packed = std::io::Result<Vec<(Vec<u8>, [u8; 32])>>;
+        let parts: Vec<Packed> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let chunks = &chunks;
                     scope.spawn(move || {
                         let mut c = compressor(level)?;
-                        group.iter().map(|b| compress_block(&mut c, b)).collect()
+                        chunks
+                            .iter()
+                            .skip(t)
+                            .step_by(threads)
+                            .map(|b| {
+                                compress_block(&mut c, b).map(|z| {
+                                    let h = sha256(&z);
+                                    (z, h)
+                                })
+                            })
+                            .collect()
                     })
                 })
                 .collect();
@@ -734,13 +766,17 @@ impl<W: Write> BlockWriter<W> {
                 .map(|h| h.join().expect("compression thread"))
                 .collect()
         });
-        for part in parts {
-            for z in part.map_err(|e| format!("zstd: {e}"))? {
-                self.out.write_all(&z).map_err(|e| e.to_string())?;
-                self.hasher.update(&z);
-                self.blocks.push((z.len() as u32, sha256(&z)));
-                self.written += z.len() as u64;
-            }
+        let mut parts = parts
+            .into_iter()
+            .map(|p| p.map(Vec::into_iter))
+            .collect::<std::io::Result<Vec<_>>>()
+            .map_err(|e| format!("zstd: {e}"))?;
+        for i in 0..chunks.len() {
+            let (z, h) = parts[i % threads].next().expect("one block per chunk");
+            self.out.write_all(&z).map_err(|e| e.to_string())?;
+            self.hasher.update(&z);
+            self.blocks.push((z.len() as u32, h));
+            self.written += z.len() as u64;
         }
         Ok(())
     }
@@ -814,7 +850,7 @@ pub fn encode_with_level(
 
 /// Writes a shard to its file section by section without holding the body
 /// in memory: raw bytes are compressed a batch of blocks at a time (about
-/// `4 × cores × 128 KiB` held), into a temporary file in the destination's
+/// `16 × cores × 128 KiB`, at most 32 MiB, held), into a temporary file in the destination's
 /// directory that [`ShardWriter::finish`] renames into place. Gives the
 /// same bytes as [`encode_with_level`] for the same sections, however the
 /// writes are cut. Dropped without `finish`, it leaves no file.
@@ -1135,10 +1171,8 @@ impl ShardFile {
     /// As [`ShardFile::read_block`].
     pub fn read_section(&self, name: &str) -> std::result::Result<Vec<u8>, String> {
         let s = self.section(name)?.clone();
-        let mut out: Vec<u8> = Vec::new();
-        out.try_reserve_exact(s.len as usize)
-            .map_err(|_| format!("cannot allocate the {} bytes of section `{name}`", s.len))?;
-        out.resize(s.len as usize, 0);
+        let mut out = zeroed(s.len as usize)
+            .ok_or_else(|| format!("cannot allocate the {} bytes of section `{name}`", s.len))?;
         let blocks = &self.layout.blocks[s.first..s.first + s.count];
         let (first, end) = match (blocks.first(), blocks.last()) {
             (Some(f), Some(l)) => (f.offset, l.offset + u64::from(l.zlen)),
@@ -1152,7 +1186,7 @@ impl ShardFile {
             let at = (b.offset - first) as usize;
             Ok(&z[at..at + b.zlen as usize])
         };
-        decompress_blocks(&self.layout, blocks, &mut out, by_offset)
+        decompress_blocks(split_blocks(blocks, &mut out), by_offset)
             .map_err(|e| format!("section `{name}`: {e}"))?;
         Ok(out)
     }

@@ -44,6 +44,7 @@
 //! squares). Merge reads only the `meta`, `sizes` and `rectangles` sections.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -321,9 +322,15 @@ fn write_sections(
     out.begin_section("meta")?;
     out.write(&codec::encode(&meta).map_err(|e| Error::job("meta", e))?)?;
     out.begin_section("p-positions")?;
-    for chunk in win.p_bits.chunks(1 << 13) {
-        let bytes: Vec<u8> = chunk.iter().flat_map(|v| v.to_le_bytes()).collect();
-        out.write(&bytes)?;
+    // In pieces of 8 MiB, converted into one reused buffer (a word-by-word
+    // copy on little-endian machines).
+    let mut bytes = vec![0u8; 8 << 20];
+    for chunk in win.p_bits.chunks(1 << 20) {
+        let part = &mut bytes[..8 * chunk.len()];
+        for (b, v) in part.chunks_exact_mut(8).zip(chunk) {
+            b.copy_from_slice(&v.to_le_bytes());
+        }
+        out.write(part)?;
     }
     out.begin_section("sizes")?;
     let sizes: Vec<u8> = win
@@ -490,6 +497,61 @@ impl EarlierParts {
         let byte = cache[&key][(off % bs) as usize];
         Ok(byte >> ((x - part.start) % 8) & 1 == 1)
     }
+
+    /// Whether each rank of `asked` (ascending, below the window) is a
+    /// P-position. Every block they lie in is read once, the blocks spread
+    /// over all cores.
+    fn are_p(&self, asked: &[u64]) -> Result<Vec<bool>> {
+        // Runs of `asked` in one block: (part, block, indices into asked).
+        let mut runs: Vec<(usize, usize, Range<usize>)> = Vec::new();
+        for (k, &x) in asked.iter().enumerate() {
+            let i = self.parts.partition_point(|p| p.end <= x);
+            let part =
+                self.parts.get(i).filter(|p| p.start <= x).ok_or_else(|| {
+                    Error::job(&self.name, format!("rank {x} is in no earlier part"))
+                })?;
+            let block = ((x - part.start) / 8 / part.file.block_size()) as usize;
+            match runs.last_mut() {
+                Some(r) if (r.0, r.1) == (i, block) => r.2.end = k + 1,
+                _ => runs.push((i, block, k..k + 1)),
+            }
+        }
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let threads = cores.min(runs.len()).max(1);
+        let (parts, name, runs) = (&self.parts, &self.name, &runs);
+        let found: Vec<Result<Vec<(usize, bool)>>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    scope.spawn(move || {
+                        let mut out = Vec::new();
+                        for (i, b, ks) in runs.iter().skip(t).step_by(threads) {
+                            let part = &parts[*i];
+                            let bytes = part.file.read_block("p-positions", *b).map_err(|m| {
+                                Error::job(name, format!("reading an earlier part: {m}"))
+                            })?;
+                            let first = *b as u64 * part.file.block_size() * 8;
+                            for k in ks.clone() {
+                                let bit = asked[k] - part.start - first;
+                                out.push((k, bytes[(bit / 8) as usize] >> (bit % 8) & 1 == 1));
+                            }
+                        }
+                        Ok(out)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("block reading thread"))
+                .collect()
+        });
+        let mut answers = vec![false; asked.len()];
+        for part in found {
+            for (k, p) in part? {
+                answers[k] = p;
+            }
+        }
+        Ok(answers)
+    }
 }
 
 /// Iterator over the set bits of earlier parts ([`EarlierParts::p_ranks`]).
@@ -640,7 +702,11 @@ pub fn check_box_shard(job: &JobSpec, shard: &Shard) -> Result<BoxMeta> {
     if bits.len() as u64 != n.div_ceil(64) * 8 {
         return Err(bad("p-positions length"));
     }
-    let count: u64 = bits.iter().map(|b| u64::from(b.count_ones())).sum();
+    // Whole words (the length is a multiple of 8, checked above).
+    let count: u64 = bits
+        .chunks_exact(8)
+        .map(|c| u64::from(u64::from_le_bytes(c.try_into().expect("8 bytes")).count_ones()))
+        .sum();
     if count != meta.p_positions {
         return Err(bad(&format!(
             "{count} P-positions in the bits, the meta says {}",
@@ -1319,7 +1385,8 @@ impl JobKind for ChompBoxes {
         // Every box: the P-bits must be self-consistent on a sample of ranks
         // (a P-position has no bite into a P-position; an N-position has
         // one), read block by block across its parts. The ranks asked for
-        // are sorted first, so that each block is decompressed once.
+        // are sorted first, so that each block is decompressed once (the
+        // blocks spread over all cores).
         for b in &boxes {
             let (bits, cb) = BoxBits::open(run, b)?;
             let mut rows = vec![0u32; b.rows as usize];
@@ -1344,10 +1411,7 @@ impl JobKind for ChompBoxes {
                 .collect();
             asked.sort_unstable();
             asked.dedup();
-            let answers = asked
-                .iter()
-                .map(|&y| bits.is_p(y))
-                .collect::<Result<Vec<bool>>>()?;
+            let answers = bits.parts.are_p(&asked)?;
             let is_p = |y: u64| answers[asked.binary_search(&y).expect("asked")];
             for (x, s, kids) in &samples {
                 let wins = kids.iter().filter(|&&c| is_p(c)).count();
