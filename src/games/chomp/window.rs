@@ -666,6 +666,10 @@ struct Scratch {
 /// Column marker of a request for the low block at a prefix row.
 const LOW_SOURCE: u32 = u32::MAX;
 
+/// Most rows [`ChompBox::raise_run_all`] walks by its odometer; longer runs
+/// recurse first.
+const ODOMETER: usize = 24;
+
 /// Asks for the cache line at `p`, to be written if `write` (a hint: no
 /// effect on what is read or written).
 #[inline(always)]
@@ -1558,35 +1562,74 @@ impl ChompBox {
                 return;
             }
         }
-        let n1 = self.n + 1;
-        let row = &self.term[k * n1..(k + 1) * n1];
         if k + 1 == t {
+            let row = &self.term[k * (self.n + 1)..(k + 1) * (self.n + 1)];
             for &tv in &row[j as usize..=top as usize] {
                 sink.set_unclipped(acc + tv);
             }
             return;
         }
-        if k + 2 == t {
-            // The last two rows of the run as two loops (no calls).
-            let next = &self.term[(k + 1) * n1..(k + 2) * n1];
-            if t == self.m {
-                // The last row's ranks are consecutive.
-                for v in j..=top {
-                    let a = acc + row[v as usize];
-                    sink.set_range(a + u64::from(j), a + u64::from(v) + 1);
-                }
-            } else {
-                for v in j..=top {
-                    let a = acc + row[v as usize];
-                    for &tv in &next[j as usize..=v as usize] {
-                        sink.set_unclipped(a + tv);
-                    }
-                }
+        // Rows k..t − 2 by an odometer (no calls), each setting of them
+        // followed by the last two rows as two loops.
+        let d = t - 2 - k;
+        if d > ODOMETER {
+            let row = &self.term[k * (self.n + 1)..(k + 1) * (self.n + 1)];
+            for v in j..=top {
+                self.raise_run_all(k + 1, t, j, v, acc + row[v as usize], sink);
             }
             return;
         }
-        for v in j..=top {
-            self.raise_run_all(k + 1, t, j, v, acc + row[v as usize], sink);
+        let n1 = self.n + 1;
+        // vals[l]: row k + l; accs[l]: acc plus the rank terms of rows k..k + l.
+        let mut vals = [j; ODOMETER];
+        let mut accs = [acc; ODOMETER + 1];
+        for l in 0..d {
+            accs[l + 1] = accs[l] + self.term[(k + l) * n1 + j as usize];
+        }
+        loop {
+            let cap = if d == 0 { top } else { vals[d - 1] };
+            self.last_two_rows(t - 2, j, cap, accs[d], sink);
+            // The deepest row that can still grow, the rows after it back to j.
+            let mut l = d;
+            loop {
+                if l == 0 {
+                    return;
+                }
+                l -= 1;
+                let bound = if l == 0 { top } else { vals[l - 1] };
+                if vals[l] < bound {
+                    break;
+                }
+            }
+            vals[l] += 1;
+            accs[l + 1] = accs[l] + self.term[(k + l) * n1 + vals[l] as usize];
+            for e in l + 1..d {
+                vals[e] = j;
+                accs[e + 1] = accs[e] + self.term[(k + e) * n1 + j as usize];
+            }
+        }
+    }
+
+    /// Rows r and r + 1 chosen in [j, top], non-increasing, each result
+    /// `acc` plus their rank terms marked (known to lie in the sink's range).
+    #[inline(always)]
+    fn last_two_rows<S: Marks>(&self, r: usize, j: u32, top: u32, acc: u64, sink: &S) {
+        let n1 = self.n + 1;
+        let row = &self.term[r * n1..(r + 1) * n1];
+        if r + 2 == self.m {
+            // The last row's ranks are consecutive.
+            for v in j..=top {
+                let a = acc + row[v as usize];
+                sink.set_range(a + u64::from(j), a + u64::from(v) + 1);
+            }
+        } else {
+            let next = &self.term[(r + 1) * n1..(r + 2) * n1];
+            for v in j..=top {
+                let a = acc + row[v as usize];
+                for &tv in &next[j as usize..=v as usize] {
+                    sink.set_unclipped(a + tv);
+                }
+            }
         }
     }
 
