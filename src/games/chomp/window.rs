@@ -666,9 +666,81 @@ struct Scratch {
 /// Column marker of a request for the low block at a prefix row.
 const LOW_SOURCE: u32 = u32::MAX;
 
-/// Most rows [`ChompBox::raise_run_all`] walks by its odometer; longer runs
-/// recurse first.
+/// Most rows an [`Odometer`] turns; longer runs recurse first.
 const ODOMETER: usize = 24;
+
+/// The settings of rows `k..k + d` (d ≤ [`ODOMETER`]) in `[j, top]`,
+/// non-increasing, in rank order, with `acc` plus their rank terms: how the
+/// raises walk a run of rows without a call per row.
+struct Odometer<'a> {
+    /// The rank terms of rows `k..k + d`, `n + 1` per row.
+    term: &'a [u64],
+    n1: usize,
+    d: usize,
+    j: u32,
+    top: u32,
+    vals: [u32; ODOMETER],
+    /// `accs[l]`: `acc` plus the terms of the first `l` rows.
+    accs: [u64; ODOMETER + 1],
+}
+
+impl<'a> Odometer<'a> {
+    /// The first setting: every row at `j`.
+    #[inline(always)]
+    fn new(b: &'a ChompBox, k: usize, d: usize, j: u32, top: u32, acc: u64) -> Self {
+        let n1 = b.n + 1;
+        let term = &b.term[k * n1..(k + d) * n1];
+        let mut accs = [acc; ODOMETER + 1];
+        for l in 0..d {
+            accs[l + 1] = accs[l] + term[l * n1 + j as usize];
+        }
+        Odometer {
+            term,
+            n1,
+            d,
+            j,
+            top,
+            vals: [j; ODOMETER],
+            accs,
+        }
+    }
+
+    /// The most the next row may take: the last row's value (`top` if d = 0).
+    #[inline(always)]
+    fn cap(&self) -> u32 {
+        if self.d == 0 { self.top } else { self.vals[self.d - 1] }
+    }
+
+    /// `acc` plus the rank terms of the current setting.
+    #[inline(always)]
+    fn acc(&self) -> u64 {
+        self.accs[self.d]
+    }
+
+    /// Turns to the next setting; false after the last.
+    #[inline(always)]
+    fn advance(&mut self) -> bool {
+        // The deepest row that can still grow; the rows after it back to j.
+        let mut l = self.d;
+        loop {
+            if l == 0 {
+                return false;
+            }
+            l -= 1;
+            let bound = if l == 0 { self.top } else { self.vals[l - 1] };
+            if self.vals[l] < bound {
+                break;
+            }
+        }
+        self.vals[l] += 1;
+        self.accs[l + 1] = self.accs[l] + self.term[l * self.n1 + self.vals[l] as usize];
+        for e in l + 1..self.d {
+            self.vals[e] = self.j;
+            self.accs[e + 1] = self.accs[e] + self.term[e * self.n1 + self.j as usize];
+        }
+        true
+    }
+}
 
 /// Asks for the cache line at `p`, to be written if `write` (a hint: no
 /// effect on what is read or written).
@@ -1351,25 +1423,25 @@ impl ChompBox {
             }
         };
         let n1 = self.n + 1;
-        let row = &self.term[k * n1..(k + 1) * n1];
-        if k + 1 == t {
-            for &tv in &row[j as usize..=top as usize] {
-                mark(acc + tv);
-            }
-            return;
-        }
-        if k + 2 == t {
-            let next = &self.term[(k + 1) * n1..(k + 2) * n1];
+        // Rows k..t − 1 by an odometer, the last row as a loop.
+        let d = t - 1 - k;
+        if d > ODOMETER {
+            let row = &self.term[k * n1..(k + 1) * n1];
             for v in j..=top {
-                let a = acc + row[v as usize];
-                for &tv in &next[j as usize..=v as usize] {
-                    mark(a + tv);
-                }
+                self.raise_group::<S, CLIP>(k + 1, t, j, v, acc + row[v as usize], group, sink);
             }
             return;
         }
-        for v in j..=top {
-            self.raise_group::<S, CLIP>(k + 1, t, j, v, acc + row[v as usize], group, sink);
+        let last = &self.term[(t - 1) * n1..t * n1];
+        let mut odo = Odometer::new(self, k, d, j, top, acc);
+        loop {
+            let a = odo.acc();
+            for &tv in &last[j as usize..=odo.cap() as usize] {
+                mark(a + tv);
+            }
+            if !odo.advance() {
+                return;
+            }
         }
     }
 
@@ -1579,33 +1651,11 @@ impl ChompBox {
             }
             return;
         }
-        let n1 = self.n + 1;
-        // vals[l]: row k + l; accs[l]: acc plus the rank terms of rows k..k + l.
-        let mut vals = [j; ODOMETER];
-        let mut accs = [acc; ODOMETER + 1];
-        for l in 0..d {
-            accs[l + 1] = accs[l] + self.term[(k + l) * n1 + j as usize];
-        }
+        let mut odo = Odometer::new(self, k, d, j, top, acc);
         loop {
-            let cap = if d == 0 { top } else { vals[d - 1] };
-            self.last_two_rows(t - 2, j, cap, accs[d], sink);
-            // The deepest row that can still grow, the rows after it back to j.
-            let mut l = d;
-            loop {
-                if l == 0 {
-                    return;
-                }
-                l -= 1;
-                let bound = if l == 0 { top } else { vals[l - 1] };
-                if vals[l] < bound {
-                    break;
-                }
-            }
-            vals[l] += 1;
-            accs[l + 1] = accs[l] + self.term[(k + l) * n1 + vals[l] as usize];
-            for e in l + 1..d {
-                vals[e] = j;
-                accs[e + 1] = accs[e] + self.term[(k + e) * n1 + j as usize];
+            self.last_two_rows(t - 2, j, odo.cap(), odo.acc(), sink);
+            if !odo.advance() {
+                return;
             }
         }
     }
