@@ -708,7 +708,11 @@ impl<'a> Odometer<'a> {
     /// The most the next row may take: the last row's value (`top` if d = 0).
     #[inline(always)]
     fn cap(&self) -> u32 {
-        if self.d == 0 { self.top } else { self.vals[self.d - 1] }
+        if self.d == 0 {
+            self.top
+        } else {
+            self.vals[self.d - 1]
+        }
     }
 
     /// `acc` plus the rank terms of the current setting.
@@ -1651,9 +1655,18 @@ impl ChompBox {
             }
             return;
         }
-        let mut odo = Odometer::new(self, k, d, j, top, acc);
+        if d == 0 {
+            self.last_two_rows(k, j, top, acc, sink);
+            return;
+        }
+        // The third row from the end as a loop too: more marks per turn.
+        let third = &self.term[(t - 3) * (self.n + 1)..(t - 2) * (self.n + 1)];
+        let mut odo = Odometer::new(self, k, d - 1, j, top, acc);
         loop {
-            self.last_two_rows(t - 2, j, odo.cap(), odo.acc(), sink);
+            let a = odo.acc();
+            for v in j..=odo.cap() {
+                self.last_two_rows(t - 2, j, v, a + third[v as usize], sink);
+            }
             if !odo.advance() {
                 return;
             }
