@@ -140,6 +140,46 @@ fn cheap_check_misses_a_bad_body_under_a_valid_trailer_decode_does_not() {
     assert!(shard::decode(&bad).unwrap_err().contains("blocks need"));
 }
 
+/// Every section of a shard of several multi-block sections decodes to its
+/// own bytes, the big one after a small one included (each is decoded in
+/// place, not cut out of one buffer), and a damaged block is named by the
+/// first damaged one in file order whichever thread meets it.
+#[test]
+fn decode_gives_every_section_and_names_the_first_damaged_block() {
+    let big = |seed: u32, len: u32| -> Vec<u8> {
+        (0..len)
+            .map(|x| ((x.wrapping_mul(seed) >> 7) % 251) as u8)
+            .collect()
+    };
+    let sections = [
+        Section::new("meta", vec![9, 8, 7]),
+        Section::new("p-positions", big(2_654_435_761, 1_500_000)),
+        Section::new("empty", vec![]),
+        Section::new("sizes", big(40_503, 700_001)),
+    ];
+    let a = shard::encode(&header(), &sections).unwrap();
+    let s = shard::decode(&a).unwrap();
+    assert_eq!(s.sections.len(), 4);
+    for (got, want) in s.sections.iter().zip(&sections) {
+        assert_eq!(got.name, want.name);
+        assert!(got.bytes == want.bytes, "section {}", want.name);
+    }
+    // Blocks 3 and 12 replaced by bytes that are no zstd frame (checksums
+    // made right): the error names block 3, as when it alone is bad.
+    let damaged = |which: &[usize]| -> String {
+        let mut p = craft::split(&a);
+        assert!(p.blocks.len() > 12, "{} blocks", p.blocks.len());
+        for &i in which {
+            p.blocks[i] = b"not a zstd frame".to_vec();
+        }
+        shard::decode(&craft::assemble(&p)).unwrap_err()
+    };
+    let both = damaged(&[3, 12]);
+    assert!(both.contains("zstd"), "{both}");
+    assert_eq!(both, damaged(&[3]));
+    assert_ne!(both, damaged(&[12]));
+}
+
 /// A format-1 shard (one zstd frame, no index) is named as the old format,
 /// whether or not its trailer verifies.
 #[test]
@@ -236,7 +276,9 @@ fn shard_file_reads_blocks_and_refuses_only_the_damaged_one() {
 #[test]
 fn streaming_writer_gives_the_same_bytes() {
     let t = tempfile::tempdir().unwrap();
-    let big: Vec<u8> = (0..3_000_000u32)
+    // Over 2 batches of compressed blocks on a 2-core machine (16 blocks
+    // of 128 KiB per core each).
+    let big: Vec<u8> = (0..9_000_000u32)
         .map(|x| (x % 251) as u8 ^ (x >> 13) as u8)
         .collect();
     let sections = [

@@ -1716,6 +1716,115 @@ impl ChompBox {
 mod tests {
     use super::*;
 
+    /// The settings of `len` rows in [j, top], non-increasing, in rank
+    /// (lexicographic) order, by recursion on the first row.
+    fn settings(len: usize, j: u32, top: u32) -> Vec<Vec<u32>> {
+        if len == 0 {
+            return vec![vec![]];
+        }
+        let mut out = Vec::new();
+        for v in j..=top {
+            for rest in settings(len - 1, j, v) {
+                let mut seq = vec![v];
+                seq.extend(rest);
+                out.push(seq);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn odometer_turns_through_every_setting_in_rank_order() {
+        let b = ChompBox::new(7, 5).unwrap();
+        for k in 0..7 {
+            for d in 0..=(7 - k).min(4) {
+                for j in 0..=5u32 {
+                    for top in j..=5u32 {
+                        let mut got = Vec::new();
+                        let mut odo = Odometer::new(&b, k, d, j, top, 1000);
+                        loop {
+                            let cap = if d == 0 { top } else { odo.vals[d - 1] };
+                            assert_eq!(odo.cap(), cap);
+                            got.push((odo.vals[..d].to_vec(), odo.acc()));
+                            if !odo.advance() {
+                                break;
+                            }
+                        }
+                        let want: Vec<(Vec<u32>, u64)> = settings(d, j, top)
+                            .into_iter()
+                            .map(|seq| {
+                                let acc = 1000 + (0..d).map(|l| b.term(k + l, seq[l])).sum::<u64>();
+                                (seq, acc)
+                            })
+                            .collect();
+                        assert_eq!(got, want, "k {k} d {d} j {j} top {top}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Marks recorded one by one (ranges expanded).
+    struct Record(std::cell::RefCell<Vec<u64>>);
+
+    impl Marks for Record {
+        fn lo(&self) -> u64 {
+            0
+        }
+        fn hi(&self) -> u64 {
+            u64::MAX
+        }
+        fn set_unclipped(&self, y: u64) {
+            self.0.borrow_mut().push(y);
+        }
+        fn set_range(&self, a: u64, b: u64) {
+            self.0.borrow_mut().extend(a..b);
+        }
+    }
+
+    /// `raise_run_all` and `raise_group` mark exactly the raised runs
+    /// (brute force), runs longer than the odometer included (they recurse
+    /// first): rows k..t in [j, top], the rows from t on at j.
+    #[test]
+    fn raises_mark_every_raised_run_once() {
+        for (m, n) in [(7usize, 5usize), (28, 2)] {
+            let b = ChompBox::new(m, n).unwrap();
+            for k in 0..m {
+                for t in k + 1..=m {
+                    for j in 0..=n as u32 {
+                        for top in j..=n as u32 {
+                            // The rows from t on at j (so that the result is
+                            // a staircase), their terms in acc.
+                            let rest: u64 = (t..m).map(|r| b.term(r, j)).sum();
+                            let mut want: Vec<u64> = settings(t - k, j, top)
+                                .into_iter()
+                                .map(|seq| {
+                                    rest + (0..t - k).map(|l| b.term(k + l, seq[l])).sum::<u64>()
+                                })
+                                .collect();
+                            want.sort_unstable();
+                            let rec = Record(Default::default());
+                            b.raise_run_all(k, t, j, top, rest, &rec);
+                            let mut got = rec.0.into_inner();
+                            got.sort_unstable();
+                            assert_eq!(got, want, "{m}x{n} all k {k} t {t} j {j} top {top}");
+                            if t < m {
+                                let rec = Record(Default::default());
+                                b.raise_group::<Record, false>(k, t, j, top, rest, &[0, 7], &rec);
+                                let mut got = rec.0.into_inner();
+                                got.sort_unstable();
+                                let mut want2: Vec<u64> =
+                                    want.iter().flat_map(|&w| [w, w + 7]).collect();
+                                want2.sort_unstable();
+                                assert_eq!(got, want2, "{m}x{n} group k {k} t {t} j {j} top {top}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Solves `b` in windows cut at `cuts` (chained) and returns them.
     fn chained(b: &ChompBox, cuts: &[u64], threads: usize) -> Vec<BoxWindow> {
         let mut out: Vec<BoxWindow> = Vec::new();
