@@ -1645,8 +1645,8 @@ impl ChompBox {
             }
             return;
         }
-        // Rows k..t − 2 by an odometer (no calls), each setting of them
-        // followed by the last two rows as two loops.
+        // Rows k..t − 3 by an odometer (no calls), each setting of them
+        // followed by the last three rows as three loops.
         let d = t - 2 - k;
         if d > ODOMETER {
             let row = &self.term[k * (self.n + 1)..(k + 1) * (self.n + 1)];
@@ -1659,7 +1659,8 @@ impl ChompBox {
             self.last_two_rows(k, j, top, acc, sink);
             return;
         }
-        // The third row from the end as a loop too: more marks per turn.
+        // The third row from the end as a loop too: more marks per turn
+        // (the odometer's turns were a quarter of the time with two).
         let third = &self.term[(t - 3) * (self.n + 1)..(t - 2) * (self.n + 1)];
         let mut odo = Odometer::new(self, k, d - 1, j, top, acc);
         loop {
