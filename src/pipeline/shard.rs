@@ -849,8 +849,9 @@ pub fn encode_with_level(
 }
 
 /// Writes a shard to its file section by section without holding the body
-/// in memory: raw bytes are compressed a batch of blocks at a time (about
-/// `16 × cores × 128 KiB`, at most 32 MiB, held), into a temporary file in the destination's
+/// in memory: raw bytes are compressed a batch of blocks at a time (a batch
+/// is `16 × cores` blocks of 128 KiB, at most 32 MiB, plus what one `write`
+/// brings), into a temporary file in the destination's
 /// directory that [`ShardWriter::finish`] renames into place. Gives the
 /// same bytes as [`encode_with_level`] for the same sections, however the
 /// writes are cut. Dropped without `finish`, it leaves no file.
