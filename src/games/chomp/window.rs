@@ -1785,10 +1785,20 @@ mod tests {
 
     /// `raise_run_all` and `raise_group` mark exactly the raised runs
     /// (brute force), runs longer than the odometer included (they recurse
-    /// first): rows k..t in [j, top], the rows from t on at j.
+    /// first), single rows and t = m: rows k..t in [j, top], the rows from t
+    /// on at j.
     #[test]
     fn raises_mark_every_raised_run_once() {
-        for (m, n) in [(7usize, 5usize), (28, 2)] {
+        let boxes = [
+            (7usize, 5usize),
+            (1, 4),
+            (2, 4),
+            (3, 3),
+            (60, 1),
+            (40, 2),
+            (26, 3),
+        ];
+        for (m, n) in boxes {
             let b = ChompBox::new(m, n).unwrap();
             for k in 0..m {
                 for t in k + 1..=m {
@@ -1822,6 +1832,25 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// Very tall boxes (raised runs far longer than the odometer) cut into
+    /// 7 windows, on 1 and 2 threads, against `solve()` on every rank.
+    #[test]
+    fn tall_boxes_in_small_windows_equal_solve() {
+        for (m, n) in [(60usize, 1usize), (60, 2), (45, 3), (30, 4), (26, 5)] {
+            let b = ChompBox::new(m, n).unwrap();
+            let len = b.len();
+            let mut cuts: Vec<u64> = (1..7u64)
+                .map(|i| len * i / 7 / 64 * 64)
+                .filter(|&c| c > 0)
+                .collect();
+            cuts.dedup();
+            for threads in [1, 2] {
+                let w = chained(&b, &cuts, threads);
+                assert_same(&b, &w, &format!("{m}x{n} threads {threads}"));
             }
         }
     }
