@@ -242,6 +242,19 @@ fn shard_file_reads_blocks_and_refuses_only_the_damaged_one() {
     assert_eq!(streamed, big);
     assert!(f.read_range("values", 999_999, 2).is_err());
     assert!(f.read_block("nope", 0).is_err());
+    // Many blocks at once: as one by one.
+    let which = [0usize, 1, 3, 4, 5, 7];
+    let many = f.read_blocks("values", &which).unwrap();
+    for (&i, b) in which.iter().zip(&many) {
+        assert_eq!(*b, f.read_block("values", i).unwrap());
+    }
+    assert!(f.read_blocks("values", &[]).unwrap().is_empty());
+    assert!(f.read_blocks("values", &[3, 1]).is_err());
+    assert!(
+        f.read_blocks("values", &[1, 8])
+            .unwrap_err()
+            .contains("not block 8")
+    );
     // Flip a byte inside block 3 of `values`: that block fails, others answer.
     let parts = craft::split(&bytes);
     let hlen = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
@@ -253,6 +266,8 @@ fn shard_file_reads_blocks_and_refuses_only_the_damaged_one() {
     let f = shard::ShardFile::open(&p).unwrap();
     let e = f.read_block("values", 3).unwrap_err();
     assert!(e.contains("block 3") && e.contains("checksum"), "{e}");
+    // Read with others, it is named as read alone.
+    assert_eq!(f.read_blocks("values", &[0, 2, 3, 4, 5, 6]).unwrap_err(), e);
     assert_eq!(f.read_block("values", 2).unwrap(), big[2 * bs..3 * bs]);
     assert_eq!(f.read_block("values", 4).unwrap(), big[4 * bs..5 * bs]);
     assert!(shard::decode(&bad).unwrap_err().contains("checksum"));

@@ -493,7 +493,8 @@ pub fn decode_bounded(bytes: &[u8], max_raw: u64) -> std::result::Result<Shard, 
     }
     decompress_blocks(slices, |b| {
         Ok(&content[b.offset as usize..(b.offset + u64::from(b.zlen)) as usize])
-    })?;
+    })
+    .map_err(|(_, e)| e)?;
     let sections = layout
         .sections
         .iter()
@@ -546,11 +547,11 @@ fn split_blocks<'b>(
 
 /// Checks and decompresses every block into its slice, in parallel;
 /// `zbytes` gives a block's compressed bytes. The error is that of the
-/// first damaged block in file order.
+/// first damaged block in file order, with that block's file offset.
 fn decompress_blocks<'a>(
     mut slices: Vec<(&BlockRef, &mut [u8])>,
     zbytes: impl Fn(&BlockRef) -> std::result::Result<&'a [u8], String> + Sync,
-) -> std::result::Result<(), String> {
+) -> std::result::Result<(), (u64, String)> {
     let threads = codec_threads(slices.len());
     let per = slices.len().div_ceil(threads).max(1);
     let first_err = std::sync::Mutex::new(None::<(u64, String)>);
@@ -579,7 +580,7 @@ fn decompress_blocks<'a>(
         }
     });
     match first_err.into_inner().expect("no panic") {
-        Some((_, e)) => Err(e),
+        Some(e) => Err(e),
         None => Ok(()),
     }
 }
@@ -1188,7 +1189,54 @@ impl ShardFile {
             Ok(&z[at..at + b.zlen as usize])
         };
         decompress_blocks(split_blocks(blocks, &mut out), by_offset)
-            .map_err(|e| format!("section `{name}`: {e}"))?;
+            .map_err(|(_, e)| format!("section `{name}`: {e}"))?;
+        Ok(out)
+    }
+
+    /// Blocks `which` (ascending indices) of section `name`, as
+    /// [`ShardFile::read_block`] gives them, checked and decompressed in
+    /// parallel: for reading many scattered blocks a batch at a time.
+    ///
+    /// # Errors
+    /// As [`ShardFile::read_block`], for the first bad block of `which`
+    /// (whatever the cores); `which` not ascending or out of range.
+    pub fn read_blocks(
+        &self,
+        name: &str,
+        which: &[usize],
+    ) -> std::result::Result<Vec<Vec<u8>>, String> {
+        let s = self.section(name)?;
+        if !which.is_sorted_by(|a, b| a < b) {
+            return Err(format!("blocks of section `{name}` asked out of order"));
+        }
+        if let Some(&i) = which.last().filter(|&&i| i >= s.count) {
+            return Err(format!(
+                "section `{name}` has {} blocks, not block {i}",
+                s.count
+            ));
+        }
+        let refs: Vec<&BlockRef> = which
+            .iter()
+            .map(|&i| &self.layout.blocks[s.first + i])
+            .collect();
+        let mut zs = Vec::with_capacity(refs.len());
+        for (&i, b) in which.iter().zip(&refs) {
+            let mut z = vec![0u8; b.zlen as usize];
+            self.file
+                .read_exact_at(&mut z, b.offset)
+                .map_err(|e| format!("section `{name}` block {i}: {e}"))?;
+            zs.push(z);
+        }
+        let mut out: Vec<Vec<u8>> = refs.iter().map(|b| vec![0u8; b.raw as usize]).collect();
+        let slices = refs
+            .iter()
+            .copied()
+            .zip(out.iter_mut().map(Vec::as_mut_slice))
+            .collect();
+        // Blocks ascend, so do their offsets.
+        let at = |offset: u64| refs.partition_point(|r| r.offset < offset);
+        decompress_blocks(slices, |b| Ok(zs[at(b.offset)].as_slice()))
+            .map_err(|(o, e)| format!("section `{name}` block {} ({e})", which[at(o)]))?;
         Ok(out)
     }
 

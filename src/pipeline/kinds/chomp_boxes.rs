@@ -44,7 +44,6 @@
 //! squares). Merge reads only the `meta`, `sizes` and `rectangles` sections.
 
 use std::collections::{BTreeMap, HashMap};
-use std::ops::Range;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -499,72 +498,48 @@ impl EarlierParts {
     }
 
     /// Whether each rank of `asked` (ascending, below the window) is a
-    /// P-position. Every block they lie in is read once, the blocks spread
-    /// over all cores.
+    /// P-position. Every block they lie in is read once, a batch of blocks
+    /// at a time decompressed on all cores ([`ShardFile::read_blocks`]).
     fn are_p(&self, asked: &[u64]) -> Result<Vec<bool>> {
-        // Runs of `asked` in one block: (part, block, indices into asked).
-        let mut runs: Vec<(usize, usize, Range<usize>)> = Vec::new();
-        for (k, &x) in asked.iter().enumerate() {
-            let i = self.parts.partition_point(|p| p.end <= x);
-            let part =
-                self.parts.get(i).filter(|p| p.start <= x).ok_or_else(|| {
-                    Error::job(&self.name, format!("rank {x} is in no earlier part"))
-                })?;
-            let block = ((x - part.start) / 8 / part.file.block_size()) as usize;
-            match runs.last_mut() {
-                Some(r) if (r.0, r.1) == (i, block) => r.2.end = k + 1,
-                _ => runs.push((i, block, k..k + 1)),
-            }
-        }
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        let threads = cores.min(runs.len()).max(1);
-        let (parts, name, runs) = (&self.parts, &self.name, &runs);
-        // Each thread stops at its first damaged block; the error kept is
-        // that of the first damaged block in rank order, whatever the cores.
-        type Found = std::result::Result<Vec<(usize, bool)>, (usize, Error)>;
-        let found: Vec<Found> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|t| {
-                    scope.spawn(move || {
-                        let mut out = Vec::new();
-                        for (r, (i, b, ks)) in runs.iter().enumerate().skip(t).step_by(threads) {
-                            let part = &parts[*i];
-                            let bytes = part.file.read_block("p-positions", *b).map_err(|m| {
-                                (r, Error::job(name, format!("reading an earlier part: {m}")))
-                            })?;
-                            let first = *b as u64 * part.file.block_size() * 8;
-                            for k in ks.clone() {
-                                let bit = asked[k] - part.start - first;
-                                out.push((k, bytes[(bit / 8) as usize] >> (bit % 8) & 1 == 1));
-                            }
-                        }
-                        Ok(out)
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("block reading thread"))
-                .collect()
-        });
-        let mut answers = vec![false; asked.len()];
-        let mut first_err: Option<(usize, Error)> = None;
-        for part in found {
-            match part {
-                Ok(list) => {
-                    for (k, p) in list {
-                        answers[k] = p;
+        let batch = 16 * cores;
+        let mut answers = Vec::with_capacity(asked.len());
+        let mut k = 0;
+        while k < asked.len() {
+            // The part of asked[k], and the blocks of the ranks after it in
+            // that part, up to a batch of them.
+            let x = asked[k];
+            let part = self
+                .parts
+                .get(self.parts.partition_point(|p| p.end <= x))
+                .filter(|p| p.start <= x)
+                .ok_or_else(|| Error::job(&self.name, format!("rank {x} is in no earlier part")))?;
+            let per = part.file.block_size() * 8;
+            let (mut blocks, mut e) = (Vec::new(), k);
+            while e < asked.len() && asked[e] < part.end {
+                let b = ((asked[e] - part.start) / per) as usize;
+                if blocks.last() != Some(&b) {
+                    if blocks.len() == batch {
+                        break;
                     }
+                    blocks.push(b);
                 }
-                Err((r, e)) => {
-                    if first_err.as_ref().is_none_or(|(f, _)| r < *f) {
-                        first_err = Some((r, e));
-                    }
-                }
+                e += 1;
             }
-        }
-        if let Some((_, e)) = first_err {
-            return Err(e);
+            let bytes = part
+                .file
+                .read_blocks("p-positions", &blocks)
+                .map_err(|m| Error::job(&self.name, format!("reading an earlier part: {m}")))?;
+            let mut j = 0;
+            for &y in &asked[k..e] {
+                let off = y - part.start;
+                while blocks[j] as u64 != off / per {
+                    j += 1;
+                }
+                let bit = off % per;
+                answers.push(bytes[j][(bit / 8) as usize] >> (bit % 8) & 1 == 1);
+            }
+            k = e;
         }
         Ok(answers)
     }
