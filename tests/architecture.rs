@@ -1,0 +1,482 @@
+//! The layers of ARCHITECTURE.md, checked over the module graph of `src/`.
+//!
+//! Every `.rs` file under `src/` is a module (`src/a/b.rs` and `src/a/b/mod.rs`
+//! are `a::b`). A module depends on another when it names it: a `use` of
+//! `crate::…`, `super::…` or `self::…`, or such a path anywhere in its code
+//! (types, calls, macros' paths are not seen), names brought in by `use`
+//! followed, and items reached through a `pub use` re-export resolved to the
+//! module that defines them. Inline modules (`mod tests { … }`) count as their
+//! file. The rules:
+//!
+//! - the graph has no cycle;
+//! - `games` (the pure solvers) reaches nothing outside `games` and `util`;
+//! - a full checker (any module with a `fullcheck` segment) reaches no solver
+//!   (`games`), directly or through other modules;
+//! - the generic pipeline (`pipeline`, `plot`, `util`) reaches no game's
+//!   folder (`kinds`) and no solver;
+//! - only `serve` knows HTTP (no `axum`, `StatusCode` or `http_status`
+//!   elsewhere).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use syn::visit::Visit;
+
+type Module = Vec<String>;
+
+fn show(m: &[String]) -> String {
+    if m.is_empty() {
+        "crate".into()
+    } else {
+        m.join("::")
+    }
+}
+
+fn src_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+fn module_of(src: &Path, file: &Path) -> Module {
+    let rel = file.strip_prefix(src).unwrap();
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|s| s.to_string_lossy().trim_end_matches(".rs").to_string())
+        .collect();
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        parts.pop();
+    }
+    parts
+}
+
+/// What one file says: the paths it names (absolute, unresolved), its
+/// `pub use` re-exports (name → absolute path) and its text.
+#[derive(Default)]
+struct FileFacts {
+    paths: Vec<Module>,
+    reexports: BTreeMap<String, Module>,
+}
+
+struct Collector<'a> {
+    module: &'a Module,
+    /// Inline module nesting inside the file.
+    inline: Vec<String>,
+    /// Names brought in by `use`: ident → absolute path.
+    aliases: BTreeMap<String, Module>,
+    facts: FileFacts,
+}
+
+impl Collector<'_> {
+    fn here(&self) -> Module {
+        let mut m = self.module.clone();
+        m.extend(self.inline.iter().cloned());
+        m
+    }
+
+    /// The absolute path of `segs` as written here, if it names this crate.
+    fn absolute(&self, segs: &[String]) -> Option<Module> {
+        let first = segs.first()?;
+        let mut base = match first.as_str() {
+            "crate" => Vec::new(),
+            "self" => self.here(),
+            "super" => self.here(),
+            _ => {
+                let a = self.aliases.get(first)?;
+                let mut p = a.clone();
+                p.extend(segs[1..].iter().cloned());
+                return Some(p);
+            }
+        };
+        let mut rest = &segs[1..];
+        if first == "super" {
+            base.pop();
+            while rest.first().is_some_and(|s| s == "super") {
+                base.pop();
+                rest = &rest[1..];
+            }
+        }
+        base.extend(rest.iter().cloned());
+        Some(base)
+    }
+
+    fn use_tree(&mut self, prefix: &mut Vec<String>, tree: &syn::UseTree, public: bool) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                self.use_tree(prefix, &p.tree, public);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => {
+                let name = n.ident.to_string();
+                self.bind(prefix, &name, &name, public);
+            }
+            syn::UseTree::Rename(r) => {
+                self.bind(prefix, &r.ident.to_string(), &r.rename.to_string(), public);
+            }
+            syn::UseTree::Glob(_) => {
+                if let Some(abs) = self.absolute(prefix) {
+                    self.facts.paths.push(abs);
+                }
+            }
+            syn::UseTree::Group(g) => {
+                for t in &g.items {
+                    self.use_tree(prefix, t, public);
+                }
+            }
+        }
+    }
+
+    fn bind(&mut self, prefix: &[String], name: &str, alias: &str, public: bool) {
+        let mut segs = prefix.to_vec();
+        if name != "self" {
+            segs.push(name.to_string());
+        }
+        if let Some(abs) = self.absolute(&segs) {
+            self.facts.paths.push(abs.clone());
+            if public && self.inline.is_empty() {
+                self.facts.reexports.insert(alias.to_string(), abs.clone());
+            }
+            let key = if name == "self" {
+                prefix.last().cloned().unwrap_or_default()
+            } else {
+                alias.to_string()
+            };
+            self.aliases.insert(key, abs);
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Collector<'_> {
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        let public = matches!(u.vis, syn::Visibility::Public(_));
+        let mut prefix = Vec::new();
+        if u.leading_colon.is_none() {
+            self.use_tree(&mut prefix, &u.tree, public);
+        }
+    }
+
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        if m.content.is_some() {
+            self.inline.push(m.ident.to_string());
+            syn::visit::visit_item_mod(self, m);
+            self.inline.pop();
+        }
+    }
+
+    fn visit_path(&mut self, p: &'ast syn::Path) {
+        if p.leading_colon.is_none() && p.segments.len() > 1 {
+            let segs: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+            if let Some(abs) = self.absolute(&segs) {
+                self.facts.paths.push(abs);
+            }
+        }
+        syn::visit::visit_path(self, p);
+    }
+
+    /// Macro bodies are not parsed: their `a::b::c` token runs are read as
+    /// paths (e.g. the kinds listed in a `vec![…]`).
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        fn walk(c: &mut Collector<'_>, tokens: proc_macro2::TokenStream) {
+            let mut run: Vec<String> = Vec::new();
+            let mut colons = 0;
+            let mut flush = |c: &mut Collector<'_>, run: &mut Vec<String>| {
+                if run.len() > 1 {
+                    if let Some(abs) = c.absolute(run) {
+                        c.facts.paths.push(abs);
+                    }
+                }
+                run.clear();
+            };
+            for t in tokens {
+                match t {
+                    proc_macro2::TokenTree::Ident(i) => {
+                        if colons != 2 {
+                            flush(c, &mut run);
+                        }
+                        run.push(i.to_string());
+                        colons = 0;
+                    }
+                    proc_macro2::TokenTree::Punct(p) if p.as_char() == ':' => colons += 1,
+                    proc_macro2::TokenTree::Group(g) => {
+                        flush(c, &mut run);
+                        colons = 0;
+                        walk(c, g.stream());
+                    }
+                    _ => {
+                        flush(c, &mut run);
+                        colons = 0;
+                    }
+                }
+            }
+            flush(c, &mut run);
+        }
+        walk(self, m.tokens.clone());
+        syn::visit::visit_macro(self, m);
+    }
+}
+
+struct Graph {
+    modules: BTreeSet<Module>,
+    edges: BTreeMap<Module, BTreeSet<Module>>,
+    texts: BTreeMap<Module, (PathBuf, String)>,
+}
+
+impl Graph {
+    fn of_src() -> Graph {
+        let src = src_dir();
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        let mut modules = BTreeSet::new();
+        let mut facts = BTreeMap::new();
+        let mut texts = BTreeMap::new();
+        for f in &files {
+            let m = module_of(&src, f);
+            let text = std::fs::read_to_string(f).unwrap();
+            let ast = syn::parse_file(&text)
+                .unwrap_or_else(|e| panic!("{}: does not parse: {e}", f.display()));
+            let mut c = Collector {
+                module: &m,
+                inline: Vec::new(),
+                aliases: BTreeMap::new(),
+                facts: FileFacts::default(),
+            };
+            c.visit_file(&ast);
+            modules.insert(m.clone());
+            facts.insert(m.clone(), c.facts);
+            texts.insert(m, (f.clone(), text));
+        }
+        let mut edges: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
+        for (m, f) in &facts {
+            let e = edges.entry(m.clone()).or_default();
+            for p in &f.paths {
+                if let Some(target) = resolve(&modules, &facts, p, 0) {
+                    if &target != m {
+                        e.insert(target);
+                    }
+                }
+            }
+        }
+        Graph {
+            modules,
+            edges,
+            texts,
+        }
+    }
+
+    /// Every module reachable from `m` (not `m` itself unless on a cycle),
+    /// with one path to each.
+    fn reach(&self, m: &Module) -> BTreeMap<Module, Vec<Module>> {
+        let mut seen: BTreeMap<Module, Vec<Module>> = BTreeMap::new();
+        let mut stack = vec![(m.clone(), vec![m.clone()])];
+        while let Some((cur, path)) = stack.pop() {
+            for n in self.edges.get(&cur).into_iter().flatten() {
+                if !seen.contains_key(n) {
+                    let mut p = path.clone();
+                    p.push(n.clone());
+                    seen.insert(n.clone(), p.clone());
+                    stack.push((n.clone(), p));
+                }
+            }
+        }
+        seen
+    }
+
+    /// The strongly connected components with more than one module.
+    fn cycles(&self) -> Vec<Vec<Module>> {
+        // Kosaraju: order by finish time, then walk the reversed graph.
+        let mods: Vec<&Module> = self.modules.iter().collect();
+        let mut order = Vec::new();
+        let mut done = BTreeSet::new();
+        for m in &mods {
+            if done.contains(*m) {
+                continue;
+            }
+            let mut stack: Vec<(Module, bool)> = vec![((*m).clone(), false)];
+            while let Some((cur, finished)) = stack.pop() {
+                if finished {
+                    order.push(cur);
+                    continue;
+                }
+                if !done.insert(cur.clone()) {
+                    continue;
+                }
+                stack.push((cur.clone(), true));
+                for n in self.edges.get(&cur).into_iter().flatten() {
+                    if !done.contains(n) {
+                        stack.push((n.clone(), false));
+                    }
+                }
+            }
+        }
+        let mut rev: BTreeMap<&Module, Vec<&Module>> = BTreeMap::new();
+        for (a, bs) in &self.edges {
+            for b in bs {
+                rev.entry(b).or_default().push(a);
+            }
+        }
+        let mut assigned = BTreeSet::new();
+        let mut out = Vec::new();
+        for m in order.iter().rev() {
+            if assigned.contains(m) {
+                continue;
+            }
+            let mut comp = Vec::new();
+            let mut stack = vec![m];
+            assigned.insert(m.clone());
+            while let Some(cur) = stack.pop() {
+                comp.push(cur.clone());
+                for n in rev.get(cur).into_iter().flatten() {
+                    if assigned.insert((*n).clone()) {
+                        stack.push(n);
+                    }
+                }
+            }
+            if comp.len() > 1 {
+                comp.sort();
+                out.push(comp);
+            }
+        }
+        out
+    }
+}
+
+/// The module that defines what `path` names: the longest prefix that is a
+/// module, followed through `pub use` re-exports.
+fn resolve(
+    modules: &BTreeSet<Module>,
+    facts: &BTreeMap<Module, FileFacts>,
+    path: &Module,
+    depth: usize,
+) -> Option<Module> {
+    let mut k = path.len();
+    while k > 0 && !modules.contains(&path[..k]) {
+        k -= 1;
+    }
+    let m = path[..k].to_vec();
+    if depth < 8 && k < path.len() {
+        if let Some(target) = facts.get(&m).and_then(|f| f.reexports.get(&path[k])) {
+            let mut t = target.clone();
+            t.extend(path[k + 1..].iter().cloned());
+            if &t != path {
+                if let Some(r) = resolve(modules, facts, &t, depth + 1) {
+                    return Some(r);
+                }
+            }
+        }
+    }
+    modules.contains(&m).then_some(m)
+}
+
+fn starts(m: &Module, prefix: &str) -> bool {
+    m.first().is_some_and(|s| s == prefix)
+}
+
+fn path_text(p: &[Module]) -> String {
+    p.iter().map(|m| show(m)).collect::<Vec<_>>().join(" → ")
+}
+
+#[test]
+fn the_module_graph_has_no_cycle() {
+    let g = Graph::of_src();
+    let cycles = g.cycles();
+    let text: Vec<String> = cycles
+        .iter()
+        .map(|c| c.iter().map(|m| show(m)).collect::<Vec<_>>().join(" ↔ "))
+        .collect();
+    assert!(
+        cycles.is_empty(),
+        "{} cycles in the module graph:\n{}",
+        cycles.len(),
+        text.join("\n")
+    );
+}
+
+/// The modules of `g` whose first segment is `layer` that reach a module
+/// for which `bad` holds, with the path that gets there.
+fn violations(g: &Graph, from: impl Fn(&Module) -> bool, bad: impl Fn(&Module) -> bool) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in g.modules.iter().filter(|m| from(m)) {
+        for (t, path) in g.reach(m) {
+            if bad(&t) {
+                out.push(path_text(&path));
+                break;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn solvers_import_nothing_of_the_pipeline() {
+    let g = Graph::of_src();
+    let v = violations(
+        &g,
+        |m| starts(m, "games"),
+        |t| !(starts(t, "games") || starts(t, "util")),
+    );
+    assert!(v.is_empty(), "a solver reaches outside games/ and util/:\n{}", v.join("\n"));
+}
+
+#[test]
+fn full_checkers_import_no_solver() {
+    let g = Graph::of_src();
+    let v = violations(
+        &g,
+        |m| m.iter().any(|s| s == "fullcheck"),
+        |t| starts(t, "games"),
+    );
+    assert!(v.is_empty(), "a full checker reaches a solver:\n{}", v.join("\n"));
+}
+
+#[test]
+fn the_generic_pipeline_names_no_game() {
+    let g = Graph::of_src();
+    let v = violations(
+        &g,
+        |m| starts(m, "pipeline") || starts(m, "plot") || starts(m, "util"),
+        |t| starts(t, "games") || starts(t, "kinds"),
+    );
+    assert!(v.is_empty(), "the generic pipeline reaches a game:\n{}", v.join("\n"));
+}
+
+#[test]
+fn only_the_server_knows_http() {
+    let g = Graph::of_src();
+    let mut found = Vec::new();
+    for (m, (file, text)) in &g.texts {
+        if starts(m, "serve") {
+            continue;
+        }
+        for word in ["axum", "StatusCode", "http_status"] {
+            if text.contains(word) {
+                found.push(format!("{}: `{word}`", file.display()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "HTTP outside serve/:\n{}", found.join("\n"));
+}
+
+/// The graph itself is what the rules above read: show that it sees real
+/// edges (a checker that saw none would pass everything).
+#[test]
+fn the_module_graph_sees_the_edges_it_checks() {
+    let g = Graph::of_src();
+    let edges: usize = g.edges.values().map(BTreeSet::len).sum();
+    assert!(g.modules.len() > 50 && edges > 150, "{} modules, {edges} edges", g.modules.len());
+    let cli = g.edges.get(&vec!["cli".to_string()]).expect("cli module");
+    assert!(cli.iter().any(|m| starts(m, "pipeline")), "cli → pipeline not seen");
+}
