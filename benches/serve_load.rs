@@ -60,8 +60,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use gametables::games::dodgem::{Board, Layer, Position, Tables, Value};
-use gametables::pipeline::kinds::dodgem::{mover_value, tables_from_run};
-use gametables::pipeline::merge::RunView;
+use gametables::kinds::dodgem::kind::{mover_value, tables_from_run};
+use gametables::pipeline::RunView;
 
 fn env_or(k: &str, d: usize) -> usize {
     std::env::var(k)

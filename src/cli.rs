@@ -6,23 +6,33 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 
-use crate::pipeline::executor::{LocalOptions, run_local};
+use crate::pipeline::RunView;
+use crate::pipeline::executor::LocalOptions;
 use crate::pipeline::fullcheck;
 use crate::pipeline::jobfile::read_job_file;
-use crate::pipeline::merge::{self, ResultFile, RunView};
-use crate::pipeline::plan::{JobState, PlanFile, write_plan};
+use crate::pipeline::merge;
+use crate::pipeline::plan::{PlanFile, write_plan};
 use crate::pipeline::probe::{ProbeError, Progress};
+use crate::pipeline::registry::{QueryCommand, Registry};
 use crate::pipeline::resources::{
     available_memory, cores, fmt_bytes, parse_size, set_allocation_limit, set_worker_threads,
 };
+use crate::pipeline::result::ResultFile;
+use crate::pipeline::run::{RunEvent, RunRequest};
 use crate::pipeline::rundir::RunDir;
 use crate::pipeline::shard::Durability;
-use crate::pipeline::slurm::{self, SlurmOptions, SlurmOutcome};
+use crate::pipeline::slurm::{self, SlurmOptions};
+use crate::pipeline::state::JobState;
 use crate::pipeline::worker::run_worker_waiting;
 use crate::pipeline::{ClaimStatus, Error};
+
+/// The games of this build, as the pipeline is given them.
+fn registry() -> Registry {
+    crate::kinds::registry()
+}
 
 /// Exit status for verification failures (digest mismatch, damaged shard,
 /// failed claim).
@@ -258,135 +268,47 @@ struct QueryArgs {
     #[arg(long, global = true, value_parser = parse_memory)]
     memory: Option<u64>,
     #[command(subcommand)]
-    game: Query,
+    game: GameQuery,
 }
 
-#[derive(Subcommand, Debug)]
-enum Query {
-    /// Winning moves (row, col) of a Chomp rectangle or staircase.
-    ///
-    /// Solves in memory when the enclosing box is small (≤ 50 million
-    /// staircases); with --run-dir, reads a chomp-boxes run's shards.
-    Chomp {
-        /// A rectangle ROWSxCOLS, e.g. 8x10.
-        rectangle: Option<String>,
-        /// A staircase: row lengths from the poison row up, e.g. 10,10,9,4.
-        #[arg(long, conflicts_with = "rectangle")]
-        position: Option<String>,
-        /// A chomp-boxes run directory to read instead of solving.
-        #[arg(long)]
-        run_dir: Option<PathBuf>,
-        /// Machine-readable output.
-        #[arg(long)]
-        json: bool,
-        /// Print the Sprague–Grundy value instead (--run-dir: a chomp-grundy run).
-        #[arg(long)]
-        grundy: bool,
-    },
-    /// Value, depth and every legal move of a Dodgem position.
-    ///
-    /// Reads the layer shards of a dodgem run (default runs/dodgem-N, else
-    /// runs/dodgem-N-endgame); without a run directory, 3×3 and 4×4 are
-    /// solved in memory. Values are for the side to move; a move's value is
-    /// for the player making it. A run of part of the board (`max_cars`, e.g.
-    /// jobs/dodgem-6-endgame.toml) answers the positions of its layers and
-    /// names the layer any other position needs.
-    #[command(
-        after_help = "Examples:\n  gametables query dodgem --n 4 --position \"blue:a2,a3,a4 red:b1,c1,d1 to-move:blue\"\n  gametables query dodgem --n 4 --moves \"a2-a1\"\n  gametables query dodgem --n 4 --desjardins --moves \"d1-d2 a4-b4\"\n  gametables query dodgem --n 6 --run-dir runs/dodgem-6-endgame --position \"blue:a2,a3,b5,c6 red:b1,c1,e2,f4 to-move:blue\""
-    )]
-    Dodgem {
-        /// Board size (2 to 6).
-        #[arg(long)]
-        n: usize,
-        /// A position: `blue:a2,a3,a4 red:b1,c1,d1 to-move:blue` (default: the start).
-        #[arg(long)]
-        position: Option<String>,
-        /// Moves played from the position (or the start), e.g. "a2-a1 b1-b2 c4-off".
-        #[arg(long)]
-        moves: Option<String>,
-        /// The moves are in desJardins' notation (reflected in the diagonal through a1).
-        #[arg(long)]
-        desjardins: bool,
-        /// A dodgem run directory (default runs/dodgem-N if it exists).
-        #[arg(long)]
-        run_dir: Option<PathBuf>,
-        /// Machine-readable output.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Nim (Bouton): P-position or every winning move, normal or misère play.
-    Nim {
-        /// Heap sizes, e.g. 3,4,5 (0 for the position without tokens).
-        heaps: String,
-        /// Misère play (taking the last token loses).
-        #[arg(long)]
-        misere: bool,
-        /// Machine-readable output.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Subtraction game Sub(S): Grundy values, proved period, winning moves.
-    Subtraction {
-        /// The subtraction set, e.g. 1,3,4.
-        #[arg(long)]
-        set: String,
-        /// Print G(0..=N).
-        #[arg(long, default_value_t = 20)]
-        n: usize,
-        /// Heaps of a sum to solve, e.g. 10,15,20.
-        #[arg(long)]
-        heaps: Option<String>,
-        /// Machine-readable output.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Octal game by code (0.77 Kayles, 0.07 Dawson's Kayles, 4.7, …):
-    /// Grundy values and the period proved by the Guy–Smith theorem.
-    ///
-    /// With --run-dir (an `octal` run of the same code whose n_max covers N),
-    /// G(N) and the 1,000 values up to it are read from the run's shards and
-    /// the period from its summary; otherwise they are computed in memory.
-    Octal {
-        /// The octal code, e.g. 0.77.
-        code: String,
-        /// Print G(0..=N).
-        #[arg(long, default_value_t = 80)]
-        n: usize,
-        /// An `octal` run directory of this code.
-        #[arg(long)]
-        run_dir: Option<PathBuf>,
-        /// Machine-readable output.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Three-row Chomp: f(q, r), the P-position (f, q, r) if any, and row r's class.
-    ///
-    /// With --run-dir, f(q, r) for q ≤ the run's q_max comes from the run's
-    /// shards (the tile holding (q, r) solved again from its neighbours'
-    /// stored states, up to (q, r) only) and the class from its
-    /// tables/three-row-rows.csv; otherwise f is computed in memory (rows
-    /// 0..=r, columns 0..=q) and the class from an in-memory run to --q-max.
-    ThreeRow(ThreeRowQuery),
+/// The game of `query GAME`: one subcommand per query of every registered
+/// game ([`crate::kinds::GAMES`]), parsed by the game itself.
+#[derive(Debug)]
+struct GameQuery {
+    name: String,
+    matches: clap::ArgMatches,
 }
 
-#[derive(Args, Debug)]
-struct ThreeRowQuery {
-    /// Second row length q.
-    #[arg(long)]
-    q: u32,
-    /// Third row length r (r ≤ q).
-    #[arg(long)]
-    r: u32,
-    /// A three-row run directory: f from its shards (q ≤ its q_max), the class
-    /// from its rows table.
-    #[arg(long)]
-    run_dir: Option<PathBuf>,
-    /// Last column for the in-memory classification (default: max(q, 16000)).
-    #[arg(long)]
-    q_max: Option<u32>,
-    /// Machine-readable output.
-    #[arg(long)]
-    json: bool,
+fn game_queries() -> impl Iterator<Item = &'static QueryCommand> {
+    crate::kinds::GAMES.iter().flat_map(|g| g.queries.iter())
+}
+
+impl clap::FromArgMatches for GameQuery {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let (name, sub) = m
+            .subcommand()
+            .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::MissingSubcommand))?;
+        Ok(GameQuery {
+            name: name.to_string(),
+            matches: sub.clone(),
+        })
+    }
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Subcommand for GameQuery {
+    fn augment_subcommands(cmd: clap::Command) -> clap::Command {
+        game_queries().fold(cmd, |c, q| c.subcommand((q.command)()))
+    }
+    fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_subcommands(cmd)
+    }
+    fn has_subcommand(name: &str) -> bool {
+        game_queries().any(|q| (q.command)().get_name() == name)
+    }
 }
 
 /// Entry point of the binary: parses arguments, runs, maps errors to exit
@@ -436,7 +358,7 @@ pub fn main() -> ExitCode {
 /// check of every stored value; exit 3 (through [`Error::Verify`]) if
 /// either finds something.
 fn cmd_verify_full(dir: &Path, against: Option<&Path>, json: bool) -> anyhow::Result<ExitCode> {
-    let view = RunView::open(dir)?;
+    let view = RunView::open(dir, &registry())?;
     let started = std::time::Instant::now();
     let (mut problems, ok) = match merge::verify(&view, against) {
         Ok(r) => (Vec::new(), Some(r)),
@@ -448,7 +370,7 @@ fn cmd_verify_full(dir: &Path, against: Option<&Path>, json: bool) -> anyhow::Re
         progress: std::io::stderr().is_terminal(),
         ..fullcheck::Options::default()
     };
-    let report = fullcheck::full_check(&view, opts)?;
+    let report = fullcheck::full_check(&view, &registry(), opts)?;
     let seconds = started.elapsed().as_secs_f64();
     problems.extend(report.problem_lines());
     if json {
@@ -523,7 +445,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             if let Some(m) = memory {
                 set_allocation_limit(m);
             }
-            let jf = read_job_file(&job_file)?;
+            let jf = read_job_file(&job_file, &registry())?;
             let plan = PlanFile::from_job_file(&jf)?;
             let dir = RunDir::new(&run_dir);
             let _lock = dir.lock()?;
@@ -570,6 +492,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 Durability::Now
             };
             run_worker_waiting(
+                &registry(),
                 &manifest,
                 run_dir.as_deref(),
                 durability,
@@ -578,7 +501,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Merge { dir, latency_wait } => {
-            let view = RunView::open(&dir)?;
+            let view = RunView::open(&dir, &registry())?;
             let _lock = view.dir.lock()?;
             view.dir.wait_for_shards(
                 view.plan.jobs.iter().map(|j| j.id.as_str()),
@@ -607,7 +530,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             }
         }
         Command::Plot { dir } => {
-            let view = RunView::open(&dir)?;
+            let view = RunView::open(&dir, &registry())?;
             let drawn = crate::pipeline::plots::write_plots(&view)?;
             if drawn.is_empty() {
                 outln!("kind `{}` draws no pictures", view.kind.name());
@@ -618,8 +541,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Report { dir, json } => {
-            let view = RunView::open(&dir)?;
-            let claims = merge::report(&view)?;
+            let view = RunView::open(&dir, &registry())?;
+            let claims = merge::report(&view, &registry().works())?;
             if json {
                 outln!(
                     "{}",
@@ -647,7 +570,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             bind,
             cache_mb,
         } => {
-            let probes = crate::pipeline::probe::Probes::open(&dirs, cache_mb << 20)?;
+            let probes = registry().probes(&dirs, cache_mb << 20)?;
             let rt = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()
@@ -668,7 +591,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
 /// `verify`: exit 0 when everything verifies, 3 on mismatches (listed), 1
 /// when the run cannot be verified at all.
 fn cmd_verify(dir: &Path, against: Option<&Path>, json: bool) -> anyhow::Result<ExitCode> {
-    let view = RunView::open(dir)?;
+    let view = RunView::open(dir, &registry())?;
     let outcome = merge::verify(&view, against);
     if !json {
         let r = outcome?;
@@ -770,21 +693,6 @@ fn print_results(dir: &RunDir, result: &ResultFile, claims: &[crate::pipeline::C
     }
 }
 
-/// `manifests/NAME.toml` beside the job file's folder (`jobs/../manifests/`).
-fn reference_for(job_file: &Path, name: &str) -> Option<PathBuf> {
-    let parent = job_file.parent()?;
-    let base = if parent.as_os_str().is_empty() {
-        Path::new("..")
-    } else {
-        parent
-    };
-    let p = base
-        .join("..")
-        .join("manifests")
-        .join(format!("{name}.toml"));
-    p.is_file().then_some(p)
-}
-
 /// clap value parser for `--memory`.
 fn parse_memory(s: &str) -> Result<u64, String> {
     match parse_size(s)? {
@@ -847,160 +755,103 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             )
             .exit();
     }
-    // Read and plan every job file first, so a typo in the last one is
-    // reported before the first one runs.
-    let mut planned = Vec::new();
-    for job_file in &args.job_files {
-        let jf = read_job_file(job_file)?;
-        let plan = PlanFile::from_job_file(&jf)?;
-        let run_dir = args
-            .run_dir
-            .clone()
-            .unwrap_or_else(|| PathBuf::from("runs").join(&jf.name));
-        if let Some((other, _, _)) = planned
-            .iter()
-            .find(|(_, _, d): &&(PathBuf, PlanFile, PathBuf)| *d == run_dir)
-        {
-            bail!(
-                "{} and {} would share the run directory {}; run them separately with --run-dir",
-                other.display(),
-                job_file.display(),
-                run_dir.display()
+    let req = RunRequest {
+        job_files: args.job_files.clone(),
+        run_dir: args.run_dir.clone(),
+        local: slurm_opts.is_none().then(|| LocalOptions {
+            workers,
+            force: args.force,
+            exe: exe.clone(),
+            progress: !args.no_progress,
+            memory_budget,
+            cores: cores(),
+        }),
+        slurm: slurm_opts,
+        dry_run: args.dry_run,
+        force: args.force,
+    };
+    let mut code = ExitCode::SUCCESS;
+    let on_slurm = req.slurm.is_some();
+    crate::pipeline::run::run(&registry(), &req, &mut |event| match event {
+        RunEvent::ReferenceNotCompared { reference } => errln!(
+            "note: {} was made from other parameters; not compared",
+            reference.display()
+        ),
+        RunEvent::DryRun { text } => out!("{text}"),
+        RunEvent::Started {
+            name,
+            plan,
+            run_dir,
+        } => {
+            errln!(
+                "{name}: {} job(s) of kind {} in {} {}",
+                plan.jobs.len(),
+                plan.kind,
+                run_dir.display(),
+                if on_slurm {
+                    "on Slurm".to_string()
+                } else {
+                    format!(
+                        "with {workers} worker(s), memory budget {}",
+                        fmt_bytes(memory_budget)
+                    )
+                }
+            );
+            errln!("{name}: {}", plan.resources());
+        }
+        RunEvent::Detached {
+            name,
+            run_dir,
+            submission,
+            slurm_ids,
+        } => {
+            let dir = run_dir.display();
+            outln!(
+                "{name}: submitted as Slurm jobs {} (submission {submission}); follow with \
+                 `gametables status {dir}`, then check with \
+                 `gametables verify {dir} --against manifests/{name}.toml`",
+                slurm_ids.join(", ")
             );
         }
-        planned.push((job_file.clone(), plan, run_dir));
-    }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .context("starting the tokio runtime")?;
-    let mut code = ExitCode::SUCCESS;
-    for (job_file, plan, run_dir) in &planned {
-        let name = &plan.job_file;
-        // A reference that exists must be intact; it is compared only when it
-        // was made from the same plan (same job ids).
-        let reference = match reference_for(job_file, name) {
-            None => None,
-            Some(r) => {
-                let rf = ResultFile::load(&r)
-                    .with_context(|| format!("reference manifest {} is unusable", r.display()))?;
-                let same_plan = rf.shards.len() == plan.jobs.len()
-                    && rf.shards.iter().zip(&plan.jobs).all(|(s, j)| s.id == j.id);
-                if same_plan {
-                    Some(r)
+        RunEvent::Finished {
+            name,
+            dir,
+            summary,
+            seconds,
+            result,
+            reference,
+            claims,
+        } => {
+            outln!(
+                "{name}: {} computed, {} skipped, {} recomputed (damaged), {} recomputed (deleted){} in {seconds:.2} s; root {}",
+                summary.computed.len(),
+                summary.skipped.len(),
+                summary.damaged.len(),
+                summary.deleted.len(),
+                if summary.old.is_empty() {
+                    String::new()
                 } else {
-                    errln!(
-                        "note: {} was made from other parameters; not compared",
-                        r.display()
-                    );
-                    None
-                }
+                    format!(", {} recomputed (old shard format)", summary.old.len())
+                },
+                result.root
+            );
+            match &reference {
+                Some(r) => outln!("digests match the reference {}", r.display()),
+                None => outln!("no reference manifest for this plan (manifests/{name}.toml)"),
             }
-        };
-        let dir = RunDir::new(run_dir);
-        // Refused before anything is written or run: a job that cannot fit.
-        if slurm_opts.is_none() {
-            plan.check_memory(memory_budget)?;
-        }
-        if let (Some(o), true) = (&slurm_opts, args.dry_run) {
-            out!("{}", slurm::dry_run(&dir, plan, o)?);
-            continue;
-        }
-        if let Some(o) = &slurm_opts {
-            slurm::check_cluster(o)?;
-        }
-        let lock = dir.lock()?;
-        if let Some(o) = &slurm_opts {
-            slurm::check_no_active_submission(&dir, o)?;
-        }
-        write_plan(&dir, plan, args.force)?;
-        errln!(
-            "{name}: {} job(s) of kind {} in {} {}",
-            plan.jobs.len(),
-            plan.kind,
-            run_dir.display(),
-            if slurm_opts.is_some() {
-                "on Slurm".to_string()
-            } else {
-                format!(
-                    "with {workers} worker(s), memory budget {}",
-                    fmt_bytes(memory_budget)
-                )
+            print_claims_summary(dir, &claims);
+            print_results(dir, &result, &claims);
+            if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
+                code = ExitCode::from(EXIT_MISMATCH);
             }
-        );
-        errln!("{name}: {}", plan.resources());
-        let t0 = std::time::Instant::now();
-        let (summary, merged) = match &slurm_opts {
-            None => {
-                let local = LocalOptions {
-                    workers,
-                    force: args.force,
-                    exe: exe.clone(),
-                    progress: !args.no_progress,
-                    memory_budget,
-                    cores: cores(),
-                };
-                (rt.block_on(run_local(&dir, plan, &local))?, false)
-            }
-            Some(o) => match slurm::run_slurm(&dir, plan, o, lock)? {
-                SlurmOutcome::Finished { summary, merged } => (summary, merged),
-                SlurmOutcome::Detached {
-                    submission,
-                    slurm_ids,
-                } => {
-                    let dir = run_dir.display();
-                    outln!(
-                        "{name}: submitted as Slurm jobs {} (submission {submission}); follow with \
-                         `gametables status {dir}`, then check with \
-                         `gametables verify {dir} --against manifests/{name}.toml`",
-                        slurm_ids.join(", ")
-                    );
-                    continue;
-                }
-            },
-        };
-        let view = RunView::open(run_dir)?;
-        // Merged here: the merge decoded and checked every shard, so only the
-        // kind's checks and the reference remain. Merged by a Slurm job: the
-        // full verify.
-        let result = if merged {
-            merge::verify(&view, reference.as_deref())?
-        } else {
-            let m = merge::merge(&view)?;
-            merge::check_merged(&view, &m, reference.as_deref())?
-        };
-        let claims = merge::report(&view)?;
-        outln!(
-            "{name}: {} computed, {} skipped, {} recomputed (damaged), {} recomputed (deleted){} in {:.2} s; root {}",
-            summary.computed.len(),
-            summary.skipped.len(),
-            summary.damaged.len(),
-            summary.deleted.len(),
-            if summary.old.is_empty() {
-                String::new()
-            } else {
-                format!(", {} recomputed (old shard format)", summary.old.len())
-            },
-            t0.elapsed().as_secs_f64(),
-            result.root
-        );
-        match &reference {
-            Some(r) => outln!("digests match the reference {}", r.display()),
-            None => outln!("no reference manifest for this plan (manifests/{name}.toml)"),
         }
-        print_claims_summary(&dir, &claims);
-        print_results(&dir, &result, &claims);
-        if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
-            code = ExitCode::from(EXIT_MISMATCH);
-        }
-    }
+    })?;
     Ok(code)
 }
 
 fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
     use crate::pipeline::merge::MergeState;
-    let view = RunView::open(dir)?;
+    let view = RunView::open(dir, &registry())?;
     let st = merge::status(&view);
     let rows = &st.jobs;
     let count = |f: fn(&JobState) -> bool| rows.iter().filter(|r| f(&r.2)).count();
@@ -1166,124 +1017,14 @@ fn with_progress<T: Send>(work: impl FnOnce(&Progress) -> T + Send) -> T {
     })
 }
 
-/// Prints an answer as JSON (one line) or as text.
-fn print_answer(
-    text: &dyn std::fmt::Display,
-    json: Option<serde_json::Value>,
-) -> anyhow::Result<ExitCode> {
-    match json {
+fn cmd_query(q: GameQuery) -> anyhow::Result<ExitCode> {
+    let query = game_queries()
+        .find(|c| (c.command)().get_name() == q.name)
+        .expect("clap parsed a registered query");
+    let a = with_progress(|progress| (query.answer)(&q.matches, progress))?;
+    match a.json {
         Some(v) => outln!("{}", serde_json::to_string(&v)?),
-        None => out!("{text}"),
+        None => out!("{}", a.text),
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn cmd_query(q: Query) -> anyhow::Result<ExitCode> {
-    use crate::pipeline::kinds::chomp_boxes_probe::{
-        ChompProbe, ChompRequest, QUERY_IN_MEMORY_LIMIT,
-    };
-    use crate::pipeline::kinds::dodgem_probe::{DodgemProbe, DodgemRequest};
-    use crate::pipeline::kinds::octal_probe::{OctalProbe, OctalRequest};
-    use crate::pipeline::kinds::three_row_probe::{ThreeRowProbe, ThreeRowRequest};
-    use crate::pipeline::probe::impartial::{nim_answer, subtraction_answer};
-    use crate::pipeline::probe::open_run_of_kind;
-    match q {
-        Query::Chomp {
-            rectangle,
-            position,
-            run_dir,
-            json,
-            grundy,
-        } => {
-            let req = ChompRequest::parse(rectangle.as_deref(), position.as_deref())?;
-            let mut probe = ChompProbe::new(QUERY_IN_MEMORY_LIMIT);
-            if grundy {
-                if let Some(d) = &run_dir {
-                    probe.grundy.add_run(open_run_of_kind(d, "chomp-grundy")?)?;
-                }
-                let a = probe.grundy.answer(&req)?;
-                print_answer(&a, json.then(|| a.json()))
-            } else {
-                if let Some(d) = &run_dir {
-                    probe.add_run(open_run_of_kind(d, "chomp-boxes")?)?;
-                }
-                let a = probe.answer(&req)?;
-                print_answer(&a, json.then(|| a.json()))
-            }
-        }
-        Query::Dodgem {
-            n,
-            position,
-            moves,
-            desjardins,
-            run_dir,
-            json,
-        } => {
-            let dir = run_dir.or_else(|| {
-                [format!("dodgem-{n}"), format!("dodgem-{n}-endgame")]
-                    .into_iter()
-                    .map(|d| PathBuf::from("runs").join(d))
-                    .find(|d| d.join("plan.toml").is_file())
-            });
-            let probe = match &dir {
-                Some(d) => DodgemProbe::open(d, n)?,
-                None => DodgemProbe::new(),
-            };
-            let a = probe.answer(&DodgemRequest {
-                n,
-                position,
-                moves,
-                desjardins,
-            })?;
-            print_answer(&a, json.then(|| a.json()))
-        }
-        Query::ThreeRow(a) => {
-            let probe = match &a.run_dir {
-                Some(d) => ThreeRowProbe::open(d)?,
-                None => ThreeRowProbe::new(),
-            };
-            let ans = with_progress(|progress| {
-                probe.answer_with(
-                    &ThreeRowRequest {
-                        q: a.q,
-                        r: a.r,
-                        q_max: a.q_max,
-                    },
-                    progress,
-                )
-            })?;
-            print_answer(&ans, a.json.then(|| ans.json()))
-        }
-        Query::Nim {
-            heaps,
-            misere,
-            json,
-        } => {
-            let a = nim_answer(&heaps, misere)?;
-            print_answer(&a, json.then(|| a.json()))
-        }
-        Query::Subtraction {
-            set,
-            n,
-            heaps,
-            json,
-        } => {
-            let a = subtraction_answer(&set, n, heaps.as_deref())?;
-            print_answer(&a, json.then(|| a.json()))
-        }
-        Query::Octal {
-            code,
-            n,
-            run_dir,
-            json,
-        } => {
-            let mut probe = OctalProbe::new();
-            if let Some(d) = &run_dir {
-                probe.add_run(open_run_of_kind(d, "octal")?)?;
-            }
-            let a =
-                with_progress(|progress| probe.answer_with(&OctalRequest { code, n }, progress))?;
-            print_answer(&a, json.then(|| a.json()))
-        }
-    }
 }

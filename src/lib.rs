@@ -13,6 +13,7 @@
 pub mod output;
 pub mod cli;
 pub mod games;
+pub mod kinds;
 pub mod pipeline;
 pub mod plot;
 pub mod serve;

@@ -37,7 +37,10 @@ fn src_dir() -> PathBuf {
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
@@ -407,7 +410,11 @@ fn the_module_graph_has_no_cycle() {
 
 /// The modules of `g` whose first segment is `layer` that reach a module
 /// for which `bad` holds, with the path that gets there.
-fn violations(g: &Graph, from: impl Fn(&Module) -> bool, bad: impl Fn(&Module) -> bool) -> Vec<String> {
+fn violations(
+    g: &Graph,
+    from: impl Fn(&Module) -> bool,
+    bad: impl Fn(&Module) -> bool,
+) -> Vec<String> {
     let mut out = Vec::new();
     for m in g.modules.iter().filter(|m| from(m)) {
         for (t, path) in g.reach(m) {
@@ -428,7 +435,11 @@ fn solvers_import_nothing_of_the_pipeline() {
         |m| starts(m, "games"),
         |t| !(starts(t, "games") || starts(t, "util")),
     );
-    assert!(v.is_empty(), "a solver reaches outside games/ and util/:\n{}", v.join("\n"));
+    assert!(
+        v.is_empty(),
+        "a solver reaches outside games/ and util/:\n{}",
+        v.join("\n")
+    );
 }
 
 #[test]
@@ -439,7 +450,11 @@ fn full_checkers_import_no_solver() {
         |m| m.iter().any(|s| s == "fullcheck"),
         |t| starts(t, "games"),
     );
-    assert!(v.is_empty(), "a full checker reaches a solver:\n{}", v.join("\n"));
+    assert!(
+        v.is_empty(),
+        "a full checker reaches a solver:\n{}",
+        v.join("\n")
+    );
 }
 
 #[test]
@@ -450,7 +465,11 @@ fn the_generic_pipeline_names_no_game() {
         |m| starts(m, "pipeline") || starts(m, "plot") || starts(m, "util"),
         |t| starts(t, "games") || starts(t, "kinds"),
     );
-    assert!(v.is_empty(), "the generic pipeline reaches a game:\n{}", v.join("\n"));
+    assert!(
+        v.is_empty(),
+        "the generic pipeline reaches a game:\n{}",
+        v.join("\n")
+    );
 }
 
 #[test]
@@ -467,7 +486,11 @@ fn only_the_server_knows_http() {
             }
         }
     }
-    assert!(found.is_empty(), "HTTP outside serve/:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "HTTP outside serve/:\n{}",
+        found.join("\n")
+    );
 }
 
 /// The graph itself is what the rules above read: show that it sees real
@@ -476,7 +499,14 @@ fn only_the_server_knows_http() {
 fn the_module_graph_sees_the_edges_it_checks() {
     let g = Graph::of_src();
     let edges: usize = g.edges.values().map(BTreeSet::len).sum();
-    assert!(g.modules.len() > 50 && edges > 150, "{} modules, {edges} edges", g.modules.len());
+    assert!(
+        g.modules.len() > 50 && edges > 150,
+        "{} modules, {edges} edges",
+        g.modules.len()
+    );
     let cli = g.edges.get(&vec!["cli".to_string()]).expect("cli module");
-    assert!(cli.iter().any(|m| starts(m, "pipeline")), "cli → pipeline not seen");
+    assert!(
+        cli.iter().any(|m| starts(m, "pipeline")),
+        "cli → pipeline not seen"
+    );
 }

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
-use gametables::pipeline::merge::ResultFile;
 use gametables::pipeline::plan::PlanFile;
+use gametables::pipeline::result::ResultFile;
 use gametables::pipeline::rundir::RunDir;
 use gametables::pipeline::shard::ShardFile;
 

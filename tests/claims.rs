@@ -9,8 +9,9 @@
 //! the end.
 
 use gametables::pipeline::ClaimStatus;
+use gametables::pipeline::RunView;
 use gametables::pipeline::jobfile::read_job_file;
-use gametables::pipeline::merge::{self, RunView};
+use gametables::pipeline::merge;
 use gametables::pipeline::plan::{PlanFile, write_plan};
 use gametables::pipeline::rundir::RunDir;
 use gametables::pipeline::shard::Durability;

@@ -798,11 +798,10 @@ fn six_by_six_layers_2_2_and_3_3_are_locally_consistent() {
     let small = |a: usize, b: usize| a <= 3 && b <= 3;
     let t = match std::env::var_os("GT_DODGEM6_RUN") {
         Some(dir) => {
-            let view =
-                gametables::pipeline::merge::RunView::open(std::path::Path::new(&dir)).unwrap();
+            let view = gametables::pipeline::RunView::open(std::path::Path::new(&dir)).unwrap();
             let which: Vec<(usize, usize)> =
                 (0..=3).flat_map(|a| (0..=3).map(move |b| (a, b))).collect();
-            gametables::pipeline::kinds::dodgem::tables_from_run(&view, board, &which).unwrap()
+            gametables::kinds::dodgem::kind::tables_from_run(&view, board, &which).unwrap()
         }
         None => Tables::solve_layers(board, 2, &small),
     };
@@ -1279,15 +1278,14 @@ fn six_by_six_endgame_plan_fits_this_machine() {
 fn six_by_six_endgame_layers_solved_directly_equal_the_mirror_images() {
     use gametables::games::dodgem::{solve_layer_both_classes, solve_layer_classes};
     let dir = std::env::var_os("GT_DODGEM6_RUN").expect("GT_DODGEM6_RUN");
-    let view = gametables::pipeline::merge::RunView::open(std::path::Path::new(&dir)).unwrap();
+    let view = gametables::pipeline::RunView::open(std::path::Path::new(&dir)).unwrap();
     let board = Board::new(6).unwrap();
     let load = |a: usize, b: usize| -> Vec<u8> {
-        let t =
-            gametables::pipeline::kinds::dodgem::tables_from_run(&view, board, &[(a, b)]).unwrap();
+        let t = gametables::kinds::dodgem::kind::tables_from_run(&view, board, &[(a, b)]).unwrap();
         t.bytes(a, b).unwrap().to_vec()
     };
     let odd = board.odd_squares();
-    let m = gametables::pipeline::kinds::dodgem::solved_max_cars(&view.plan.params, board);
+    let m = gametables::kinds::dodgem::kind::solved_max_cars(&view.plan.params, board);
     for sum in 1..=2 * m {
         for a in sum.div_ceil(2)..=sum.min(m) {
             let b = sum - a;

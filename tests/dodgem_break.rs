@@ -231,7 +231,7 @@ fn reach_sweeps_equal_forward_closure_on_random_inputs() {
 #[ignore = "needs GT_DODGEM5_RUN (a finished dodgem-5 run directory)"]
 fn five_by_five_layers_at_odd_thread_counts_match_the_run() {
     use gametables::games::dodgem::{reach_layer_with_threads, solve_layer_with_threads};
-    use gametables::pipeline::kinds::dodgem::{decode_layer, decode_reach};
+    use gametables::kinds::dodgem::kind::{decode_layer, decode_reach};
     use gametables::pipeline::plan::{PlanFile, read_shard};
     use gametables::pipeline::rundir::RunDir;
     let dir = RunDir::new(std::env::var("GT_DODGEM5_RUN").expect("GT_DODGEM5_RUN"));

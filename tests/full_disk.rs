@@ -108,13 +108,13 @@ fn assert_full_disk_error(o: &Output, needle: &str) {
 }
 
 fn reference(name: &str) -> String {
-    gametables::pipeline::merge::ResultFile::load(&repo().join(format!("manifests/{name}.toml")))
+    gametables::pipeline::result::ResultFile::load(&repo().join(format!("manifests/{name}.toml")))
         .unwrap()
         .root
 }
 
 fn root_of(dir: &Path) -> String {
-    gametables::pipeline::merge::ResultFile::load(&dir.join("result.toml"))
+    gametables::pipeline::result::ResultFile::load(&dir.join("result.toml"))
         .unwrap()
         .root
 }

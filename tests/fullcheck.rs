@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use gametables::games::dodgem::{Board, Layer};
-use gametables::pipeline::merge::RunView;
+use gametables::pipeline::RunView;
 use gametables::pipeline::shard::{self, Shard};
 
 fn repo() -> PathBuf {
@@ -115,7 +115,7 @@ fn boxes_one_p_bit() {
         // count and the per-size counts against the bits): only the rules
         // can tell the bit is wrong.
         let m = section(s, "meta");
-        let mut meta: gametables::pipeline::kinds::chomp_boxes::BoxMeta =
+        let mut meta: gametables::kinds::chomp::boxes::BoxMeta =
             gametables::pipeline::codec::decode(m).unwrap();
         meta.p_positions -= 1;
         *m = gametables::pipeline::codec::encode(&meta).unwrap();
@@ -144,7 +144,7 @@ fn census_one_p_bit() {
         assert_eq!(p[0], 0b010, "of 1,1,1 / 2,1 / 3 only 2,1 is P");
         p[0] = 0;
         let m = section(s, "meta");
-        let mut meta: gametables::pipeline::kinds::chomp_census::CensusMeta =
+        let mut meta: gametables::kinds::chomp::census::CensusMeta =
             gametables::pipeline::codec::decode(m).unwrap();
         meta.p -= 1;
         meta.one += 1;
@@ -263,7 +263,7 @@ fn dodgem_reach_bit_cleared() {
         assert_eq!(r[(i / 8) as usize] >> (i % 8) & 1, 1);
         r[(i / 8) as usize] &= !(1 << (i % 8));
         let m = section(s, "meta");
-        let mut meta: gametables::pipeline::kinds::dodgem::ReachMeta =
+        let mut meta: gametables::kinds::dodgem::kind::ReachMeta =
             gametables::pipeline::codec::decode(m).unwrap();
         meta.reachable -= 1;
         *m = gametables::pipeline::codec::encode(&meta).unwrap();

@@ -516,7 +516,7 @@ fn hackenbush_rejects_cycles() {
 
 // ---------------------------------------------------------------- job kind `octal` and queries
 
-use gametables::pipeline::kinds::octal::{parse_b_file, range_bounds};
+use gametables::kinds::impartial::octal::{parse_b_file, range_bounds};
 use std::path::Path;
 use std::process::Command;
 

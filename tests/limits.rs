@@ -7,9 +7,9 @@
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use gametables::pipeline::kinds::octal_probe::LONG_OCTAL_WORK;
-use gametables::pipeline::kinds::three_row::{count_tiles, plan_tiles};
-use gametables::pipeline::kinds::three_row_probe::{LONG_CELLS, solve_cells};
+use gametables::kinds::impartial::octal_probe::LONG_OCTAL_WORK;
+use gametables::kinds::three_row::kind::{count_tiles, plan_tiles};
+use gametables::kinds::three_row::probe::{LONG_CELLS, solve_cells};
 
 const EXE: &str = env!("CARGO_BIN_EXE_gametables");
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
-use gametables::pipeline::merge::ResultFile;
+use gametables::pipeline::result::ResultFile;
 use gametables::pipeline::rundir::RunDir;
 
 fn repo() -> PathBuf {
@@ -629,8 +629,8 @@ fn regressions_huge_inputs_wrong_lengths_pipes_and_usage() {
 /// reported, not a panic.
 #[test]
 fn shard_with_foreign_meta_is_reported_not_a_panic() {
+    use gametables::kinds::chomp::boxes::BoxMeta;
     use gametables::pipeline::codec;
-    use gametables::pipeline::kinds::chomp_boxes::BoxMeta;
     use gametables::pipeline::shard;
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("run");
@@ -734,7 +734,8 @@ fn with_bad_body(bytes: &[u8]) -> Vec<u8> {
 /// file, `status` calls the shard damaged and `run` recomputes it.
 #[test]
 fn cheap_check_after_a_job_and_full_decode_in_merge() {
-    use gametables::pipeline::plan::{JobState, PlanFile, job_state, written_state};
+    use gametables::pipeline::plan::PlanFile;
+    use gametables::pipeline::state::{JobState, job_state, written_state};
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("run");
     let job = t.path().join("small.toml");
@@ -906,7 +907,8 @@ fn run_against_an_edited_reference_exits_3() {
 /// root digest.
 #[test]
 fn an_old_format_run_directory_is_named_old_and_recomputed() {
-    use gametables::pipeline::plan::{JobState, PlanFile, job_state};
+    use gametables::pipeline::plan::PlanFile;
+    use gametables::pipeline::state::{JobState, job_state};
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("run");
     let job = t.path().join("small.toml");

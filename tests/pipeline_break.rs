@@ -10,8 +10,8 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use gametables::pipeline::merge::ResultFile;
 use gametables::pipeline::plan::PlanFile;
+use gametables::pipeline::result::ResultFile;
 use gametables::pipeline::rundir::RunDir;
 use gametables::pipeline::shard::craft;
 

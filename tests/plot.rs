@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use gametables::pipeline::merge::ResultFile;
+use gametables::pipeline::result::ResultFile;
 
 fn gt() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_gametables"));

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use gametables::pipeline::merge::RunView;
+use gametables::pipeline::RunView;
 use gametables::pipeline::plan::PlanFile;
 use gametables::pipeline::rundir::RunDir;
 use gametables::pipeline::shard::craft;
@@ -91,7 +91,7 @@ fn a_damaged_block_fails_only_the_probes_that_read_it() {
     // In a long-lived probe (a server's) the damaged block is never cached:
     // it fails again on every read, and no answer comes from the cache.
     {
-        use gametables::pipeline::kinds::dodgem_probe::{DodgemProbe, DodgemRequest};
+        use gametables::kinds::dodgem::probe::{DodgemProbe, DodgemRequest};
         let probe = DodgemProbe::open(&dir, 3).unwrap();
         let req = DodgemRequest {
             n: 3,
@@ -116,11 +116,7 @@ fn a_damaged_block_fails_only_the_probes_that_read_it() {
 /// Runs job file text `job` into `root/NAME` and opens the run. Exit 3 is
 /// accepted: a short three-row run cannot classify the rows the published
 /// claims are about (its report says so), but its shards are complete.
-fn run_small(
-    root: &std::path::Path,
-    name: &str,
-    job: &str,
-) -> gametables::pipeline::merge::RunView {
+fn run_small(root: &std::path::Path, name: &str, job: &str) -> gametables::pipeline::RunView {
     let file = root.join(format!("{name}.toml"));
     std::fs::write(&file, job).unwrap();
     let dir = root.join(name);
@@ -132,7 +128,7 @@ fn run_small(
         "--no-progress",
     ]);
     assert!(matches!(code, Some(0 | 3)), "{out}{err}");
-    gametables::pipeline::merge::RunView::open(&dir).unwrap()
+    gametables::pipeline::RunView::open(&dir).unwrap()
 }
 
 /// Chomp from blocks: every staircase of a 5×7 box (and, transposed, of a
@@ -143,8 +139,8 @@ fn run_small(
 fn chomp_and_grundy_block_probes_agree_with_in_memory_solves() {
     use gametables::games::chomp::grundy::grundy_values;
     use gametables::games::chomp::{ChompBox, Staircase};
-    use gametables::pipeline::kinds::chomp_boxes::winning_moves_from_run;
-    use gametables::pipeline::kinds::chomp_boxes_probe::{ChompProbe, ChompRequest};
+    use gametables::kinds::chomp::boxes::winning_moves_from_run;
+    use gametables::kinds::chomp::probe::{ChompProbe, ChompRequest};
     let t = tempfile::tempdir().unwrap();
     let boxes = run_small(
         t.path(),
@@ -221,8 +217,8 @@ fn chomp_and_grundy_block_probes_agree_with_in_memory_solves() {
 /// period.
 #[test]
 fn three_row_and_octal_run_probes_agree_with_in_memory() {
-    use gametables::pipeline::kinds::octal_probe::{OctalProbe, OctalRequest};
-    use gametables::pipeline::kinds::three_row_probe::{ThreeRowProbe, ThreeRowRequest};
+    use gametables::kinds::impartial::octal_probe::{OctalProbe, OctalRequest};
+    use gametables::kinds::three_row::probe::{ThreeRowProbe, ThreeRowRequest};
     let t = tempfile::tempdir().unwrap();
     let tr = run_small(
         t.path(),
@@ -463,8 +459,8 @@ fn serve_answers_what_query_json_prints() {
     }
     let (status, v) = get("/api/v1/octal?code=0.77&n=4321");
     assert_eq!(status, 200, "{v}");
-    let memory = gametables::pipeline::kinds::octal_probe::OctalProbe::new()
-        .answer(&gametables::pipeline::kinds::octal_probe::OctalRequest {
+    let memory = gametables::kinds::impartial::octal_probe::OctalProbe::new()
+        .answer(&gametables::kinds::impartial::octal_probe::OctalRequest {
             code: "0.77".into(),
             n: 4321,
         })
@@ -495,7 +491,7 @@ fn serve_answers_what_query_json_prints() {
 #[test]
 fn dodgem_cached_answers_equal_answers_read_from_blocks() {
     use gametables::games::dodgem::{Board, Layer, Position, from_desjardins};
-    use gametables::pipeline::kinds::dodgem_probe::{DodgemProbe, DodgemRequest};
+    use gametables::kinds::dodgem::probe::{DodgemProbe, DodgemRequest};
     let t = tempfile::tempdir().unwrap();
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dir = t.path().join("d3");

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use gametables::pipeline::merge::ResultFile;
 use gametables::pipeline::plan::PlanFile;
+use gametables::pipeline::result::ResultFile;
 use gametables::pipeline::rundir::RunDir;
 use gametables::pipeline::slurm::SubmissionRecord;
 

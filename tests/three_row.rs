@@ -11,7 +11,7 @@ use gametables::games::three_row::{
     RowClass, RowState, TileGeom, TileInput, TileOutput, TileRecord, classify, f_table, naive_f,
     solve_tile, solve_tile_blocked,
 };
-use gametables::pipeline::kinds::three_row::{OEIS_TERMS, oeis_terms, plan_tiles, row_line};
+use gametables::kinds::three_row::kind::{OEIS_TERMS, oeis_terms, plan_tiles, row_line};
 
 fn solve_blocked(q_max: u32, bq: u32, br: u32, threads: usize) -> TileOutput {
     solve_tile_blocked(

@@ -18,8 +18,10 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio::task::JoinSet;
 
 use super::error::{Error, Result};
-use super::plan::{JobState, PlanFile, job_states, written_state};
+use super::kind::JobKind;
+use super::plan::PlanFile;
 use super::rundir::RunDir;
+use super::state::{JobState, job_states, written_state};
 
 /// Options of a local run.
 #[derive(Debug, Clone)]
@@ -60,13 +62,23 @@ pub struct RunSummary {
 /// The jobs of `plan` to run (plan indices; all with `force`) and the summary
 /// so far: skipped, damaged and deleted jobs ([`job_states`]). Shared by both
 /// executors.
-pub(crate) fn pending_jobs(dir: &RunDir, plan: &PlanFile, force: bool) -> (Vec<usize>, RunSummary) {
+pub(crate) fn pending_jobs(
+    dir: &RunDir,
+    plan: &PlanFile,
+    kind: &dyn JobKind,
+    force: bool,
+) -> (Vec<usize>, RunSummary) {
     let mut summary = RunSummary::default();
     if force {
         return ((0..plan.jobs.len()).collect(), summary);
     }
     let mut pending = Vec::new();
-    for (i, (j, state)) in plan.jobs.iter().zip(job_states(dir, plan)).enumerate() {
+    for (i, (j, state)) in plan
+        .jobs
+        .iter()
+        .zip(job_states(dir, plan, kind))
+        .enumerate()
+    {
         match state {
             JobState::Done => summary.skipped.push(j.name.clone()),
             JobState::Pending => pending.push(i),
@@ -122,9 +134,14 @@ fn say(pb: &ProgressBar, line: &str) {
 /// whole budget (nothing runs); naming each failed job, its exit status and
 /// its log file; jobs already running finish first and their shards are kept.
 /// [`Error::Io`] if the final sync fails.
-pub async fn run_local(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<RunSummary> {
+pub async fn run_local(
+    dir: &RunDir,
+    plan: &PlanFile,
+    kind: &dyn JobKind,
+    opts: &LocalOptions,
+) -> Result<RunSummary> {
     plan.check_memory(opts.memory_budget)?;
-    let ran = run_jobs(dir, plan, opts).await;
+    let ran = run_jobs(dir, plan, kind, opts).await;
     let synced = dir.sync();
     let summary = ran?;
     synced?;
@@ -200,8 +217,13 @@ fn relay_output(mut from: std::io::PipeReader, log_path: &std::path::Path) -> Wo
 }
 
 /// The body of [`run_local`] without the final sync.
-async fn run_jobs(dir: &RunDir, plan: &PlanFile, opts: &LocalOptions) -> Result<RunSummary> {
-    let (mut pending, mut summary) = pending_jobs(dir, plan, opts.force);
+async fn run_jobs(
+    dir: &RunDir,
+    plan: &PlanFile,
+    kind: &dyn JobKind,
+    opts: &LocalOptions,
+) -> Result<RunSummary> {
+    let (mut pending, mut summary) = pending_jobs(dir, plan, kind, opts.force);
     let mut done: BTreeSet<String> = plan
         .jobs
         .iter()

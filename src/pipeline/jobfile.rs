@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 
 use super::error::{Error, Result};
-use super::kind::{JobKind, JobSpec, all_kinds, kind_by_name};
+use super::kind::{JobKind, JobSpec};
+use super::registry::Registry;
 
 /// A job file read from disk and planned by its kind.
 #[derive(Debug, Clone)]
@@ -111,12 +112,12 @@ pub fn parse_params<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T> {
     })
 }
 
-/// Reads a job file, finds its kind and plans it.
+/// Reads a job file, finds its kind in `registry` and plans it.
 ///
 /// # Errors
 /// [`Error::Io`] if unreadable; [`Error::JobFile`] if `kind` is missing or
 /// unknown or the kind rejects the parameters.
-pub fn read_job_file(path: &Path) -> Result<JobFile> {
+pub fn read_job_file(path: &Path, registry: &Registry) -> Result<JobFile> {
     let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
     let table: toml::Table = parse_params(path, &text)?;
     let kind_name = match table.get("kind") {
@@ -127,16 +128,19 @@ pub fn read_job_file(path: &Path) -> Result<JobFile> {
                 path: path.to_path_buf(),
                 line: 1,
                 col: 1,
-                message: format!("missing field `kind` (one of: {})", kind_names()),
+                message: format!("missing field `kind` (one of: {})", kind_names(registry)),
             });
         }
     };
-    let kind: &dyn JobKind = kind_by_name(&kind_name).ok_or_else(|| {
+    let kind: &dyn JobKind = registry.kind(&kind_name).ok_or_else(|| {
         error_at_key(
             path,
             &text,
             "kind",
-            format!("unknown kind `{kind_name}` (known: {})", kind_names()),
+            format!(
+                "unknown kind `{kind_name}` (known: {})",
+                kind_names(registry)
+            ),
         )
     })?;
     let (params, jobs) = kind.plan(path, &text)?;
@@ -154,9 +158,9 @@ pub fn read_job_file(path: &Path) -> Result<JobFile> {
     })
 }
 
-fn kind_names() -> String {
-    all_kinds()
-        .iter()
+fn kind_names(registry: &Registry) -> String {
+    registry
+        .kinds()
         .map(|k| k.name())
         .collect::<Vec<_>>()
         .join(", ")

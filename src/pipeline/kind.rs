@@ -1,11 +1,11 @@
 //! The job-kind trait: what a game must provide to run through the pipeline.
 //!
-//! A new game adds one module under `pipeline/kinds/` implementing
-//! [`JobKind`] and one line in [`kinds`]; planning, manifests, shards,
+//! A game implements [`JobKind`] for each of its computations in its own
+//! folder (`src/kinds/<game>/`) and lists them in its
+//! [`Game`](super::registry::Game) value; planning, manifests, shards,
 //! executors, merge, verify and report are shared.
 
 use super::error::Result;
-use super::kinds;
 use super::shard::{Section, SectionSink, Shard, ShardFile};
 
 /// One job produced by [`JobKind::plan`].
@@ -317,21 +317,4 @@ pub trait JobKind: Sync {
     fn plots(&self, _run: &dyn RunAccess) -> Result<Vec<crate::plot::PlotFile>> {
         Ok(Vec::new())
     }
-}
-
-/// Every job kind this build knows.
-pub fn all_kinds() -> Vec<&'static dyn JobKind> {
-    vec![
-        &kinds::chomp_boxes::ChompBoxes,
-        &kinds::chomp_census::ChompCensus,
-        &kinds::chomp_grundy::ChompGrundy,
-        &kinds::octal::Octal,
-        &kinds::three_row::ThreeRow,
-        &kinds::dodgem::Dodgem,
-    ]
-}
-
-/// The job kind called `name`, if any.
-pub fn kind_by_name(name: &str) -> Option<&'static dyn JobKind> {
-    all_kinds().into_iter().find(|k| k.name() == name)
 }

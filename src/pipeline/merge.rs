@@ -14,214 +14,21 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Mutex;
 
-use serde::{Deserialize, Serialize};
 
+
+use super::atomic::write_atomic;
 use super::digest::sha256_hex;
 use super::error::{Error, Result};
-use super::kind::{
-    Claim, ClaimStatus, JobKind, JobSpec, RunAccess, ShardSource, TableFile, kind_by_name,
+use super::kind::{Claim, ClaimStatus, JobSpec, RunAccess, ShardSource, TableFile};
+use super::plan::PlannedJob;
+use super::result::{ResultFile, ShardDigest, TableDigest};
+use super::run_view::RunView;
+use super::shard::{Shard, ShardFile};
+use super::sources::{Work, sources_section};
+use super::state::{
+    JobState, check_shard_bytes, check_shard_content, decode_shard, job_states, open_shard_file,
+    raw_bound, read_checked_shard, read_shard_bytes, shard_error,
 };
-use super::plan::{
-    JobState, PlanFile, PlannedJob, check_shard_bytes, check_shard_content, decode_shard,
-    job_states, open_shard_file, raw_bound, read_checked_shard, read_job_shard, read_shard_bytes,
-    shard_error,
-};
-use super::rundir::RunDir;
-use super::shard::{Shard, ShardFile, write_atomic};
-use super::sources::sources_section;
-
-/// Version of the result format.
-pub const RESULT_SCHEMA: u32 = 1;
-
-/// A shard's digest in `result.toml`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ShardDigest {
-    /// Job name.
-    pub name: String,
-    /// Job id.
-    pub id: String,
-    /// SHA-256 of the whole shard file.
-    pub sha256: String,
-}
-
-/// A table's digest in `result.toml`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TableDigest {
-    /// File name under `tables/`.
-    pub name: String,
-    /// SHA-256 of its content.
-    pub sha256: String,
-}
-
-/// `RUN_DIR/result.toml`, and the format of reference manifests
-/// (`manifests/NAME.toml`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ResultFile {
-    /// Format version ([`RESULT_SCHEMA`]).
-    pub schema: u32,
-    /// The job file's name.
-    pub job_file: String,
-    /// Job kind.
-    pub kind: String,
-    /// SHA-256 over the lines `shard NAME ID SHA256` and `table NAME SHA256`
-    /// (each ending in `\n`), shards then tables, in file order.
-    pub root: String,
-    /// Every shard, in plan order.
-    pub shards: Vec<ShardDigest>,
-    /// Every table, in the kind's order.
-    pub tables: Vec<TableDigest>,
-}
-
-impl ResultFile {
-    fn root_of(shards: &[ShardDigest], tables: &[TableDigest]) -> String {
-        let mut s = String::new();
-        for d in shards {
-            s.push_str(&format!("shard {} {} {}\n", d.name, d.id, d.sha256));
-        }
-        for t in tables {
-            s.push_str(&format!("table {} {}\n", t.name, t.sha256));
-        }
-        sha256_hex(s.as_bytes())
-    }
-
-    /// Reads a result or reference manifest.
-    ///
-    /// # Errors
-    /// [`Error::Io`] or [`Error::Manifest`] naming the file.
-    pub fn load(path: &Path) -> Result<ResultFile> {
-        let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
-        let r: ResultFile = toml::from_str(&text).map_err(|e| Error::Manifest {
-            path: path.to_path_buf(),
-            message: e.message().replace('\n', " "),
-        })?;
-        if r.root != Self::root_of(&r.shards, &r.tables) {
-            return Err(Error::Manifest {
-                path: path.to_path_buf(),
-                message: "root digest does not match the listed digests (edited?)".into(),
-            });
-        }
-        Ok(r)
-    }
-
-    /// Differences from `reference`, one line each (empty when equal).
-    pub fn diff(&self, reference: &ResultFile) -> Vec<String> {
-        let mut out = Vec::new();
-        if self.kind != reference.kind {
-            out.push(format!(
-                "kind {} vs reference {}",
-                self.kind, reference.kind
-            ));
-        }
-        for r in &reference.shards {
-            match self.shards.iter().find(|s| s.name == r.name) {
-                None => out.push(format!("shard of job {}: absent here", r.name)),
-                Some(s) if s.id != r.id => out.push(format!(
-                    "job {}: id {} vs reference {} (different parameters)",
-                    r.name, s.id, r.id
-                )),
-                Some(s) if s.sha256 != r.sha256 => out.push(format!(
-                    "shard of job {} ({}): sha256 {} vs reference {}",
-                    r.name,
-                    RunDir::shard_rel(&s.id),
-                    s.sha256,
-                    r.sha256
-                )),
-                _ => {}
-            }
-        }
-        for s in &self.shards {
-            if !reference.shards.iter().any(|r| r.name == s.name) {
-                out.push(format!("shard of job {}: not in the reference", s.name));
-            }
-        }
-        for r in &reference.tables {
-            match self.tables.iter().find(|t| t.name == r.name) {
-                None => out.push(format!("table {}: absent here", r.name)),
-                Some(t) if t.sha256 != r.sha256 => out.push(format!(
-                    "table tables/{}: sha256 {} vs reference {}",
-                    r.name, t.sha256, r.sha256
-                )),
-                _ => {}
-            }
-        }
-        for t in &self.tables {
-            if !reference.tables.iter().any(|r| r.name == t.name) {
-                out.push(format!("table {}: not in the reference", t.name));
-            }
-        }
-        if out.is_empty() && self.root != reference.root {
-            out.push(format!(
-                "root {} vs reference {}",
-                self.root, reference.root
-            ));
-        }
-        out
-    }
-}
-
-/// A run directory opened for reading: its plan, kind and jobs.
-pub struct RunView {
-    /// The run directory.
-    pub dir: RunDir,
-    /// Its plan.
-    pub plan: PlanFile,
-    /// The kind.
-    pub kind: &'static dyn JobKind,
-    specs: Vec<JobSpec>,
-}
-
-impl RunView {
-    /// Opens a planned run directory.
-    ///
-    /// # Errors
-    /// If `plan.toml` is missing or malformed.
-    pub fn open(dir: &Path) -> Result<RunView> {
-        let dir = RunDir::new(dir);
-        let plan = PlanFile::load(&dir)?;
-        let kind = kind_by_name(&plan.kind).expect("PlanFile::load checks the kind");
-        let specs = plan.specs();
-        Ok(RunView {
-            dir,
-            plan,
-            kind,
-            specs,
-        })
-    }
-}
-
-impl ShardSource for RunView {
-    fn load(&self, name: &str) -> Result<Shard> {
-        let j = self
-            .plan
-            .job(name)
-            .ok_or_else(|| Error::job(name, "no such job in this plan"))?;
-        read_job_shard(&self.dir, &self.plan.kind, j)
-    }
-
-    fn open(&self, name: &str) -> Result<ShardFile> {
-        let j = self
-            .plan
-            .job(name)
-            .ok_or_else(|| Error::job(name, "no such job in this plan"))?;
-        open_shard_file(&self.dir, &self.plan.kind, &j.name, &j.id)
-    }
-}
-
-impl RunAccess for RunView {
-    fn params(&self) -> &toml::Table {
-        &self.plan.params
-    }
-    fn jobs(&self) -> &[JobSpec] {
-        &self.specs
-    }
-    fn table(&self, name: &str) -> Result<Vec<u8>> {
-        let p = self.dir.tables_dir().join(name);
-        std::fs::read(&p).map_err(Error::io(&p))
-    }
-}
 
 /// A shard's digest, its file read once: the SHA-256 of the file and the
 /// cheap integrity check ([`check_shard_bytes`]: trailer, header, job id,
@@ -292,7 +99,7 @@ impl MergeAccess<'_> {
 impl ShardSource for MergeAccess<'_> {
     fn load(&self, name: &str) -> Result<Shard> {
         let (i, j) = self.job(name)?;
-        let (dir, kind) = (&self.view.dir, &self.view.plan.kind);
+        let (dir, kind) = (&self.view.dir, self.view.kind);
         let bytes = read_shard_bytes(dir, &j.name, &j.id)?;
         if bytes.len() < 32 || bytes[bytes.len() - 32..] != self.trailers[i] {
             return Err(shard_error(
@@ -302,7 +109,7 @@ impl ShardSource for MergeAccess<'_> {
                 "changed while being merged".into(),
             ));
         }
-        let s = decode_shard(dir, kind, &j.name, &j.id, &bytes, raw_bound(kind, j))?;
+        let s = decode_shard(dir, kind.name(), &j.name, &j.id, &bytes, raw_bound(kind, j))?;
         check_shard_content(dir, kind, j, &s)?;
         self.loaded
             .lock()
@@ -315,8 +122,8 @@ impl ShardSource for MergeAccess<'_> {
     /// (the shard is still decoded and checked whole once, afterwards).
     fn open(&self, name: &str) -> Result<ShardFile> {
         let (i, j) = self.job(name)?;
-        let (dir, kind) = (&self.view.dir, &self.view.plan.kind);
-        let f = open_shard_file(dir, kind, &j.name, &j.id)?;
+        let (dir, kind) = (&self.view.dir, self.view.kind);
+        let f = open_shard_file(dir, kind.name(), &j.name, &j.id)?;
         let mut tail = [0u8; 32];
         let len = std::fs::metadata(f.path()).map(|m| m.len()).unwrap_or(0);
         use std::os::unix::fs::FileExt;
@@ -358,7 +165,7 @@ fn result_of(view: &RunView, shards: Vec<ShardDigest>, tables: &[TableFile]) -> 
         })
         .collect();
     ResultFile {
-        schema: RESULT_SCHEMA,
+        schema: super::result::RESULT_SCHEMA,
         job_file: view.plan.job_file.clone(),
         kind: view.plan.kind.clone(),
         root: ResultFile::root_of(&shards, &tables),
@@ -441,7 +248,7 @@ fn shard_problems(view: &RunView) -> Vec<String> {
     view.plan
         .jobs
         .iter()
-        .filter_map(|j| read_checked_shard(&view.dir, &view.plan.kind, j).err())
+        .filter_map(|j| read_checked_shard(&view.dir, view.kind, j).err())
         .map(|e| e.to_string())
         .collect()
 }
@@ -531,11 +338,12 @@ pub fn verify(view: &RunView, reference: Option<&Path>) -> Result<ResultFile> {
 }
 
 /// Writes `report.md`: every claim of the kind, with a summary line.
-/// Returns the claims.
+/// Returns the claims. `works`: every published work claims may cite
+/// ([`Registry::works`](super::registry::Registry::works)), for `## Sources`.
 ///
 /// # Errors
 /// If the run is not merged or a table cannot be read.
-pub fn report(view: &RunView) -> Result<Vec<Claim>> {
+pub fn report(view: &RunView, works: &[Work]) -> Result<Vec<Claim>> {
     let claims = view.kind.claims(view)?;
     let count = |s: ClaimStatus| claims.iter().filter(|c| c.status == s).count();
     let mut md = format!(
@@ -579,6 +387,7 @@ pub fn report(view: &RunView) -> Result<Vec<Claim>> {
             .iter()
             .map(|c| c.source.as_str())
             .chain([notes.as_str()]),
+        works,
     );
     if !sources.is_empty() {
         md.push('\n');
@@ -617,7 +426,7 @@ pub struct RunStatus {
 /// and whether the run is merged. A run whose shards are not all done is
 /// never called merged, whatever `result.toml` says.
 pub fn status(view: &RunView) -> RunStatus {
-    let states = job_states(&view.dir, &view.plan);
+    let states = job_states(&view.dir, &view.plan, view.kind);
     let not_done = states.iter().filter(|s| **s != JobState::Done).count();
     let merge = match ResultFile::load(&view.dir.result_path()) {
         Err(Error::Io { err, .. }) if err.kind() == std::io::ErrorKind::NotFound => {
@@ -647,91 +456,5 @@ pub fn status(view: &RunView) -> RunStatus {
             .map(|(j, st)| (j.name.clone(), j.id.clone(), st))
             .collect(),
         merge,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::pipeline::jobfile::read_job_file;
-    use crate::pipeline::kind::JobSpec;
-    use crate::pipeline::plan::write_plan;
-    use crate::pipeline::shard::{Durability, Section};
-
-    /// A kind whose merge loads no shard: merge must decode them all itself.
-    struct LoadsNothing;
-
-    impl JobKind for LoadsNothing {
-        fn name(&self) -> &'static str {
-            "chomp-boxes"
-        }
-        fn about(&self) -> &'static str {
-            "test"
-        }
-        fn plan(&self, _: &Path, _: &str) -> Result<(toml::Table, Vec<JobSpec>)> {
-            unreachable!()
-        }
-        fn run(&self, _: &JobSpec, _: &dyn ShardSource) -> Result<Vec<Section>> {
-            unreachable!()
-        }
-        fn merge(&self, _: &dyn RunAccess) -> Result<Vec<TableFile>> {
-            Ok(vec![])
-        }
-        fn check(&self, _: &dyn RunAccess) -> Result<Vec<String>> {
-            Ok(vec![])
-        }
-        fn claims(&self, _: &dyn RunAccess) -> Result<Vec<Claim>> {
-            Ok(vec![])
-        }
-    }
-
-    /// Shards the kind's merge does not load are still fully decoded: a body
-    /// that only decompression refuses (valid trailer) fails the merge,
-    /// naming job and file, whether or not the kind loads it.
-    #[test]
-    fn merge_decodes_the_shards_the_kind_did_not_load() {
-        let t = tempfile::tempdir().unwrap();
-        let job = t.path().join("small.toml");
-        std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n").unwrap();
-        let plan = PlanFile::from_job_file(&read_job_file(&job).unwrap()).unwrap();
-        let dir = RunDir::new(t.path().join("run"));
-        write_plan(&dir, &plan, false).unwrap();
-        for j in &plan.jobs {
-            crate::pipeline::worker::run_worker(
-                &dir.manifest_path(&j.id),
-                Some(dir.root()),
-                Durability::Deferred,
-            )
-            .unwrap();
-        }
-        let real = RunView::open(dir.root()).unwrap();
-        let digests = merge(&real).unwrap();
-        let skipping = RunView {
-            dir: RunDir::new(dir.root()),
-            plan: plan.clone(),
-            kind: &LoadsNothing,
-            specs: plan.specs(),
-        };
-        assert_eq!(merge(&skipping).unwrap().shards, digests.shards);
-
-        let j = plan.job("box-4x5").unwrap();
-        let p = dir.shard_path(&j.id);
-        let good = std::fs::read(&p).unwrap();
-        // A block that is not a zstd frame, every checksum right.
-        let mut parts = crate::pipeline::shard::craft::split(&good);
-        let last = parts.blocks.len() - 1;
-        parts.blocks[last] = b"not zstd".to_vec();
-        let bad = crate::pipeline::shard::craft::assemble(&parts);
-        std::fs::write(&p, &bad).unwrap();
-        for view in [&skipping, &real] {
-            match merge(view) {
-                Err(e @ Error::Shard { .. }) => {
-                    let m = e.to_string();
-                    assert!(m.contains("box-4x5") && m.contains(&j.id), "{m}");
-                    assert!(m.contains("zstd"), "{m}");
-                }
-                other => panic!("{:?}", other.map(|r| r.root)),
-            }
-        }
     }
 }

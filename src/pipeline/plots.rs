@@ -10,9 +10,9 @@
 
 use std::path::PathBuf;
 
+use super::atomic::write_atomic;
 use super::error::{Error, Result};
-use super::merge::RunView;
-use super::shard::write_atomic;
+use super::run_view::RunView;
 use crate::plot::{PlotError, PlotFile};
 
 /// A drawn picture, or the pipeline error that names it.

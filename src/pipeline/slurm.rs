@@ -58,13 +58,14 @@ use std::time::{Duration, Instant};
 use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
 
+use super::atomic::write_atomic;
 use super::digest::sha256_hex;
 use super::error::{Error, Result};
 use super::executor::{RunSummary, job_progress_bar, pending_jobs};
+use super::kind::JobKind;
 use super::plan::PlanFile;
 use super::resources::slurm_mem_mib;
 use super::rundir::{RunDir, RunLock};
-use super::shard::write_atomic;
 
 /// Version of `submission.toml`.
 pub const SUBMISSION_SCHEMA: u32 = 1;
@@ -905,7 +906,12 @@ fn build<'a>(
 ///
 /// # Errors
 /// Only if the run directory's path cannot be made absolute or has white space.
-pub fn dry_run(dir: &RunDir, plan: &PlanFile, opts: &SlurmOptions) -> Result<String> {
+pub fn dry_run(
+    dir: &RunDir,
+    plan: &PlanFile,
+    kind: &dyn JobKind,
+    opts: &SlurmOptions,
+) -> Result<String> {
     let (max, source) =
         match which("scontrol").map(|s| call_once(&s, &["show".into(), "config".into()])) {
             Some(Ok(config)) => (parse_max_array_size(&config), "from `scontrol show config`"),
@@ -915,7 +921,7 @@ pub fn dry_run(dir: &RunDir, plan: &PlanFile, opts: &SlurmOptions) -> Result<Str
             ),
             None => (DEFAULT_MAX_ARRAY_SIZE, "assumed: no `scontrol` on PATH"),
         };
-    let (pending, summary) = pending_jobs(dir, plan, opts.force);
+    let (pending, summary) = pending_jobs(dir, plan, kind, opts.force);
     let sub = build(dir, plan, opts, &pending, max)?;
     let mut out = String::new();
     let _ = writeln!(
@@ -1048,12 +1054,13 @@ pub fn check_no_active_submission(dir: &RunDir, opts: &SlurmOptions) -> Result<(
 pub fn run_slurm(
     dir: &RunDir,
     plan: &PlanFile,
+    kind: &dyn JobKind,
     opts: &SlurmOptions,
     lock: RunLock,
 ) -> Result<SlurmOutcome> {
     let tools = Tools::find(opts.retry_for)?;
     let max = max_array_size(&tools)?;
-    let (pending, summary) = pending_jobs(dir, plan, opts.force);
+    let (pending, summary) = pending_jobs(dir, plan, kind, opts.force);
     for (name, why) in &summary.damaged {
         errln!("job {name}: shard damaged ({why}); resubmitting");
     }

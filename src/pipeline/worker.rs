@@ -4,10 +4,11 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::error::{Error, Result};
-use super::kind::kind_by_name;
-use super::plan::{DirShards, Manifest, run_dir_of_manifest};
+use super::plan::{Manifest, run_dir_of_manifest};
+use super::registry::Registry;
 use super::rundir::RunDir;
 use super::shard::{self, Durability, ShardHeader};
+use super::state::DirShards;
 
 /// Test hook: milliseconds the worker sleeps after solving and before writing
 /// its shard, so fault tests can kill it mid-run. Not for production use.
@@ -24,11 +25,13 @@ pub const DELAY_ENV: &str = "GAMETABLES_TEST_WORKER_DELAY_MS";
 /// missing or damaged input, [`Error::Job`] if the kind fails,
 /// [`Error::Io`] if the shard cannot be written.
 pub fn run_worker(
+    registry: &Registry,
     manifest_path: &Path,
     run_dir: Option<&Path>,
     durability: Durability,
 ) -> Result<()> {
     run_worker_waiting(
+        registry,
         manifest_path,
         run_dir,
         durability,
@@ -43,6 +46,7 @@ pub fn run_worker(
 /// # Errors
 /// As [`run_worker`].
 pub fn run_worker_waiting(
+    registry: &Registry,
     manifest_path: &Path,
     run_dir: Option<&Path>,
     durability: Durability,
@@ -59,7 +63,10 @@ pub fn run_worker_waiting(
                 .into(),
         });
     }
-    let kind = kind_by_name(&m.kind).expect("Manifest::load checks the kind");
+    let kind = registry.kind(&m.kind).ok_or_else(|| Error::Manifest {
+        path: manifest_path.to_path_buf(),
+        message: format!("unknown kind `{}`", m.kind),
+    })?;
     let out = dir.resolve(&m.output)?;
     tracing::info!(
         job = %m.name,

@@ -15,17 +15,8 @@
 //! without DejaVu substitutes its own sans-serif (the layout was measured
 //! with DejaVu).
 //!
-//! Charts (one module per game, each taking plain data):
-//! - [`three_row`]: f(q, r) − q over the (q, r) triangle, with the row classes.
-//! - [`census`]: Chomp positions by number of squares (P, one and several
-//!   winning bites), log scale.
-//! - [`dodgem`]: wins / losses / draws for the side to move, per layer.
-//! - [`octal`]: G(n) of an octal game with the preperiod and period marked.
-
-pub mod census;
-pub mod dodgem;
-pub mod octal;
-pub mod three_row;
+//! The charts themselves live with their games (`src/kinds/<game>/picture.rs`),
+//! each a [`Chart`] over plain data; this module knows no game.
 
 use std::sync::Once;
 

@@ -80,8 +80,18 @@ fn json_bytes(status: StatusCode, body: Vec<u8>) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
+/// The HTTP status that reports a probe's error: a bad request 400, outside
+/// the solved tables 404, a damaged or missing shard 500.
+pub fn status_of(e: &ProbeError) -> StatusCode {
+    match e {
+        ProbeError::BadRequest(_) => StatusCode::BAD_REQUEST,
+        ProbeError::NotSolved(_) => StatusCode::NOT_FOUND,
+        ProbeError::Run(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
 fn error(e: &ProbeError) -> Response {
-    let status = StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let status = status_of(e);
     json(
         status,
         &serde_json::json!({"error": e.to_string(), "status": status.as_u16()}),

@@ -20,10 +20,11 @@
 //! What each kind's check proves, and what it does not, is in
 //! ARCHITECTURE.md ("What `verify --full` proves").
 //!
-//! - One module per kind: [`boxes`] (`chomp-boxes`), [`census`]
-//!   (`chomp-census`), [`grundy`] (`chomp-grundy`), [`dodgem`], [`octal`],
-//!   [`three_row`]; [`chomp`] holds the Chomp rules and colex ranks they
-//!   share.
+//! - One [`Checker`] per kind, in the kind's game folder
+//!   (`src/kinds/<game>/fullcheck…`), listed in the game's
+//!   [`Game`](super::registry::Game) value. A checker imports no solver
+//!   (`src/games/`): `tests/architecture.rs` fails the build's tests if one
+//!   does, directly or through another module.
 //! - [`full_check`] runs the kind's checker over a run directory and
 //!   returns a [`FullReport`]: every bad value counted, the first
 //!   [`Options::max_listed`] listed (kind, job, position in the game's
@@ -34,14 +35,6 @@
 //! smaller sizes), one Dodgem layer with the two below it, one octal
 //! sequence, or three-row's row states; shards are decoded one at a time.
 
-pub mod boxes;
-pub mod census;
-pub mod chomp;
-pub mod dodgem;
-pub mod grundy;
-pub mod octal;
-pub mod three_row;
-
 use std::fmt;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -51,7 +44,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::error::{Error, Result};
 use super::kind::RunAccess;
-use super::merge::RunView;
+use super::registry::Registry;
+use super::run_view::RunView;
 use super::shard::Shard;
 
 /// How a full check runs.
@@ -251,34 +245,21 @@ pub trait Checker: Sync {
     fn check(&self, cx: &Ctx) -> Result<Vec<Coverage>>;
 }
 
-/// Every kind's checker.
-pub fn checkers() -> Vec<&'static dyn Checker> {
-    vec![
-        &boxes::BoxesChecker,
-        &census::CensusChecker,
-        &grundy::GrundyChecker,
-        &octal::OctalChecker,
-        &three_row::ThreeRowChecker,
-        &dodgem::DodgemChecker,
-    ]
-}
-
 /// Runs the full check of a run directory's kind over its shards.
 ///
 /// # Errors
 /// [`Error::Job`] if the kind has no full checker or the run's parameters
 /// are unusable; bad values and unreadable shards are findings in the
 /// report, not errors.
-pub fn full_check(view: &RunView, opts: Options) -> Result<FullReport> {
+pub fn full_check(view: &RunView, registry: &Registry, opts: Options) -> Result<FullReport> {
     let kind = view.kind.name();
-    let checker = checkers()
-        .into_iter()
-        .find(|c| c.kind() == kind)
+    let checker = registry
+        .checker(kind)
         .ok_or_else(|| Error::job(kind, "no full check for this kind"))?;
     full_check_with(view, checker, opts)
 }
 
-fn full_check_with(
+pub fn full_check_with(
     run: &(dyn RunAccess + Sync),
     checker: &dyn Checker,
     opts: Options,
@@ -322,7 +303,7 @@ fn full_check_with(
 }
 
 /// Splits `0..len` into about `parts` contiguous chunks (at least one).
-pub(crate) fn chunks(len: u64, parts: usize) -> Vec<std::ops::Range<u64>> {
+pub fn chunks(len: u64, parts: usize) -> Vec<std::ops::Range<u64>> {
     let parts = (parts.max(1) as u64).min(len.max(1));
     (0..parts)
         .map(|i| len * i / parts..len * (i + 1) / parts)
@@ -331,7 +312,7 @@ pub(crate) fn chunks(len: u64, parts: usize) -> Vec<std::ops::Range<u64>> {
 
 /// Runs `f` on contiguous chunks of `0..len` (about 16 per thread) from
 /// `threads` threads, each taking the next chunk when done with one.
-pub(crate) fn for_chunks(len: u64, threads: usize, f: impl Fn(std::ops::Range<u64>) + Sync) {
+pub fn for_chunks(len: u64, threads: usize, f: impl Fn(std::ops::Range<u64>) + Sync) {
     let parts = chunks(len, threads.max(1) * 16);
     let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|s| {
@@ -348,7 +329,7 @@ pub(crate) fn for_chunks(len: u64, threads: usize, f: impl Fn(std::ops::Range<u6
 }
 
 /// Reads little-endian `u64` words.
-pub(crate) fn le_u64s(bytes: &[u8]) -> Option<Vec<u64>> {
+pub fn le_u64s(bytes: &[u8]) -> Option<Vec<u64>> {
     if !bytes.len().is_multiple_of(8) {
         return None;
     }
@@ -361,7 +342,7 @@ pub(crate) fn le_u64s(bytes: &[u8]) -> Option<Vec<u64>> {
 }
 
 /// Reads little-endian `u32` values.
-pub(crate) fn le_u32s(bytes: &[u8]) -> Option<Vec<u32>> {
+pub fn le_u32s(bytes: &[u8]) -> Option<Vec<u32>> {
     if !bytes.len().is_multiple_of(4) {
         return None;
     }
@@ -375,21 +356,6 @@ pub(crate) fn le_u32s(bytes: &[u8]) -> Option<Vec<u32>> {
 
 /// Bit `i` of a `u64`-word bitset.
 #[inline]
-pub(crate) fn bit(words: &[u64], i: u64) -> bool {
+pub fn bit(words: &[u64], i: u64) -> bool {
     words[(i / 64) as usize] >> (i % 64) & 1 == 1
-}
-
-#[cfg(test)]
-mod tests {
-    /// Every job kind has a full checker (a new kind must add one).
-    #[test]
-    fn every_kind_has_a_checker() {
-        for k in crate::pipeline::kind::all_kinds() {
-            assert!(
-                super::checkers().iter().any(|c| c.kind() == k.name()),
-                "no full check for kind {}",
-                k.name()
-            );
-        }
-    }
 }

@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crate::pipeline::Error;
-use crate::pipeline::merge::RunView;
-use crate::pipeline::plan::shard_error;
+use crate::pipeline::RunView;
 use crate::pipeline::shard::ShardFile;
+use crate::pipeline::state::shard_error;
 
 /// Default size of the block cache of one `query` (64 MiB: about 500
 /// blocks of 128 KiB).

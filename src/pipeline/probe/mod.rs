@@ -15,41 +15,32 @@
 //! or a shard is missing or damaged ([`ProbeError::Run`]).
 
 pub mod blocks;
-pub mod impartial;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::error::Error;
-use super::merge::RunView;
+use super::kind::JobKind;
+use super::run_view::RunView;
 
 /// Why a probe gave no answer.
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
     /// The request is malformed or impossible (a bad position, an illegal
-    /// move, a missing parameter). HTTP 400.
+    /// move, a missing parameter). `serve` answers 400.
     #[error("{0}")]
     BadRequest(String),
     /// The request is well formed but outside the solved tables (no run
-    /// directory covers it, or it is too large to compute here). HTTP 404.
+    /// directory covers it, or it is too large to compute here). `serve` answers 404.
     #[error("{0}")]
     NotSolved(String),
     /// A shard or table needed for the answer is missing, damaged or
-    /// unreadable. HTTP 500.
+    /// unreadable. `serve` answers 500.
     #[error(transparent)]
     Run(#[from] Error),
 }
 
 impl ProbeError {
-    /// The HTTP status that reports this error: 400, 404 or 500.
-    pub fn http_status(&self) -> u16 {
-        match self {
-            ProbeError::BadRequest(_) => 400,
-            ProbeError::NotSolved(_) => 404,
-            ProbeError::Run(_) => 500,
-        }
-    }
-
     /// A [`ProbeError::BadRequest`] from anything printable.
     pub fn bad(message: impl std::fmt::Display) -> ProbeError {
         ProbeError::BadRequest(message.to_string())
@@ -231,36 +222,17 @@ pub fn parse_list<T: std::str::FromStr>(s: &str, what: &str) -> ProbeResult<Vec<
 /// # Errors
 /// [`ProbeError::Run`] if it is not a planned run directory;
 /// [`ProbeError::BadRequest`] if it holds another kind.
-pub fn open_run_of_kind(dir: &Path, kind: &str) -> ProbeResult<RunView> {
-    let view = RunView::open(dir)?;
-    if view.plan.kind != kind {
+pub fn open_run_of_kind(dir: &Path, kind: &'static dyn JobKind) -> ProbeResult<RunView> {
+    let plan = super::plan::PlanFile::load(&super::rundir::RunDir::new(dir))?;
+    if plan.kind != kind.name() {
         return Err(ProbeError::bad(format!(
-            "{} is a `{}` run, not {kind}",
+            "{} is a `{}` run, not {}",
             dir.display(),
-            view.plan.kind
+            plan.kind,
+            kind.name()
         )));
     }
-    Ok(view)
-}
-
-/// The boxes of box-based runs (`chomp-boxes`, `chomp-grundy`): `(rows,
-/// cols, run directory)` in the order given, then plan order.
-pub fn box_list<'a>(runs: impl IntoIterator<Item = &'a RunView>) -> Vec<(u32, u32, String)> {
-    use super::kind::RunAccess;
-    let mut out = Vec::new();
-    for v in runs {
-        for j in v.jobs() {
-            let get = |k: &str| j.params.get(k).and_then(toml::Value::as_integer);
-            if let (Some(r), Some(c)) = (get("rows"), get("cols")) {
-                let entry = (r as u32, c as u32, v.dir.root().display().to_string());
-                // The parts of a split box are one box.
-                if out.last() != Some(&entry) {
-                    out.push(entry);
-                }
-            }
-        }
-    }
-    out
+    Ok(RunView::open_as(dir, kind)?)
 }
 
 /// The run directories of `runs`, separated by commas (for messages).
@@ -271,9 +243,10 @@ pub fn run_dirs<'a>(runs: impl IntoIterator<Item = &'a RunView>) -> String {
         .join(", ")
 }
 
-/// Every game's probe over a set of run directories, for `serve`: each
-/// directory goes to the probe of its kind; games without a run answer
-/// from memory where they can (Dodgem up to 4×4, octal games).
+/// Every game's probe over a set of run directories, for `serve`
+/// ([`Registry::probes`](super::registry::Registry::probes) opens them):
+/// each directory goes to the probes of its kind's game; games without a
+/// run answer from memory where they can.
 pub struct Probes {
     /// The probes, one per game, in URL order.
     pub games: Vec<Box<dyn Probe>>,
@@ -282,58 +255,7 @@ pub struct Probes {
 }
 
 impl Probes {
-    /// Opens every run directory in `dirs` once, sharing one block cache of
-    /// `cache_bytes`.
-    ///
-    /// # Errors
-    /// [`ProbeError::Run`] if a directory is not a planned run;
-    /// [`ProbeError::BadRequest`] if two runs give the same Dodgem board size
-    /// or three-row table, or a kind has no probe.
-    pub fn open(dirs: &[std::path::PathBuf], cache_bytes: u64) -> ProbeResult<Probes> {
-        use super::kinds::chomp_boxes_probe::ChompProbe;
-        use super::kinds::dodgem_probe::DodgemProbe;
-        use super::kinds::octal_probe::OctalProbe;
-        use super::kinds::three_row_probe::ThreeRowProbe;
-        let cache = blocks::BlockCache::new(cache_bytes);
-        let mut dodgem = DodgemProbe::with_cache(cache.clone());
-        // No in-memory solving of boxes for a server: only the runs answer.
-        let mut chomp = ChompProbe::with_cache(0, cache.clone());
-        let mut three = ThreeRowProbe::with_cache(cache.clone());
-        let mut octal = OctalProbe::with_cache(cache.clone());
-        let mut runs = Vec::new();
-        for d in dirs {
-            let view = RunView::open(d)?;
-            let kind = view.plan.kind.clone();
-            match kind.as_str() {
-                "dodgem" => {
-                    dodgem.add_run(view)?;
-                }
-                "chomp-boxes" => chomp.add_run(view)?,
-                "chomp-grundy" => chomp.grundy.add_run(view)?,
-                "three-row" => three.add_run(view)?,
-                "octal" => octal.add_run(view)?,
-                "chomp-census" => {}
-                other => {
-                    return Err(ProbeError::bad(format!(
-                        "{}: no probe for `{other}` runs",
-                        d.display()
-                    )));
-                }
-            }
-            runs.push((d.clone(), kind));
-        }
-        Ok(Probes {
-            games: vec![
-                Box::new(dodgem),
-                Box::new(chomp),
-                Box::new(three),
-                Box::new(octal),
-            ],
-            runs,
-        })
-    }
-
-    /// The probe of game `name` (`dodgem`, `chomp`, `three-row`, `octal`).
+    /// The probe of game `name` as URLs name it (`/api/v1/NAME`).
     pub fn game(&self, name: &str) -> Option<&dyn Probe> {
         self.games
             .iter()

@@ -1,0 +1,1912 @@
+//! Job kind `chomp-boxes`: solve Chomp m×n boxes, one job per box or, for
+//! a box larger than a job may be, a chain of rank windows (parts).
+//!
+//! Job file:
+//! ```toml
+//! kind = "chomp-boxes"
+//! boxes = [[1, 200], [2, 200], [14, 14]]   # [rows, cols] each
+//! job_memory = "3G"         # optional (default 2G): the most one job may need
+//! window_positions = 1000000 # optional: force windows of this many ranks (tests)
+//! ```
+//!
+//! **Jobs.** A box whose single job fits `job_memory` is one job `box-RxC`
+//! (parameters `rows`, `cols`). A larger box is cut into rank windows
+//! `[start, end)` of about equal length, the largest whose estimated peak
+//! ([`part_memory`]: the solver's [`window_memory`] plus the worker's
+//! overhead) fits `job_memory`, each a job `box-RxC-part-K` (K = 1, 2, …;
+//! parameters `rows`, `cols`, `start`, `end`) whose inputs are all the
+//! earlier parts of its box: every bite lowers the rank, so a window needs
+//! exactly the P-positions below it. Window boundaries are multiples of 64,
+//! so the parts' `p-positions` sections laid end to end are the box's
+//! bitset. A part streams its inputs' `p-positions` block by block
+//! ([`ShardSource::open`]), never a whole input in memory.
+//!
+//! Shard sections (all integers little-endian):
+//! - `meta`: [`BoxMeta`] through the codec (rows, cols, ranks of the box,
+//!   the window `start..end`, its P-positions).
+//! - `p-positions`: the window's P-positions, one bit per rank, `u64` words
+//!   (rank x is bit `(x−start) % 64` of word `(x−start) / 64`), ranks as in
+//!   [`ChompBox`].
+//! - `sizes`: for every number of squares s = 0 … rows·cols, two `u64`:
+//!   the staircases of s squares in the window and the P-positions among
+//!   them (rank 0, the empty board, is not counted).
+//! - `rectangles` (the single job, or the last part only): `u32` values;
+//!   for every rectangle a×b in the box (1 ≤ a ≤ rows, 1 ≤ b ≤ cols, a×b ≠
+//!   1×1, in (a, b) order): `a, b, k, row₁, col₁, …, row_k, col_k` — its k
+//!   winning moves, sorted.
+//!
+//! Tables: `rectangles.csv` (`rows,cols,n_winning,moves`, moves as `i:j`
+//! separated by spaces, one line per rectangle in any box, sorted by rows
+//! then cols), `multi-winning.csv` (the same for n_winning ≥ 2),
+//! `boxes.csv` (`box,rows,cols,positions,p_positions`, one line per box,
+//! parts summed; positions exclude the empty board), and per box
+//! `sizes-RxC.csv` (`squares,positions,p_positions` for 1 … rows·cols
+//! squares). Merge reads only the `meta`, `sizes` and `rectangles` sections.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::games::chomp::{Bite, BoxWindow, ChompBox, PPositions, Staircase, window_memory};
+use crate::pipeline::codec;
+use crate::pipeline::error::{Error, Result};
+use crate::pipeline::jobfile::{error_at_key, parse_params};
+use crate::pipeline::kind::{
+    Claim, ClaimStatus, JobKind, JobSpec, RunAccess, ShardSource, TableFile,
+};
+use crate::pipeline::resources::{fmt_bytes, parse_size, thousands, worker_threads};
+use crate::pipeline::shard::{Section, SectionSink, Shard, ShardFile};
+
+/// The `chomp-boxes` job kind.
+pub struct ChompBoxes;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JobFileParams {
+    #[allow(dead_code)]
+    kind: String,
+    boxes: Vec<Vec<u32>>,
+    job_memory: Option<String>,
+    window_positions: Option<u64>,
+}
+
+/// Largest `rows × cols` of a box in a job file: every rectangle's winning
+/// moves are listed, which costs about (rows·cols)² bite look-ups.
+pub const MAX_BOX_AREA: u64 = 20_000;
+
+/// `job_memory` when the job file gives none: 2 GiB.
+pub const DEFAULT_BOX_JOB_MEMORY: u64 = 2 << 30;
+
+/// Most parts one box may be split into (part K reads K − 1 inputs, so the
+/// plan grows with the square of this).
+pub const MAX_PARTS: u64 = 1000;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BoxParams {
+    rows: u32,
+    cols: u32,
+    start: Option<u64>,
+    end: Option<u64>,
+}
+
+/// The `meta` section of a box shard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoxMeta {
+    /// Rows of the box.
+    pub rows: u32,
+    /// Columns of the box.
+    pub cols: u32,
+    /// Ranks of the whole box, `C(rows+cols, rows)`, including the empty board.
+    pub ranks: u64,
+    /// First rank of this job's window (0 for a box in one job).
+    pub start: u64,
+    /// End (exclusive) of this job's window (`ranks` for a box in one job).
+    pub end: u64,
+    /// P-positions in the window.
+    pub p_positions: u64,
+}
+
+/// Winning moves per rectangle `(rows, cols)`.
+pub type RectangleMoves = BTreeMap<(u32, u32), Vec<Bite>>;
+
+fn box_name(rows: u32, cols: u32) -> String {
+    format!("box-{rows}x{cols}")
+}
+
+/// The window of a box job: its box and rank range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BoxWindowJob {
+    /// Rows of the box.
+    pub rows: u32,
+    /// Columns of the box.
+    pub cols: u32,
+    /// First rank of the window.
+    pub start: u64,
+    /// End (exclusive) of the window.
+    pub end: u64,
+    /// Ranks of the whole box.
+    pub ranks: u64,
+}
+
+impl BoxWindowJob {
+    /// Whether this job holds the box's last ranks (and its `rectangles`).
+    pub fn is_last(&self) -> bool {
+        self.end == self.ranks
+    }
+}
+
+/// `(rows, cols)` of a box job.
+fn job_box(job: &JobSpec) -> Result<(u32, u32)> {
+    let p = job_params(job)?;
+    Ok((p.rows, p.cols))
+}
+
+fn job_params(job: &JobSpec) -> Result<BoxParams> {
+    toml::Value::Table(job.params.clone())
+        .try_into()
+        .map_err(|e: toml::de::Error| Error::job(&job.name, format!("parameters: {}", e.message())))
+}
+
+/// The box and window of box job `job` (a job without `start`/`end` is the
+/// whole box), with the box's ranking tables.
+///
+/// # Errors
+/// [`Error::Job`] if the parameters are not a box and a window inside it
+/// (non-empty, `start` a multiple of 64).
+pub fn job_window(job: &JobSpec) -> Result<(BoxWindowJob, ChompBox)> {
+    let p = job_params(job)?;
+    let b = ChompBox::new(p.rows as usize, p.cols as usize)
+        .map_err(|e| Error::job(&job.name, e.to_string()))?;
+    let (start, end) = (p.start.unwrap_or(0), p.end.unwrap_or(b.len()));
+    if start >= end || end > b.len() || !start.is_multiple_of(64) {
+        return Err(Error::job(
+            &job.name,
+            format!(
+                "window {start}..{end} is not a window of the {}x{} box ({} ranks, starts at multiples of 64)",
+                p.rows,
+                p.cols,
+                b.len()
+            ),
+        ));
+    }
+    let w = BoxWindowJob {
+        rows: p.rows,
+        cols: p.cols,
+        start,
+        end,
+        ranks: b.len(),
+    };
+    Ok((w, b))
+}
+
+/// Estimated peak memory of the worker solving a window of `ranks` ranks of
+/// the `rows`×`cols` box with `threads` threads, in bytes: the solver's
+/// [`window_memory`], plus the process and the shard writer's batches
+/// (24 MiB, and 1 MiB per thread) and, for a part reading earlier parts
+/// (`reads_inputs`), the input block being streamed and the block cache of
+/// the rectangle look-ups (at most [`RECT_CACHE_BLOCKS`] blocks of 128 KiB).
+pub fn part_memory(rows: u32, cols: u32, ranks: u64, threads: u32, reads_inputs: bool) -> u64 {
+    let inputs = if reads_inputs {
+        (RECT_CACHE_BLOCKS as u64 + 2) * (128 << 10)
+    } else {
+        0
+    };
+    window_memory(rows as usize, cols as usize, ranks, threads as usize)
+        + (24 << 20)
+        + u64::from(threads) * (1 << 20)
+        + inputs
+}
+
+/// Threads a job over `ranks` ranks can use: one per 2²⁵ ranks, 1 to 16
+/// (the worker gets at most the cores of its machine; the shard bytes do
+/// not depend on it).
+pub fn job_threads(ranks: u64) -> u32 {
+    (ranks >> 25).clamp(1, 16) as u32
+}
+
+/// How a box is cut: `None` for one job, else the window length (a multiple
+/// of 64; the last window may be shorter).
+///
+/// # Errors
+/// A message if no window fits `job_memory` or the box would need more than
+/// [`MAX_PARTS`] parts.
+fn box_window_len(
+    rows: u32,
+    cols: u32,
+    len: u64,
+    job_memory: u64,
+    forced: Option<u64>,
+) -> std::result::Result<Option<u64>, String> {
+    let mem = |w: u64| part_memory(rows, cols, w, job_threads(w), true);
+    let w = match forced {
+        Some(w) => w.div_ceil(64) * 64,
+        None => {
+            if part_memory(rows, cols, len, job_threads(len), false) <= job_memory {
+                return Ok(None);
+            }
+            // Largest multiple of 64 whose window fits.
+            let (mut lo, mut hi) = (0u64, len / 64);
+            while lo < hi {
+                let mid = lo + (hi - lo).div_ceil(2);
+                if mem(mid * 64) <= job_memory {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            if lo == 0 {
+                return Err(format!(
+                    "{rows}x{cols}: even a window of 64 ranks needs about {}, more than \
+                     job_memory = {}",
+                    fmt_bytes(mem(64)),
+                    fmt_bytes(job_memory)
+                ));
+            }
+            lo * 64
+        }
+    };
+    if w >= len {
+        return Ok(None);
+    }
+    let parts = len.div_ceil(w);
+    if parts > MAX_PARTS {
+        return Err(format!(
+            "{rows}x{cols}: {} ranks in windows of {} would be {} parts, more than {MAX_PARTS}; \
+             raise job_memory or window_positions",
+            thousands(u128::from(len)),
+            thousands(u128::from(w)),
+            thousands(u128::from(parts))
+        ));
+    }
+    // Equal windows: as many parts, each at most `w` long.
+    Ok(Some(len.div_ceil(parts).div_ceil(64) * 64))
+}
+
+/// CPU estimate of solving `ranks` ranks, seconds on one core (≈ 12 ns per
+/// staircase; the per-window carry of earlier P-positions is small).
+fn cpu_seconds(ranks: u64) -> u64 {
+    ranks * 12 / 1_000_000_000
+}
+
+/// Solves box job `job` (the whole box or one window), reading the earlier
+/// parts of its box from `inputs` block by block, and writes its sections to
+/// `out`: `meta`, `p-positions` (streamed in chunks from the solver's words,
+/// no second copy), `sizes` and, for the box's last ranks, `rectangles`.
+///
+/// # Errors
+/// [`Error::Job`] if the parameters are invalid or an earlier part is
+/// missing, damaged or not the window below this one; `out`'s errors.
+pub fn solve_box_into(
+    job: &JobSpec,
+    inputs: &dyn ShardSource,
+    threads: usize,
+    out: &mut dyn SectionSink,
+) -> Result<()> {
+    let (w, b) = job_window(job)?;
+    let earlier = EarlierParts::open(job, inputs, &w)?;
+    let mut failed = None;
+    let win = {
+        let mut ranks = earlier.p_ranks(&mut failed);
+        b.solve_window(w.start, w.end, &mut ranks, threads)
+    };
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let rects = if w.is_last() {
+        Some(rectangles(&b, &win, &earlier)?)
+    } else {
+        None
+    };
+    write_sections(&w, &win, rects.as_deref(), out)
+}
+
+/// Writes the sections of a solved window.
+fn write_sections(
+    w: &BoxWindowJob,
+    win: &BoxWindow,
+    rects: Option<&[u32]>,
+    out: &mut dyn SectionSink,
+) -> Result<()> {
+    let p_positions: u64 = win.p_by_size.iter().sum();
+    let meta = BoxMeta {
+        rows: w.rows,
+        cols: w.cols,
+        ranks: w.ranks,
+        start: w.start,
+        end: w.end,
+        p_positions,
+    };
+    out.begin_section("meta")?;
+    out.write(&codec::encode(&meta).map_err(|e| Error::job("meta", e))?)?;
+    out.begin_section("p-positions")?;
+    // In pieces of 8 MiB, converted into one reused buffer (a word-by-word
+    // copy on little-endian machines).
+    let mut bytes = vec![0u8; 8 << 20];
+    for chunk in win.p_bits.chunks(1 << 20) {
+        let part = &mut bytes[..8 * chunk.len()];
+        for (b, v) in part.chunks_exact_mut(8).zip(chunk) {
+            b.copy_from_slice(&v.to_le_bytes());
+        }
+        out.write(part)?;
+    }
+    out.begin_section("sizes")?;
+    let sizes: Vec<u8> = win
+        .positions_by_size
+        .iter()
+        .zip(&win.p_by_size)
+        .flat_map(|(a, p)| a.to_le_bytes().into_iter().chain(p.to_le_bytes()))
+        .collect();
+    out.write(&sizes)?;
+    if let Some(r) = rects {
+        out.begin_section("rectangles")?;
+        let bytes: Vec<u8> = r.iter().flat_map(|v| v.to_le_bytes()).collect();
+        out.write(&bytes)?;
+    }
+    Ok(())
+}
+
+/// Solves one box (in one job) into its shard sections.
+///
+/// # Errors
+/// If the box is empty or too large.
+pub fn solve_box(rows: u32, cols: u32) -> std::result::Result<Vec<Section>, String> {
+    let mut params = toml::Table::new();
+    params.insert("rows".into(), i64::from(rows).into());
+    params.insert("cols".into(), i64::from(cols).into());
+    let job = JobSpec::new(box_name(rows, cols), params, vec![], 0);
+    let mut out = Vec::new();
+    solve_box_into(&job, &NoInputs, worker_threads(), &mut out).map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+struct NoInputs;
+
+impl ShardSource for NoInputs {
+    fn load(&self, name: &str) -> Result<Shard> {
+        Err(Error::job(name, "not an input of this job"))
+    }
+}
+
+/// One earlier part of a box, opened for block reads.
+struct PartFile {
+    start: u64,
+    end: u64,
+    file: ShardFile,
+}
+
+/// The earlier parts of a window's box (its inputs, in rank order), opened
+/// for block reads: the P-positions below the window, streamed in ascending
+/// order ([`EarlierParts::p_ranks`]) or looked up one rank at a time
+/// ([`EarlierParts::is_p`], a few blocks cached).
+struct EarlierParts {
+    name: String,
+    parts: Vec<PartFile>,
+    cache: std::cell::RefCell<HashMap<(usize, usize), Vec<u8>>>,
+}
+
+/// Blocks the rectangle look-ups keep in memory at most.
+pub const RECT_CACHE_BLOCKS: usize = 128;
+
+/// Section `section` of job `name`'s shard, read through `f`. A block that
+/// does not read is reported as a whole-shard read reports it (naming the
+/// job and the shard file): `src` decodes the shard to say what is wrong.
+fn read_section(
+    src: &dyn ShardSource,
+    name: &str,
+    f: &ShardFile,
+    section: &str,
+) -> Result<Vec<u8>> {
+    f.read_section(section).map_err(|m| match src.load(name) {
+        Err(e) => e,
+        Ok(_) => Error::job(name, format!("malformed shard: {m}")),
+    })
+}
+
+/// The `meta` of job `name`'s shard, read through `f`.
+fn read_meta(src: &dyn ShardSource, name: &str, f: &ShardFile) -> Result<BoxMeta> {
+    let bytes = read_section(src, name, f, "meta")?;
+    codec::decode(&bytes).map_err(|e| Error::job(name, format!("malformed shard: meta: {e}")))
+}
+
+impl EarlierParts {
+    fn open(job: &JobSpec, inputs: &dyn ShardSource, w: &BoxWindowJob) -> Result<EarlierParts> {
+        let mut parts = Vec::new();
+        let mut next = 0;
+        for name in &job.inputs {
+            let file = inputs.open(name)?;
+            let m = read_meta(inputs, name, &file)?;
+            let words = (m.end.saturating_sub(m.start)).div_ceil(64);
+            if (m.rows, m.cols, m.ranks, m.start) != (w.rows, w.cols, w.ranks, next)
+                || m.end <= m.start
+                || m.end > w.start
+                || file.section_len("p-positions") != Some(words * 8)
+            {
+                return Err(Error::job(
+                    &job.name,
+                    format!(
+                        "input {name} is not the window of the {}x{} box starting at rank {next}",
+                        w.rows, w.cols
+                    ),
+                ));
+            }
+            next = m.end;
+            parts.push(PartFile {
+                start: m.start,
+                end: m.end,
+                file,
+            });
+        }
+        if next != w.start {
+            return Err(Error::job(
+                &job.name,
+                format!(
+                    "its inputs cover ranks 0..{next}, but the window starts at {}",
+                    w.start
+                ),
+            ));
+        }
+        Ok(EarlierParts {
+            name: job.name.clone(),
+            parts,
+            cache: std::cell::RefCell::new(HashMap::new()),
+        })
+    }
+
+    /// The P-positions of every earlier part, ascending, one block in
+    /// memory at a time. A read error ends the iteration and is left in
+    /// `failed`.
+    fn p_ranks<'a>(&'a self, failed: &'a mut Option<Error>) -> PRanks<'a> {
+        PRanks {
+            parts: &self.parts,
+            name: &self.name,
+            part: 0,
+            block: 0,
+            bytes: Vec::new(),
+            pos: 0,
+            word: 0,
+            base: 0,
+            failed,
+        }
+    }
+
+    /// Whether rank `x` (below the window) is a P-position.
+    fn is_p(&self, x: u64) -> Result<bool> {
+        let i = self.parts.partition_point(|p| p.end <= x);
+        let part = self
+            .parts
+            .get(i)
+            .filter(|p| p.start <= x)
+            .ok_or_else(|| Error::job(&self.name, format!("rank {x} is in no earlier part")))?;
+        let off = (x - part.start) / 8;
+        let bs = part.file.block_size();
+        let key = (i, (off / bs) as usize);
+        let mut cache = self.cache.borrow_mut();
+        if !cache.contains_key(&key) {
+            if cache.len() >= RECT_CACHE_BLOCKS {
+                cache.clear();
+            }
+            let block = part
+                .file
+                .read_block("p-positions", key.1)
+                .map_err(|m| Error::job(&self.name, format!("reading an earlier part: {m}")))?;
+            cache.insert(key, block);
+        }
+        let byte = cache[&key][(off % bs) as usize];
+        Ok(byte >> ((x - part.start) % 8) & 1 == 1)
+    }
+
+    /// Whether each rank of `asked` (ascending, below the window) is a
+    /// P-position. Every block they lie in is read once, a batch of blocks
+    /// at a time decompressed on all cores ([`ShardFile::read_blocks`]).
+    fn are_p(&self, asked: &[u64]) -> Result<Vec<bool>> {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let batch = 16 * cores;
+        let mut answers = Vec::with_capacity(asked.len());
+        let mut k = 0;
+        while k < asked.len() {
+            // The part of asked[k], and the blocks of the ranks after it in
+            // that part, up to a batch of them.
+            let x = asked[k];
+            let part = self
+                .parts
+                .get(self.parts.partition_point(|p| p.end <= x))
+                .filter(|p| p.start <= x)
+                .ok_or_else(|| Error::job(&self.name, format!("rank {x} is in no earlier part")))?;
+            let per = part.file.block_size() * 8;
+            let (mut blocks, mut e) = (Vec::new(), k);
+            while e < asked.len() && asked[e] < part.end {
+                let b = ((asked[e] - part.start) / per) as usize;
+                if blocks.last() != Some(&b) {
+                    if blocks.len() == batch {
+                        break;
+                    }
+                    blocks.push(b);
+                }
+                e += 1;
+            }
+            let bytes = part
+                .file
+                .read_blocks("p-positions", &blocks)
+                .map_err(|m| Error::job(&self.name, format!("reading an earlier part: {m}")))?;
+            let mut j = 0;
+            for &y in &asked[k..e] {
+                let off = y - part.start;
+                while blocks[j] as u64 != off / per {
+                    j += 1;
+                }
+                let bit = off % per;
+                answers.push(bytes[j][(bit / 8) as usize] >> (bit % 8) & 1 == 1);
+            }
+            k = e;
+        }
+        Ok(answers)
+    }
+}
+
+/// Iterator over the set bits of earlier parts ([`EarlierParts::p_ranks`]).
+struct PRanks<'a> {
+    parts: &'a [PartFile],
+    name: &'a str,
+    part: usize,
+    block: usize,
+    bytes: Vec<u8>,
+    /// Next word to take from `bytes` (byte offset).
+    pos: usize,
+    /// Bits of the current word not yet returned.
+    word: u64,
+    /// Rank of bit 0 of `word`.
+    base: u64,
+    failed: &'a mut Option<Error>,
+}
+
+impl Iterator for PRanks<'_> {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        loop {
+            if self.word != 0 {
+                let x = self.base + u64::from(self.word.trailing_zeros());
+                self.word &= self.word - 1;
+                return Some(x);
+            }
+            if self.pos + 8 <= self.bytes.len() {
+                let p = &self.parts[self.part];
+                self.base = p.start
+                    + (self.block as u64 - 1) * p.file.block_size() * 8
+                    + self.pos as u64 * 8;
+                self.word = u64::from_le_bytes(
+                    self.bytes[self.pos..self.pos + 8]
+                        .try_into()
+                        .expect("8 bytes"),
+                );
+                self.pos += 8;
+                if self.word != 0 && self.base + 63 - u64::from(self.word.leading_zeros()) >= p.end
+                {
+                    *self.failed = Some(Error::job(
+                        self.name,
+                        format!("input part {}..{}: bits set past its end", p.start, p.end),
+                    ));
+                    return None;
+                }
+                continue;
+            }
+            if self.failed.is_some() {
+                return None;
+            }
+            let p = self.parts.get(self.part)?;
+            if self.block >= p.file.block_count("p-positions").unwrap_or(0) {
+                self.part += 1;
+                self.block = 0;
+                self.bytes.clear();
+                self.pos = 0;
+                continue;
+            }
+            match p.file.read_block("p-positions", self.block) {
+                Ok(b) => {
+                    self.bytes = b;
+                    self.pos = 0;
+                    self.block += 1;
+                }
+                Err(m) => {
+                    *self.failed = Some(Error::job(
+                        self.name,
+                        format!("reading input part {}..{}: {m}", p.start, p.end),
+                    ));
+                    return None;
+                }
+            }
+        }
+    }
+}
+
+/// The `rectangles` section (as `u32` values) of a box whose last window is
+/// `win`: every rectangle's winning bites, from the window's bits and the
+/// earlier parts' blocks.
+fn rectangles(b: &ChompBox, win: &BoxWindow, earlier: &EarlierParts) -> Result<Vec<u32>> {
+    let is_p = |x: u64| -> Result<bool> {
+        if x >= win.start {
+            let i = x - win.start;
+            Ok(win.p_bits[(i / 64) as usize] >> (i % 64) & 1 == 1)
+        } else {
+            earlier.is_p(x)
+        }
+    };
+    let mut rect: Vec<u32> = Vec::new();
+    for a in 1..=b.rows() as u32 {
+        for c in 1..=b.cols() as u32 {
+            if (a, c) == (1, 1) {
+                continue;
+            }
+            let s = Staircase::rectangle(a, c).expect("non-empty");
+            let children = b
+                .children(&s)
+                .map_err(|e| Error::job(&earlier.name, e.to_string()))?;
+            let mut moves = Vec::new();
+            for (bite, x) in children {
+                if is_p(x)? {
+                    moves.push(bite);
+                }
+            }
+            moves.sort();
+            rect.extend([a, c, moves.len() as u32]);
+            for m in moves {
+                rect.extend([m.row, m.col]);
+            }
+        }
+    }
+    Ok(rect)
+}
+
+/// Checks a box shard's sections against its job (the whole shard decoded):
+/// the meta describes the job's window, `p-positions` has the window's
+/// length and the meta's count of set bits (none past the window, rank 0
+/// never), `sizes` sums to the window's positions and P-positions, and
+/// `rectangles` is present exactly in the box's last job. Returns the meta.
+///
+/// # Errors
+/// [`Error::Job`] naming what does not match.
+pub fn check_box_shard(job: &JobSpec, shard: &Shard) -> Result<BoxMeta> {
+    let (w, _) = job_window(job)?;
+    let bad = |m: &str| Error::job(&job.name, format!("malformed shard: {m}"));
+    let meta: BoxMeta = codec::decode(shard.section("meta")?).map_err(|e| bad(&e))?;
+    if (meta.rows, meta.cols, meta.ranks, meta.start, meta.end)
+        != (w.rows, w.cols, w.ranks, w.start, w.end)
+    {
+        return Err(bad(&format!(
+            "meta says {}x{} ranks {}..{} of {}, the job is {}x{} ranks {}..{} of {}",
+            meta.rows,
+            meta.cols,
+            meta.start,
+            meta.end,
+            meta.ranks,
+            w.rows,
+            w.cols,
+            w.start,
+            w.end,
+            w.ranks
+        )));
+    }
+    let bits = shard.section("p-positions")?;
+    let n = w.end - w.start;
+    if bits.len() as u64 != n.div_ceil(64) * 8 {
+        return Err(bad("p-positions length"));
+    }
+    // Whole words (the length is a multiple of 8, checked above).
+    let count: u64 = bits
+        .chunks_exact(8)
+        .map(|c| u64::from(u64::from_le_bytes(c.try_into().expect("8 bytes")).count_ones()))
+        .sum();
+    if count != meta.p_positions {
+        return Err(bad(&format!(
+            "{count} P-positions in the bits, the meta says {}",
+            meta.p_positions
+        )));
+    }
+    let last = bits[(n.div_ceil(8) - 1) as usize];
+    let past = n.div_ceil(8) * 8 - n; // unused bits of the last used byte
+    if (past > 0 && last >> (8 - past) != 0)
+        || bits[n.div_ceil(8) as usize..].iter().any(|&b| b != 0)
+        || (w.start == 0 && bits[0] & 1 == 1)
+    {
+        return Err(bad("p-positions: bits set outside the window's positions"));
+    }
+    let sizes =
+        read_sizes(shard.section("sizes")?, w.rows, w.cols).ok_or_else(|| bad("sizes length"))?;
+    let positions = n - u64::from(w.start == 0);
+    let (sp, sq): (u64, u64) = sizes.iter().fold((0, 0), |(a, p), s| (a + s.0, p + s.1));
+    if (sp, sq) != (positions, meta.p_positions) {
+        return Err(bad(&format!(
+            "sizes sum to {sp} positions and {sq} P-positions, the window has {positions} and {}",
+            meta.p_positions
+        )));
+    }
+    match (w.is_last(), shard.section("rectangles")) {
+        (true, Ok(r)) => {
+            parse_rectangles(r).map_err(|m| bad(&m))?;
+        }
+        (true, Err(_)) => return Err(bad("no rectangles section in the box's last job")),
+        (false, Ok(_)) => return Err(bad("a rectangles section before the box's last part")),
+        (false, Err(_)) => {}
+    }
+    Ok(meta)
+}
+
+/// `(positions, p_positions)` per number of squares from a `sizes` section,
+/// if it has the box's length.
+fn read_sizes(bytes: &[u8], rows: u32, cols: u32) -> Option<Vec<(u64, u64)>> {
+    let n = (rows as usize) * (cols as usize) + 1;
+    if bytes.len() != n * 16 {
+        return None;
+    }
+    Some(
+        bytes
+            .chunks_exact(16)
+            .map(|c| {
+                (
+                    u64::from_le_bytes(c[..8].try_into().expect("8")),
+                    u64::from_le_bytes(c[8..].try_into().expect("8")),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// Parses a `rectangles` section.
+fn parse_rectangles(raw: &[u8]) -> std::result::Result<RectangleMoves, String> {
+    if !raw.len().is_multiple_of(4) {
+        return Err("rectangles length".into());
+    }
+    let vals: Vec<u32> = raw
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+        .collect();
+    let mut rects = RectangleMoves::new();
+    let mut i = 0;
+    while i < vals.len() {
+        let (a, c, k) = match vals.get(i..i + 3) {
+            Some(&[a, c, k]) => (a, c, k as usize),
+            _ => return Err("rectangles truncated".into()),
+        };
+        let pairs = vals
+            .get(i + 3..i + 3 + 2 * k)
+            .ok_or_else(|| "rectangles truncated".to_string())?;
+        let moves = pairs
+            .chunks_exact(2)
+            .map(|p| Bite {
+                row: p[0],
+                col: p[1],
+            })
+            .collect();
+        rects.insert((a, c), moves);
+        i += 3 + 2 * k;
+    }
+    Ok(rects)
+}
+
+/// Decodes the shard of a box job in one job (`box-RxC`): its meta,
+/// P-positions and rectangles.
+///
+/// # Errors
+/// [`Error::Job`] if a section is missing or malformed, the meta does not
+/// match the job's parameters, or the job is a part of a split box.
+pub fn decode_box(job: &JobSpec, shard: &Shard) -> Result<(BoxMeta, PPositions, RectangleMoves)> {
+    let meta = check_box_shard(job, shard)?;
+    let bad = |m: &str| Error::job(&job.name, format!("malformed shard: {m}"));
+    if meta.start != 0 || meta.end != meta.ranks {
+        return Err(bad("a part of a split box, not the whole box"));
+    }
+    let p = PPositions::from_le_bytes(meta.ranks, shard.section("p-positions")?)
+        .ok_or_else(|| bad("p-positions length"))?;
+    let rects = parse_rectangles(shard.section("rectangles")?).map_err(|m| bad(&m))?;
+    Ok((meta, p, rects))
+}
+
+fn moves_text(moves: &[Bite]) -> String {
+    moves
+        .iter()
+        .map(|m| format!("{}:{}", m.row, m.col))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn pairs_text(moves: &[Bite]) -> String {
+    moves
+        .iter()
+        .map(Bite::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Parses `rectangles.csv` back into winning moves per rectangle.
+///
+/// # Errors
+/// A message naming the line if it is malformed.
+pub fn parse_rectangles_csv(text: &str) -> std::result::Result<RectangleMoves, String> {
+    let mut out = RectangleMoves::new();
+    for (n, line) in text.lines().enumerate().skip(1) {
+        let bad = || format!("rectangles.csv line {}: `{line}`", n + 1);
+        let f: Vec<&str> = line.split(',').collect();
+        let [r, c, k, mv] = f[..] else {
+            return Err(bad());
+        };
+        let num = |s: &str| s.parse::<u32>().map_err(|_| bad());
+        let moves: Vec<Bite> = mv
+            .split_whitespace()
+            .map(|p| {
+                let (i, j) = p.split_once(':').ok_or_else(bad)?;
+                Ok(Bite {
+                    row: num(i)?,
+                    col: num(j)?,
+                })
+            })
+            .collect::<std::result::Result<_, String>>()?;
+        if moves.len() != num(k)? as usize {
+            return Err(bad());
+        }
+        out.insert((num(r)?, num(c)?), moves);
+    }
+    Ok(out)
+}
+
+/// One box of a run: its jobs (one, or its parts in rank order).
+pub struct RunBox<'a> {
+    /// Rows of the box.
+    pub rows: u32,
+    /// Columns of the box.
+    pub cols: u32,
+    /// Its jobs, in plan (= rank) order.
+    pub jobs: Vec<&'a JobSpec>,
+}
+
+impl RunBox<'_> {
+    /// `box-RxC`.
+    pub fn name(&self) -> String {
+        box_name(self.rows, self.cols)
+    }
+}
+
+/// The boxes of a run, in plan order, each with its jobs.
+///
+/// # Errors
+/// If a job is not a box job.
+pub fn run_boxes(jobs: &[JobSpec]) -> Result<Vec<RunBox<'_>>> {
+    let mut out: Vec<RunBox<'_>> = Vec::new();
+    for job in jobs {
+        let (rows, cols) = job_box(job)?;
+        match out.last_mut() {
+            Some(b) if (b.rows, b.cols) == (rows, cols) => b.jobs.push(job),
+            _ => out.push(RunBox {
+                rows,
+                cols,
+                jobs: vec![job],
+            }),
+        }
+    }
+    Ok(out)
+}
+
+/// A box's bits read from its jobs' shards block by block.
+struct BoxBits {
+    parts: EarlierParts,
+}
+
+impl BoxBits {
+    /// Opens every job of `b` for block reads.
+    fn open(run: &dyn RunAccess, b: &RunBox<'_>) -> Result<(BoxBits, ChompBox)> {
+        let mut parts = Vec::new();
+        let mut cb = None;
+        for job in &b.jobs {
+            let (w, chomp) = job_window(job)?;
+            let file = run.open(&job.name)?;
+            let m = read_meta(run, &job.name, &file)?;
+            if (m.start, m.end) != (w.start, w.end) {
+                return Err(Error::job(
+                    &job.name,
+                    "malformed shard: meta is not the job's window",
+                ));
+            }
+            parts.push(PartFile {
+                start: w.start,
+                end: w.end,
+                file,
+            });
+            cb = Some(chomp);
+        }
+        let cb = cb.ok_or_else(|| Error::job(b.name(), "no jobs"))?;
+        Ok((
+            BoxBits {
+                parts: EarlierParts {
+                    name: b.name(),
+                    parts,
+                    cache: std::cell::RefCell::new(HashMap::new()),
+                },
+            },
+            cb,
+        ))
+    }
+
+    fn is_p(&self, x: u64) -> Result<bool> {
+        self.parts.is_p(x)
+    }
+
+    /// The first `len` ranks' bits as a [`PPositions`].
+    fn prefix(&self, len: u64) -> Result<PPositions> {
+        let mut bytes = Vec::new();
+        let need = len.div_ceil(64) * 8;
+        for p in &self.parts.parts {
+            if bytes.len() as u64 >= need {
+                break;
+            }
+            let have = p.file.section_len("p-positions").unwrap_or(0);
+            let take = (need - bytes.len() as u64).min(have);
+            bytes.extend(
+                p.file
+                    .read_range("p-positions", 0, take)
+                    .map_err(|m| Error::job(&self.parts.name, m))?,
+            );
+        }
+        bytes.resize(need as usize, 0);
+        // Bits past `len` of the last word belong to later ranks: clear them.
+        if !len.is_multiple_of(64) {
+            let w = bytes.len() - 8;
+            let mut word = u64::from_le_bytes(bytes[w..].try_into().expect("8"));
+            word &= (1u64 << (len % 64)) - 1;
+            bytes[w..].copy_from_slice(&word.to_le_bytes());
+        }
+        PPositions::from_le_bytes(len, &bytes)
+            .ok_or_else(|| Error::job(&self.parts.name, "p-positions length"))
+    }
+}
+
+/// Winning moves of `s` from a run's box shards: the first box (in plan
+/// order) with at least as many rows and columns as `s`, or else as its
+/// transpose (moves mirrored back). `None` if no box covers either. Reads
+/// only the blocks holding the bits of `s`'s children.
+///
+/// # Errors
+/// If that box's shard is missing or damaged.
+pub fn winning_moves_from_run(
+    run: &dyn RunAccess,
+    s: &Staircase,
+) -> Result<Option<(String, Vec<Bite>)>> {
+    if let Some(found) = lookup_in_boxes(run, s)? {
+        return Ok(Some(found));
+    }
+    let Some((name, moves)) = lookup_in_boxes(run, &s.transpose())? else {
+        return Ok(None);
+    };
+    let mut mirrored: Vec<Bite> = moves.iter().map(|b| bite(b.col, b.row)).collect();
+    mirrored.sort();
+    Ok(Some((format!("{name}, transposed"), mirrored)))
+}
+
+fn lookup_in_boxes(run: &dyn RunAccess, s: &Staircase) -> Result<Option<(String, Vec<Bite>)>> {
+    let need_rows = s.rows().len() as u32;
+    let need_cols = s.rows().first().copied().unwrap_or(0);
+    for b in run_boxes(run.jobs())? {
+        if b.rows >= need_rows && b.cols >= need_cols {
+            let (bits, cb) = BoxBits::open(run, &b)?;
+            let mut moves = Vec::new();
+            for (m, x) in cb
+                .children(s)
+                .map_err(|e| Error::job(b.name(), e.to_string()))?
+            {
+                if bits.is_p(x)? {
+                    moves.push(m);
+                }
+            }
+            moves.sort();
+            return Ok(Some((b.name(), moves)));
+        }
+    }
+    Ok(None)
+}
+
+/// A box of a job file: rows, cols and its ranking tables.
+pub type PlannedBox = (u32, u32, ChompBox);
+
+/// Checks a job file's `boxes = [[rows, cols], …]` list, shared by the
+/// box-based kinds: non-empty, two numbers per entry, a valid box, no
+/// repeats, and `extra(rows, cols, box)` (a kind's own limit; `Some(why)`
+/// refuses). Returns the normalised `boxes` table and the boxes in order.
+///
+/// # Errors
+/// [`Error::JobFile`] at the `boxes` line, naming the entry.
+pub fn plan_box_list(
+    path: &Path,
+    text: &str,
+    boxes: &[Vec<u32>],
+    extra: impl Fn(u32, u32, &ChompBox) -> Option<String>,
+) -> Result<(toml::Table, Vec<PlannedBox>)> {
+    if boxes.is_empty() {
+        return Err(error_at_key(
+            path,
+            text,
+            "boxes",
+            "`boxes` is empty: give at least one [rows, cols]",
+        ));
+    }
+    let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, entry) in boxes.iter().enumerate() {
+        let at =
+            |m: String| error_at_key(path, text, "boxes", format!("`boxes` entry {}: {m}", i + 1));
+        let &[rows, cols] = entry.as_slice() else {
+            return Err(at(format!(
+                "expected [rows, cols], found {} numbers",
+                entry.len()
+            )));
+        };
+        // A set, not a scan of the earlier entries: a job file listing
+        // 10⁵ boxes must not take 10¹⁰ comparisons.
+        if !seen.insert((rows, cols)) {
+            return Err(at(format!("{rows}x{cols} repeats")));
+        }
+        let b = ChompBox::new(rows as usize, cols as usize).map_err(|e| at(e.to_string()))?;
+        if let Some(why) = extra(rows, cols, &b) {
+            return Err(at(why));
+        }
+        out.push((rows, cols, b));
+    }
+    let mut table = toml::Table::new();
+    table.insert(
+        "boxes".into(),
+        toml::Value::Array(
+            boxes
+                .iter()
+                .map(|e| toml::Value::Array(e.iter().map(|&v| i64::from(v).into()).collect()))
+                .collect(),
+        ),
+    );
+    Ok((table, out))
+}
+
+/// Estimated peak memory of solving a box of `len` ranks in memory with
+/// [`ChompBox::solve`] (what `query chomp` does for small boxes), in bytes:
+/// two bitsets while solving, a byte copy of the P-bitset and its
+/// compressed form, plus the process.
+pub fn box_job_memory(len: u64) -> u64 {
+    len / 2 + (24 << 20)
+}
+
+impl JobKind for ChompBoxes {
+    fn name(&self) -> &'static str {
+        "chomp-boxes"
+    }
+
+    fn about(&self) -> &'static str {
+        "Chomp: P-positions of m×n boxes and the winning moves of every rectangle in them"
+    }
+
+    fn plan(&self, path: &Path, text: &str) -> Result<(toml::Table, Vec<JobSpec>)> {
+        let p: JobFileParams = parse_params(path, text)?;
+        let job_memory = match &p.job_memory {
+            Some(t) => parse_size(t).map_err(|e| {
+                error_at_key(path, text, "job_memory", format!("`job_memory`: {e}"))
+            })?,
+            None => DEFAULT_BOX_JOB_MEMORY,
+        };
+        if p.window_positions == Some(0) {
+            return Err(error_at_key(
+                path,
+                text,
+                "window_positions",
+                "`window_positions` must be at least 1",
+            ));
+        }
+        let (mut table, boxes) = plan_box_list(path, text, &p.boxes, |rows, cols, _| {
+            (u64::from(rows) * u64::from(cols) > MAX_BOX_AREA).then(|| {
+                format!(
+                    "{rows}x{cols} has more than {MAX_BOX_AREA} squares; \
+                     listing every rectangle's winning moves would take too long"
+                )
+            })
+        })?;
+        if let Some(t) = &p.job_memory {
+            table.insert("job_memory".into(), t.clone().into());
+        }
+        if let Some(w) = p.window_positions {
+            table.insert(
+                "window_positions".into(),
+                i64::try_from(w).unwrap_or(i64::MAX).into(),
+            );
+        }
+        let mut jobs = Vec::new();
+        for (rows, cols, b) in boxes {
+            let len = b.len();
+            let window = box_window_len(rows, cols, len, job_memory, p.window_positions)
+                .map_err(|m| error_at_key(path, text, "boxes", m))?;
+            let mut params = toml::Table::new();
+            params.insert("rows".into(), i64::from(rows).into());
+            params.insert("cols".into(), i64::from(cols).into());
+            let Some(w) = window else {
+                jobs.push(
+                    JobSpec::new(box_name(rows, cols), params, vec![], len)
+                        .with_memory(part_memory(rows, cols, len, job_threads(len), false))
+                        .with_threads(job_threads(len))
+                        .with_shard_bytes(len / 100 + 4096)
+                        .with_cpu_seconds(cpu_seconds(len)),
+                );
+                continue;
+            };
+            let mut names = Vec::new();
+            let mut start = 0;
+            while start < len {
+                let end = (start + w).min(len);
+                let mut pp = params.clone();
+                pp.insert(
+                    "start".into(),
+                    i64::try_from(start).unwrap_or(i64::MAX).into(),
+                );
+                pp.insert("end".into(), i64::try_from(end).unwrap_or(i64::MAX).into());
+                let name = format!("{}-part-{}", box_name(rows, cols), names.len() + 1);
+                jobs.push(
+                    JobSpec::new(name.clone(), pp, names.clone(), end - start)
+                        .with_memory(part_memory(
+                            rows,
+                            cols,
+                            end - start,
+                            job_threads(end - start),
+                            !names.is_empty(),
+                        ))
+                        .with_threads(job_threads(end - start))
+                        .with_shard_bytes((end - start) / 100 + 4096)
+                        .with_cpu_seconds(cpu_seconds(end - start)),
+                );
+                names.push(name);
+                start = end;
+            }
+        }
+        Ok((table, jobs))
+    }
+
+    fn check_shard(&self, job: &JobSpec, shard: &Shard) -> Result<()> {
+        check_box_shard(job, shard).map(|_| ())
+    }
+
+    fn run(&self, job: &JobSpec, inputs: &dyn ShardSource) -> Result<Vec<Section>> {
+        let mut out = Vec::new();
+        solve_box_into(job, inputs, worker_threads(), &mut out)?;
+        Ok(out)
+    }
+
+    fn run_into(
+        &self,
+        job: &JobSpec,
+        inputs: &dyn ShardSource,
+        out: &mut dyn SectionSink,
+    ) -> Result<()> {
+        solve_box_into(job, inputs, worker_threads(), out)
+    }
+
+    fn merge(&self, run: &dyn RunAccess) -> Result<Vec<TableFile>> {
+        let mut all: BTreeMap<(u32, u32), (Vec<Bite>, String)> = BTreeMap::new();
+        let mut boxes_csv = String::from("box,rows,cols,positions,p_positions\n");
+        let mut sizes_tables = Vec::new();
+        for b in run_boxes(run.jobs())? {
+            let mut p_total = 0u64;
+            let mut sizes = vec![(0u64, 0u64); (b.rows * b.cols) as usize + 1];
+            let mut rects = None;
+            let mut ranks = 0;
+            for job in &b.jobs {
+                let (w, _) = job_window(job)?;
+                let f = run.open(&job.name)?;
+                let m = read_meta(run, &job.name, &f)?;
+                if (m.rows, m.cols, m.ranks, m.start, m.end)
+                    != (w.rows, w.cols, w.ranks, w.start, w.end)
+                {
+                    return Err(Error::job(
+                        &job.name,
+                        "malformed shard: meta is not the job's window",
+                    ));
+                }
+                ranks = m.ranks;
+                p_total += m.p_positions;
+                let raw = read_section(run, &job.name, &f, "sizes")?;
+                let part_sizes = read_sizes(&raw, b.rows, b.cols)
+                    .ok_or_else(|| Error::job(&job.name, "malformed shard: sizes length"))?;
+                for (s, (a, p)) in sizes.iter_mut().zip(part_sizes) {
+                    s.0 += a;
+                    s.1 += p;
+                }
+                if w.is_last() {
+                    let raw = read_section(run, &job.name, &f, "rectangles")?;
+                    rects = Some(
+                        parse_rectangles(&raw)
+                            .map_err(|e| Error::job(&job.name, format!("malformed shard: {e}")))?,
+                    );
+                }
+            }
+            boxes_csv.push_str(&format!(
+                "{},{},{},{},{}\n",
+                b.name(),
+                b.rows,
+                b.cols,
+                ranks - 1,
+                p_total
+            ));
+            let mut t = String::from("squares,positions,p_positions\n");
+            for (s, (a, p)) in sizes.iter().enumerate().skip(1) {
+                t.push_str(&format!("{s},{a},{p}\n"));
+            }
+            sizes_tables.push(TableFile {
+                name: format!("sizes-{}x{}.csv", b.rows, b.cols),
+                bytes: t.into_bytes(),
+            });
+            let rects =
+                rects.ok_or_else(|| Error::job(b.name(), "no job holds the box's last ranks"))?;
+            for (rc, moves) in rects {
+                match all.get(&rc) {
+                    Some((other, by)) if *other != moves => {
+                        return Err(Error::job(
+                            self.name(),
+                            format!(
+                                "rectangle {}x{}: {by} gives {} but {} gives {}",
+                                rc.0,
+                                rc.1,
+                                pairs_text(other),
+                                b.name(),
+                                pairs_text(&moves)
+                            ),
+                        ));
+                    }
+                    Some(_) => {}
+                    None => {
+                        all.insert(rc, (moves, b.name()));
+                    }
+                }
+            }
+        }
+        let header = "rows,cols,n_winning,moves\n";
+        let (mut rect_csv, mut multi_csv) = (String::from(header), String::from(header));
+        for ((r, c), (moves, _)) in &all {
+            let line = format!("{r},{c},{},{}\n", moves.len(), moves_text(moves));
+            if moves.len() >= 2 {
+                multi_csv.push_str(&line);
+            }
+            rect_csv.push_str(&line);
+        }
+        let mut tables = vec![
+            TableFile {
+                name: "rectangles.csv".into(),
+                bytes: rect_csv.into_bytes(),
+            },
+            TableFile {
+                name: "multi-winning.csv".into(),
+                bytes: multi_csv.into_bytes(),
+            },
+            TableFile {
+                name: "boxes.csv".into(),
+                bytes: boxes_csv.into_bytes(),
+            },
+        ];
+        tables.extend(sizes_tables);
+        Ok(tables)
+    }
+
+    fn check(&self, run: &dyn RunAccess) -> Result<Vec<String>> {
+        let mut problems = Vec::new();
+        let text = String::from_utf8(run.table("rectangles.csv")?).unwrap_or_default();
+        let rects = match parse_rectangles_csv(&text) {
+            Ok(r) => r,
+            Err(e) => return Ok(vec![e]),
+        };
+        for (&(r, c), moves) in &rects {
+            if moves.is_empty() {
+                problems.push(format!(
+                    "rectangle {r}x{c} has no winning move (strategy stealing says it must)"
+                ));
+            }
+            if let Some(mirror) = rects.get(&(c, r)) {
+                let t: Vec<Bite> = {
+                    let mut v: Vec<Bite> = moves
+                        .iter()
+                        .map(|m| Bite {
+                            row: m.col,
+                            col: m.row,
+                        })
+                        .collect();
+                    v.sort();
+                    v
+                };
+                if *mirror != t {
+                    problems.push(format!("rectangle {r}x{c} and {c}x{r} do not mirror"));
+                }
+            }
+        }
+        let boxes = run_boxes(run.jobs())?;
+        // boxes.csv and the sizes tables: every box's sizes sum to its
+        // positions and P-positions; a box and its mirror agree.
+        let boxes_text = String::from_utf8(run.table("boxes.csv")?).unwrap_or_default();
+        let mut totals: BTreeMap<(u32, u32), (u64, u64)> = BTreeMap::new();
+        for line in boxes_text.lines().skip(1) {
+            let f: Vec<&str> = line.split(',').collect();
+            let num = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok());
+            match (num(1), num(2), num(3), num(4)) {
+                (Some(r), Some(c), Some(a), Some(p)) => {
+                    totals.insert((r as u32, c as u32), (a, p));
+                }
+                _ => problems.push(format!("boxes.csv: malformed line `{line}`")),
+            }
+        }
+        let mut sizes_of: BTreeMap<(u32, u32), String> = BTreeMap::new();
+        for b in &boxes {
+            let name = format!("sizes-{}x{}.csv", b.rows, b.cols);
+            let t = String::from_utf8(run.table(&name)?).unwrap_or_default();
+            let (mut a, mut p) = (0u64, 0u64);
+            for line in t.lines().skip(1) {
+                let f: Vec<u64> = line.split(',').filter_map(|v| v.parse().ok()).collect();
+                if let [_, x, y] = f[..] {
+                    a += x;
+                    p += y;
+                } else {
+                    problems.push(format!("{name}: malformed line `{line}`"));
+                }
+            }
+            let len = ChompBox::new(b.rows as usize, b.cols as usize)
+                .map_err(|e| Error::job(b.name(), e.to_string()))?
+                .len();
+            if a != len - 1 {
+                problems.push(format!(
+                    "{name}: {a} positions in all, but the box has C(m+n, m) − 1 = {}",
+                    len - 1
+                ));
+            }
+            match totals.get(&(b.rows, b.cols)) {
+                Some(&(ta, tp)) if (ta, tp) == (a, p) => {}
+                Some(&(ta, tp)) => problems.push(format!(
+                    "{name}: {a} positions and {p} P-positions, boxes.csv says {ta} and {tp}"
+                )),
+                None => problems.push(format!("boxes.csv has no line for {}", b.name())),
+            }
+            sizes_of.insert((b.rows, b.cols), t);
+        }
+        for (&(r, c), t) in &sizes_of {
+            if r < c
+                && let Some(m) = sizes_of.get(&(c, r))
+                && m != t
+            {
+                problems.push(format!(
+                    "sizes-{r}x{c}.csv and sizes-{c}x{r}.csv do not mirror"
+                ));
+            }
+        }
+        // Every box: the P-bits must be self-consistent on a sample of ranks
+        // (a P-position has no bite into a P-position; an N-position has
+        // one), read block by block across its parts. The ranks asked for
+        // are sorted first, so that each block is decompressed once (the
+        // blocks spread over all cores).
+        for b in &boxes {
+            let (bits, cb) = BoxBits::open(run, b)?;
+            let mut rows = vec![0u32; b.rows as usize];
+            let step = (cb.len() / 2048).max(1);
+            let mut samples: Vec<(u64, Staircase, Vec<u64>)> = Vec::new();
+            let mut x = 1;
+            while x < cb.len() {
+                cb.unrank(x, &mut rows);
+                let s = Staircase::new(&rows).expect("ranks ≥ 1 have the poison");
+                let kids = cb
+                    .children(&s)
+                    .map_err(|e| Error::job(b.name(), e.to_string()))?
+                    .into_iter()
+                    .map(|(_, c)| c)
+                    .collect();
+                samples.push((x, s, kids));
+                x += step;
+            }
+            let mut asked: Vec<u64> = samples
+                .iter()
+                .flat_map(|(x, _, kids)| std::iter::once(*x).chain(kids.iter().copied()))
+                .collect();
+            asked.sort_unstable();
+            asked.dedup();
+            let answers = bits.parts.are_p(&asked)?;
+            let is_p = |y: u64| answers[asked.binary_search(&y).expect("asked")];
+            for (x, s, kids) in &samples {
+                let wins = kids.iter().filter(|&&c| is_p(c)).count();
+                if is_p(*x) != (wins == 0) {
+                    problems.push(format!(
+                        "{}: rank {x} ({s}) is marked {} but has {wins} winning moves",
+                        b.name(),
+                        if is_p(*x) { "P" } else { "N" },
+                    ));
+                    break;
+                }
+            }
+        }
+        Ok(problems)
+    }
+
+    fn claims(&self, run: &dyn RunAccess) -> Result<Vec<Claim>> {
+        let text = String::from_utf8(run.table("rectangles.csv")?).unwrap_or_default();
+        let rects = parse_rectangles_csv(&text).map_err(|e| Error::job(self.name(), e))?;
+        Ok(chomp_claims(run, &rects))
+    }
+
+    /// The exact policy odds table ([`super::policy`]).
+    fn report_notes(&self, _run: &dyn RunAccess) -> Result<String> {
+        super::policy::report_section()
+    }
+}
+
+/// The 14 row-count boxes of seed 000 (rows, cols).
+pub const STANDARD_BOXES: [(u32, u32); 14] = [
+    (1, 200),
+    (2, 200),
+    (3, 200),
+    (4, 80),
+    (5, 50),
+    (6, 36),
+    (7, 28),
+    (8, 24),
+    (9, 20),
+    (10, 18),
+    (11, 16),
+    (12, 15),
+    (13, 14),
+    (14, 14),
+];
+
+const SEED0: &str = crate::kinds::chomp::sources::SEN_CHOMP;
+const SEED3: &str = "day-72 Chomp article (10×10 box)";
+const GALE: &str = "Gale 1974, as cited in the sen-ltd Chomp article";
+const KITATAI: &str = crate::kinds::chomp::sources::KITATAI;
+
+fn bite(row: u32, col: u32) -> Bite {
+    Bite { row, col }
+}
+
+fn count_of<F: Fn(u32, u32) -> bool>(rects: &RectangleMoves, f: F) -> (usize, usize) {
+    let mut ok = 0;
+    let mut all = 0;
+    for (&(r, c), m) in rects {
+        if f(r, c) {
+            all += 1;
+            ok += usize::from(m.len() == 1);
+        }
+    }
+    (ok, all)
+}
+
+/// The published Chomp claims of seeds 000 and 003 with our values.
+fn chomp_claims(run: &dyn RunAccess, rects: &RectangleMoves) -> Vec<Claim> {
+    let mut c = Vec::new();
+    // A claim counts only if the run solved every rectangle it speaks of.
+    let gate = |claim: Claim, need: &dyn Fn(u32, u32) -> bool| {
+        let missing = (1..=200u32)
+            .flat_map(|r| (1..=200u32).map(move |k| (r, k)))
+            .filter(|&(r, k)| (r, k) != (1, 1) && need(r, k) && !rects.contains_key(&(r, k)))
+            .count();
+        if missing == 0 {
+            claim
+        } else {
+            Claim::not_covered(
+                &claim.source,
+                &claim.claim,
+                claim.expected,
+                &format!("not covered: the job file misses {missing} of the rectangles needed"),
+            )
+        }
+    };
+    let standard =
+        |r: u32, k: u32| r <= k && STANDARD_BOXES.iter().any(|&(br, bc)| r <= br && k <= bc);
+    // The seed's counts are about the rectangles of its 14 boxes: larger
+    // boxes in the job file add rectangles those claims do not speak of.
+    let upright: Vec<(&(u32, u32), &Vec<Bite>)> = rects
+        .iter()
+        .filter(|&(&(r, k), _)| standard(r, k))
+        .collect();
+    c.push(gate(
+        Claim::compare(
+            SEED0,
+            "rectangles with rows ≤ cols solved by the 14 boxes (1×1 has no move and is left out)",
+            823,
+            upright.len(),
+        ),
+        &standard,
+    ));
+    let mut multi: Vec<(u32, u32, &Vec<Bite>)> = upright
+        .iter()
+        .filter(|(_, m)| m.len() >= 2)
+        .map(|&(&(r, k), m)| (r, k, m))
+        .collect();
+    multi.sort_by_key(|&(r, k, _)| (r * k, r));
+    let fmt_multi = |list: &[(u32, u32, &Vec<Bite>)]| {
+        list.iter()
+            .map(|(r, k, m)| format!("{r}×{k} {}", pairs_text(m)))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    c.push(gate(
+        Claim::compare(
+            SEED0,
+            "rectangles (rows ≤ cols) with two winning moves, by area",
+            "6×13 (3, 11),(4, 8); 8×10 (3, 8),(4, 5); 9×10 (6, 7),(8, 4); 10×14 (4, 12),(6, 8); \
+         12×13 (9, 10),(10, 8); 8×22 (1, 8),(2, 6); 8×23 (6, 17),(7, 15)",
+            fmt_multi(&multi),
+        ),
+        &standard,
+    ));
+    c.push(gate(
+        Claim::compare(
+            SEED0,
+            "rectangles (rows ≤ cols) of the 14 boxes with three or more winning moves",
+            0,
+            upright.iter().filter(|(_, m)| m.len() >= 3).count(),
+        ),
+        &standard,
+    ));
+    let names = |f: &dyn Fn(u32, u32) -> bool| {
+        multi
+            .iter()
+            .filter(|(r, k, _)| f(*r, *k))
+            .map(|(r, k, _)| format!("{r}×{k}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    c.push(gate(
+        Claim::compare(
+            SEED0,
+            "within 10×10, the rectangles with two winning moves",
+            "8×10, 9×10",
+            names(&|r, k| r <= 10 && k <= 10),
+        ),
+        &|r, k| r <= 10 && k <= 10,
+    ));
+    c.push(gate(
+        Claim::compare(
+            SEED0,
+            "within 80 squares, the rectangles with two winning moves",
+            "6×13, 8×10",
+            names(&|r, k| r * k <= 80),
+        ),
+        &|r, k| r <= k && r * k <= 80,
+    ));
+    let mut pairs = 0;
+    let mut mirrored = 0;
+    // The published count is of the pairs inside 14×14 (C(14, 2) = 91): a
+    // larger box solves more pairs, which the claim does not speak of.
+    for (&(r, k), m) in rects {
+        if r < k
+            && k <= 14
+            && let Some(t) = rects.get(&(k, r))
+        {
+            pairs += 1;
+            let mut mm: Vec<Bite> = m.iter().map(|b| bite(b.col, b.row)).collect();
+            mm.sort();
+            mirrored += usize::from(mm == *t);
+        }
+    }
+    c.push(gate(
+        Claim::compare(
+            SEED0,
+            "m×n and n×m (m < n ≤ 14) both solved: pairs, and pairs whose winning moves mirror",
+            "91 pairs, 91 mirror",
+            format!("{pairs} pairs, {mirrored} mirror"),
+        ),
+        &|r, k| r <= 14 && k <= 14 && r != k,
+    ));
+    let sq: Vec<u32> = (2..=14).filter(|n| rects.contains_key(&(*n, *n))).collect();
+    let sq_ok = sq
+        .iter()
+        .filter(|&&n| rects[&(n, n)] == vec![bite(1, 1)])
+        .count();
+    c.push(gate(
+        Claim::compare(
+            SEED0,
+            "n×n (2 ≤ n ≤ 14): the only winning move is (1, 1)",
+            "13 of 13",
+            format!("{sq_ok} of {}", sq.len()),
+        ),
+        &|r, k| r == k && r <= 14,
+    ));
+    let two: Vec<u32> = (1..=200).filter(|n| rects.contains_key(&(2, *n))).collect();
+    let two_ok = two
+        .iter()
+        .filter(|&&n| rects[&(2, n)] == vec![bite(1, n - 1)])
+        .count();
+    c.push(gate(
+        Claim::compare(
+            SEED0,
+            "2×n (n ≤ 200): the only winning move is the top-right corner (1, n−1)",
+            "200 of 200",
+            format!("{two_ok} of {}", two.len()),
+        ),
+        &|r, k| r == 2 && k <= 200,
+    ));
+    let (three_ok, three_all) = count_of(rects, |r, k| r == 3 && k <= 200);
+    c.push(gate(
+        Claim::compare(
+            "Brouwer, The game of Chomp (3×p has one winning move, p ≤ 130,000)",
+            "3×n (n ≤ 200): exactly one winning move",
+            "200 of 200",
+            format!("{three_ok} of {three_all}"),
+        ),
+        &|r, k| r == 3 && k <= 200,
+    ));
+    for (r, k, m) in [(4u32, 5u32, bite(2, 2)), (4, 6, bite(1, 2))] {
+        c.push(gate(
+            Claim::compare(
+                GALE,
+                &format!("{r}×{k}: the winning moves"),
+                m,
+                rects
+                    .get(&(r, k))
+                    .map_or("not computed".into(), |v| pairs_text(v)),
+            ),
+            &|r, k| r == 4 && (k == 5 || k == 6),
+        ));
+    }
+    let bars: Vec<(u32, u32)> = (1..=10)
+        .flat_map(|r| (1..=10).map(move |k| (r, k)))
+        .filter(|rc| rects.contains_key(rc))
+        .collect();
+    let corner: Vec<(u32, u32)> = bars
+        .iter()
+        .copied()
+        .filter(|&(r, k)| rects[&(r, k)].contains(&bite(r - 1, k - 1)))
+        .collect();
+    c.push(gate(
+        Claim::compare(
+            SEED3,
+            "bars up to 10×10 on which the far-corner bite wins; how many have a side of exactly 2",
+            "19 of 99; 19 with a side of 2",
+            format!(
+                "{} of {}; {} with a side of 2",
+                corner.len(),
+                bars.len(),
+                corner.iter().filter(|(r, k)| *r == 2 || *k == 2).count()
+            ),
+        ),
+        &|r, k| r <= 10 && k <= 10,
+    ));
+    c.push(kitatai_claim(rects));
+    c.extend(ten_by_ten_claims(run));
+    c
+}
+
+/// The memoized search of every rectangle up to 20×20 (Kitatai,
+/// chomp-memoized-search on GitHub, README): no rectangle up to 20×20 has
+/// three or more winning first moves. Compared on the rectangles up to
+/// 20×20 this run solved; not covered if it solved none.
+fn kitatai_claim(rects: &RectangleMoves) -> Claim {
+    let within: Vec<usize> = rects
+        .iter()
+        .filter(|&(&(r, k), _)| r <= 20 && k <= 20)
+        .map(|(_, m)| m.len())
+        .collect();
+    let claim = format!(
+        "rectangles up to 20×20 with three or more winning first moves \
+         (compared on the {} of the 399 this run solved)",
+        within.len()
+    );
+    if within.is_empty() {
+        return Claim::not_covered(
+            KITATAI,
+            &claim,
+            0,
+            "not covered: the job file solves no rectangle up to 20×20",
+        );
+    }
+    Claim::compare(
+        KITATAI,
+        &claim,
+        0,
+        within.iter().filter(|&&k| k >= 3).count(),
+    )
+}
+
+/// Claims about the whole 10×10 box, from any box with 10 rows and ≥ 10
+/// columns (its first C(20,10) ranks are the 10×10 box).
+fn ten_by_ten_claims(run: &dyn RunAccess) -> Vec<Claim> {
+    let expected = [
+        ("shapes besides the empty one", "184755"),
+        ("P-positions", "2612"),
+        ("legal bites", "9053045"),
+        ("winning bites", "312237"),
+        ("winning bites per won position", "1.71"),
+        ("L-shaped P-positions (all with equal arms)", "10 (10)"),
+    ];
+    let boxes = match run_boxes(run.jobs()) {
+        Ok(b) => b,
+        Err(e) => return vec![Claim::compare(SEED3, "10×10 box", "", e.to_string())],
+    };
+    let Some(source) = boxes.iter().find(|b| b.rows == 10 && b.cols >= 10) else {
+        return expected
+            .iter()
+            .map(|(what, v)| {
+                Claim::not_covered(
+                    SEED3,
+                    &format!("10×10 box: {what}"),
+                    v,
+                    "no box with 10 rows",
+                )
+            })
+            .collect();
+    };
+    let b = ChompBox::new(10, 10).expect("10×10 box");
+    let read = BoxBits::open(run, source).and_then(|(bits, _)| bits.prefix(b.len()));
+    let ours: Vec<String> = match read {
+        Err(e) => vec![e.to_string(); expected.len()],
+        Ok(p10) => {
+            let st = b.stats(&p10);
+            let mut l_shapes = 0;
+            let mut l_equal = 0;
+            for a in 1..=10u32 {
+                for h in 1..=10u32 {
+                    let mut rows = vec![1u32; h as usize];
+                    rows[0] = a;
+                    let s = Staircase::new(&rows).expect("L-shape");
+                    if p10.is_p(b.rank_of(&s).expect("in box")) {
+                        l_shapes += 1;
+                        l_equal += usize::from(a == h);
+                    }
+                }
+            }
+            vec![
+                st.positions.to_string(),
+                st.p_positions.to_string(),
+                st.legal_bites.to_string(),
+                st.winning_bites.to_string(),
+                format!(
+                    "{:.2}",
+                    st.winning_bites as f64 / (st.positions - st.p_positions) as f64
+                ),
+                format!("{l_shapes} ({l_equal})"),
+            ]
+        }
+    };
+    expected
+        .iter()
+        .zip(ours)
+        .map(|((what, v), o)| Claim::compare(SEED3, &format!("10×10 box: {what}"), v, o))
+        .collect()
+}
+
+/// Whether all claims match or are not covered (used by tests).
+pub fn claims_ok(claims: &[Claim]) -> bool {
+    claims
+        .iter()
+        .all(|c| matches!(c.status, ClaimStatus::Match | ClaimStatus::NotCovered))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::shard::{self, Section, ShardFile, ShardHeader, craft};
+
+    fn bit(x: u64) -> bool {
+        x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 61 == 0
+    }
+
+    fn header(i: usize) -> ShardHeader {
+        ShardHeader {
+            kind: "chomp-boxes".into(),
+            job_name: format!("part-{i}"),
+            job_id: "ab".repeat(32),
+            sections: vec![],
+        }
+    }
+
+    /// A shard of ranks start..end with `bit`'s P-bits; `damage` lists
+    /// blocks replaced by bytes that are no zstd frame (checksums right).
+    fn part(dir: &Path, i: usize, start: u64, end: u64, damage: &[usize]) -> PartFile {
+        let words = (end - start).div_ceil(64);
+        let mut bytes = vec![0u8; (words * 8) as usize];
+        for x in start..end {
+            if bit(x) {
+                let o = x - start;
+                bytes[(o / 8) as usize] |= 1 << (o % 8);
+            }
+        }
+        let mut a = shard::encode(
+            &header(i),
+            &[
+                Section::new("meta", vec![1]),
+                Section::new("p-positions", bytes),
+            ],
+        )
+        .unwrap();
+        if !damage.is_empty() {
+            let mut p = craft::split(&a);
+            for &b in damage {
+                // block 0 is `meta`
+                p.blocks[1 + b] = b"not a zstd frame".to_vec();
+            }
+            a = craft::assemble(&p);
+        }
+        let path = dir.join(format!("p{i}.shard"));
+        std::fs::write(&path, a).unwrap();
+        PartFile {
+            start,
+            end,
+            file: ShardFile::open(&path).unwrap(),
+        }
+    }
+
+    fn parts(dir: &Path, bounds: &[u64], damage: &[(usize, usize)]) -> EarlierParts {
+        EarlierParts {
+            name: "box-test".into(),
+            parts: bounds
+                .windows(2)
+                .enumerate()
+                .map(|(i, w)| {
+                    let d: Vec<usize> = damage
+                        .iter()
+                        .filter(|(p, _)| *p == i)
+                        .map(|(_, b)| *b)
+                        .collect();
+                    part(dir, i, w[0], w[1], &d)
+                })
+                .collect(),
+            cache: std::cell::RefCell::new(HashMap::new()),
+        }
+    }
+
+    const M: u64 = 1 << 20; // ranks per block
+
+    /// The answers of `are_p` are those of `is_p` and of the bits written,
+    /// across parts of very different lengths and at every part and block
+    /// boundary; a rank in no part is an error.
+    #[test]
+    fn are_p_matches_is_p_over_several_parts() {
+        let t = tempfile::tempdir().unwrap();
+        let bounds = [0, 2_500_032, 2_500_096, 2_500_160, 4_200_000];
+        let e = parts(t.path(), &bounds, &[]);
+        let last = *bounds.last().unwrap() - 1;
+        let mut sets: Vec<Vec<u64>> = vec![vec![], vec![0], vec![last], vec![0, last]];
+        // Boundaries of parts and blocks, ±1.
+        let mut edges: Vec<u64> = Vec::new();
+        for &s in &bounds {
+            for k in 0..4u64 {
+                edges.push(s + k * M);
+            }
+        }
+        let mut e2: Vec<u64> = edges
+            .iter()
+            .flat_map(|&x| [x.saturating_sub(1), x, x + 1])
+            .filter(|&x| x <= last)
+            .collect();
+        e2.sort_unstable();
+        e2.dedup();
+        sets.push(e2);
+        sets.push((2_499_900..2_500_300).collect());
+        let mut r: Vec<u64> = (0..20_000u64)
+            .map(|i| i.wrapping_mul(0x2545_F491_4F6C_DD1D) % (last + 1))
+            .collect();
+        r.sort_unstable();
+        r.dedup();
+        sets.push(r);
+        for asked in &sets {
+            let want: Vec<bool> = asked.iter().map(|&x| e.is_p(x).unwrap()).collect();
+            let got = e.are_p(asked).unwrap();
+            assert_eq!(got, want, "{} asked", asked.len());
+            for (&x, &g) in asked.iter().zip(&got) {
+                assert_eq!(g, bit(x), "rank {x}");
+            }
+        }
+        // Below no part: an error, not a panic.
+        assert!(e.are_p(&[last + 1]).is_err());
+    }
+
+    /// Regression: with two damaged blocks the error named the block met by
+    /// the first thread (block 2 on two cores). It must name the first
+    /// damaged block the ranks need, as the one-by-one look-ups do.
+    #[test]
+    fn are_p_names_the_first_damaged_block_whatever_the_cores() {
+        let t = tempfile::tempdir().unwrap();
+        let bounds = [0, 3 * M + 64];
+        let e = parts(t.path(), &bounds, &[(0, 1), (0, 2)]);
+        let asked = [5, M + 5, 2 * M + 5];
+        let want = asked
+            .iter()
+            .map(|&x| e.is_p(x))
+            .collect::<Result<Vec<bool>>>()
+            .unwrap_err()
+            .to_string();
+        let got = e.are_p(&asked).unwrap_err().to_string();
+        assert_eq!(got, want);
+    }
+}

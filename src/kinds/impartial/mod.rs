@@ -1,0 +1,51 @@
+//! Impartial games: octal games by code (`octal`, Grundy values and the
+//! period proved by the Guy–Smith theorem), and Nim and subtraction games
+//! answered in memory. The pure solvers are `crate::games::impartial`.
+//!
+//! - [`octal`]: the job kind; [`octal_probe`]: the `octal` probe;
+//!   [`probe`]: Nim and subtraction answers; [`query`]: `gametables query
+//!   nim | subtraction | octal`.
+//! - [`fullcheck`]: `verify --full` for octal runs (imports no solver).
+//! - [`picture`]: G(n) with the period marked; [`sources`]: the works cited.
+
+use std::sync::Arc;
+
+use crate::pipeline::JobKind;
+use crate::pipeline::RunView;
+use crate::pipeline::probe::blocks::BlockCache;
+use crate::pipeline::probe::{Probe, ProbeResult};
+use crate::pipeline::registry::{Game, StandardJob};
+
+pub mod fullcheck;
+pub mod octal;
+pub mod octal_probe;
+pub mod picture;
+pub mod probe;
+pub mod query;
+pub mod sources;
+
+/// The `octal` kind.
+pub const OCTAL: &dyn JobKind = &octal::Octal;
+
+fn probes(runs: Vec<RunView>, cache: Arc<BlockCache>) -> ProbeResult<Vec<Box<dyn Probe>>> {
+    let mut p = octal_probe::OctalProbe::with_cache(cache);
+    for view in runs {
+        p.add_run(view)?;
+    }
+    Ok(vec![Box::new(p)])
+}
+
+/// The impartial games in the registry.
+pub static GAME: Game = Game {
+    name: "impartial",
+    kinds: &[OCTAL],
+    checkers: &[&fullcheck::OctalChecker],
+    probes,
+    queries: &query::QUERIES,
+    works: sources::WORKS,
+    standard_jobs: &[StandardJob {
+        name: "octal-kayles",
+        probe: ("octal", "code=0.77&n=40"),
+        query: &["octal", "0.77", "--n", "40"],
+    }],
+};

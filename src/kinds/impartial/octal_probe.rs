@@ -1,0 +1,407 @@
+//! Probe of octal games: the Grundy values `G(0..=n)` of a code, `G(n)` of
+//! heap `n`, and the period proved by the Guy–Smith theorem (R. K. Guy and
+//! C. A. B. Smith, "The G-values of various games", Proc. Cambridge Philos.
+//! Soc. 52 (1956)): from an `octal` run of that code when one covers `n`
+//! (the values read block by block from the range shards, the period from
+//! the run's `summary.toml`), else computed in memory.
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use crate::games::impartial::octal::{OctalCode, OctalPeriod, find_period};
+use crate::kinds::impartial::octal::{RangeMeta, Summary};
+use crate::pipeline::Error;
+use crate::pipeline::RunView;
+use crate::pipeline::codec;
+use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES, RunShards};
+use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, Progress, param, required};
+
+/// Most values an answer from a run lists: `G(n − 999..=n)`.
+pub const RUN_LIST_MAX: usize = 1000;
+
+/// Values computed by a query to find a period (`G(0..2¹⁴)` at least).
+pub const QUERY_PERIOD_SEARCH: usize = 1 << 14;
+
+/// Largest `n` computed in memory.
+pub const MAX_IN_MEMORY_N: usize = 1 << 22;
+
+/// Work (the square of the number of values: the cost of G(0..e) grows like
+/// e²) from which an in-memory query says up front that it takes a while:
+/// about a second on one core here (Kayles to n = 10⁶ takes 1.9 s of CPU).
+pub const LONG_OCTAL_WORK: u64 = 300_000_000_000;
+
+/// Default `n` of a query.
+pub const DEFAULT_N: usize = 80;
+
+/// An octal-game request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OctalRequest {
+    /// The code, e.g. `0.77` (Kayles).
+    pub code: String,
+    /// Heap size: `G(0..=n)` are answered.
+    pub n: usize,
+}
+
+impl OctalRequest {
+    /// The request from the parameters `code` and `n` (default 80).
+    ///
+    /// # Errors
+    /// [`ProbeError::BadRequest`] naming a missing or malformed parameter.
+    pub fn from_params(params: &Params) -> ProbeResult<OctalRequest> {
+        Ok(OctalRequest {
+            code: param(params, "code")
+                .ok_or_else(|| ProbeError::bad("missing parameter `code` (e.g. code=0.77)"))?
+                .to_string(),
+            n: match param(params, "n") {
+                Some(_) => required(params, "n")?,
+                None => DEFAULT_N,
+            },
+        })
+    }
+}
+
+/// The answer of [`OctalProbe::answer`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OctalAnswer {
+    /// The code, normalised (e.g. `0.77`).
+    pub code: String,
+    /// The largest heap answered.
+    pub n: usize,
+    /// The first heap listed in `values`: 0 when computed in memory; from a
+    /// run, `n + 1 − RUN_LIST_MAX` when `n` is larger.
+    pub values_from: usize,
+    /// `G(values_from..=n)`.
+    pub values: Vec<u32>,
+    /// The least period and preperiod proved from the values computed.
+    pub period: Option<OctalPeriod>,
+    /// Values computed to look for the period (`G(0..searched)`).
+    pub searched: usize,
+    /// The largest number of tokens a move removes (the theorem's `t`).
+    pub t: usize,
+    /// Where the values come from (a run, or computed in memory).
+    pub source: String,
+}
+
+impl OctalAnswer {
+    /// The JSON form.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "code": self.code,
+            "n": self.n,
+            "g": self.values[self.n - self.values_from],
+            "values_from": self.values_from,
+            "values": self.values,
+            "period": self.period.map(|p| serde_json::json!({
+                "period": p.period,
+                "preperiod": p.preperiod,
+                "checked_through": p.checked_through,
+            })),
+            "searched": self.searched,
+            "t": self.t,
+            "source": self.source,
+        })
+    }
+}
+
+impl fmt::Display for OctalAnswer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "octal game {}: G({}..={}) = {}",
+            self.code,
+            self.values_from,
+            self.n,
+            values_text(&self.values)
+        )?;
+        match self.period {
+            Some(p) => writeln!(
+                f,
+                "periodic with period {} from n = {} (last exceptional value at n = {}); \
+                 proved by the Guy–Smith theorem: values agree for {} ≤ n ≤ {} (t = {})",
+                p.period,
+                p.preperiod,
+                p.preperiod as i64 - 1,
+                p.preperiod.max(1),
+                p.checked_through,
+                self.t
+            ),
+            None => writeln!(f, "no period proved within n ≤ {}", self.searched - 1),
+        }?;
+        writeln!(f, "  ({})", self.source)
+    }
+}
+
+/// Values separated by spaces.
+pub fn values_text(v: &[u32]) -> String {
+    v.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
+}
+
+/// One `octal` run: its code, `n_max`, summary, and its range shards read
+/// block by block (each range's `meta` read once).
+struct OctalRun {
+    shards: RunShards,
+    /// The code, normalised.
+    code: String,
+    n_max: usize,
+    /// `(job name, start, end)` of every range, read on first use.
+    ranges: OnceLock<Vec<(String, u64, u64)>>,
+    summary: OnceLock<Summary>,
+}
+
+impl OctalRun {
+    /// Every range's `(job, start, end)`, from its `meta` section.
+    fn ranges(&self) -> ProbeResult<&[(String, u64, u64)]> {
+        if let Some(r) = self.ranges.get() {
+            return Ok(r);
+        }
+        let mut out = Vec::new();
+        for j in &self.shards.view().plan.jobs {
+            let len = self.shards.section_len(&j.name, "meta")?;
+            let bytes = self.shards.range(&j.name, "meta", 0, len)?;
+            let bad = |m: String| {
+                ProbeError::Run(Error::job(&j.name, format!("malformed shard: meta: {m}")))
+            };
+            let m: RangeMeta = codec::decode(&bytes).map_err(bad)?;
+            if m.code != self.code || m.start > m.end {
+                return Err(bad(format!(
+                    "code {} range {}..{} in a run of {}",
+                    m.code, m.start, m.end, self.code
+                )));
+            }
+            out.push((j.name.clone(), m.start, m.end));
+        }
+        Ok(self.ranges.get_or_init(|| out))
+    }
+
+    /// The run's `tables/summary.toml`, read once.
+    fn summary(&self) -> ProbeResult<&Summary> {
+        if let Some(s) = self.summary.get() {
+            return Ok(s);
+        }
+        let p = self.shards.view().dir.tables_dir().join("summary.toml");
+        let text = std::fs::read_to_string(&p).map_err(Error::io(&p))?;
+        let s: Summary = toml::from_str(&text).map_err(|e| {
+            ProbeError::Run(Error::job(
+                "summary",
+                format!("{}: {}", p.display(), e.message()),
+            ))
+        })?;
+        Ok(self.summary.get_or_init(|| s))
+    }
+
+    /// `G(from..=to)` from the blocks of the ranges holding them.
+    fn values(&self, from: u64, to: u64) -> ProbeResult<Vec<u32>> {
+        let mut out = Vec::with_capacity((to + 1 - from) as usize);
+        for (name, start, end) in self.ranges()? {
+            let (a, b) = (from.max(*start), (to + 1).min(*end));
+            if a >= b {
+                continue;
+            }
+            let bytes = self
+                .shards
+                .range(name, "values", (a - start) * 4, (b - a) * 4)?;
+            out.extend(
+                bytes
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))),
+            );
+        }
+        if out.len() as u64 != to + 1 - from {
+            return Err(ProbeError::Run(Error::job(
+                "octal",
+                format!(
+                    "the ranges of {} do not cover {from}..={to}",
+                    self.shards.view().dir.root().display()
+                ),
+            )));
+        }
+        Ok(out)
+    }
+}
+
+/// Answers octal-game requests: from an `octal` run of the same code that
+/// covers the heap (values read block by block, the period from the run's
+/// summary), else in memory (heaps up to [`MAX_IN_MEMORY_N`]).
+pub struct OctalProbe {
+    runs: Vec<OctalRun>,
+    cache: Arc<BlockCache>,
+}
+
+impl Default for OctalProbe {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl OctalProbe {
+    /// A probe without runs: everything computed in memory.
+    pub fn new() -> OctalProbe {
+        Self::with_cache(BlockCache::new(DEFAULT_CACHE_BYTES))
+    }
+
+    /// [`OctalProbe::new`], reading runs' blocks through `cache`.
+    pub fn with_cache(cache: Arc<BlockCache>) -> OctalProbe {
+        OctalProbe {
+            runs: Vec::new(),
+            cache,
+        }
+    }
+
+    /// Answers the code of the `octal` run `view` from it, for heaps up to
+    /// its `n_max`.
+    ///
+    /// # Errors
+    /// [`ProbeError::BadRequest`] if it is another kind or its plan lacks a
+    /// valid code or `n_max`.
+    pub fn add_run(&mut self, view: RunView) -> ProbeResult<()> {
+        let dir = view.dir.root().display().to_string();
+        if view.plan.kind != "octal" {
+            return Err(ProbeError::bad(format!(
+                "{dir} is a `{}` run, not octal",
+                view.plan.kind
+            )));
+        }
+        let code = view
+            .plan
+            .params
+            .get("code")
+            .and_then(toml::Value::as_str)
+            .and_then(|c| OctalCode::parse(c).ok())
+            .ok_or_else(|| ProbeError::bad(format!("{dir}: the plan gives no valid code")))?;
+        let n_max = view
+            .plan
+            .params
+            .get("n_max")
+            .and_then(toml::Value::as_integer)
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| ProbeError::bad(format!("{dir}: the plan gives no n_max")))?;
+        self.runs.push(OctalRun {
+            shards: RunShards::new(view, self.cache.clone()),
+            code: code.to_string(),
+            n_max,
+            ranges: OnceLock::new(),
+            summary: OnceLock::new(),
+        });
+        Ok(())
+    }
+
+    /// The runs answered from: `(code, n_max, run directory)`.
+    pub fn runs(&self) -> Vec<(String, usize, String)> {
+        self.runs
+            .iter()
+            .map(|r| {
+                (
+                    r.code.clone(),
+                    r.n_max,
+                    r.shards.view().dir.root().display().to_string(),
+                )
+            })
+            .collect()
+    }
+
+    /// `G(n)`, the values listed before it and the proved period.
+    ///
+    /// # Errors
+    /// [`ProbeError::BadRequest`] for a malformed code;
+    /// [`ProbeError::NotSolved`] for `n` above [`MAX_IN_MEMORY_N`] that no
+    /// run covers; [`ProbeError::Run`] for a damaged shard or summary.
+    pub fn answer(&self, req: &OctalRequest) -> ProbeResult<OctalAnswer> {
+        self.answer_with(req, &Progress::default())
+    }
+
+    /// [`OctalProbe::answer`], reporting in `progress` how far the values
+    /// are (in units of n², as the work grows: a million values of a game
+    /// without a rare-value class take about a minute).
+    ///
+    /// # Errors
+    /// As [`OctalProbe::answer`].
+    pub fn answer_with(&self, req: &OctalRequest, progress: &Progress) -> ProbeResult<OctalAnswer> {
+        let c = OctalCode::parse(&req.code).map_err(ProbeError::bad)?;
+        let n = req.n;
+        let code = c.to_string();
+        if let Some(run) = self.runs.iter().find(|r| r.code == code && n <= r.n_max) {
+            let s = run.summary()?;
+            let from = (n + 1).saturating_sub(RUN_LIST_MAX);
+            let values = run.values(from as u64, n as u64)?;
+            return Ok(OctalAnswer {
+                code,
+                n,
+                values_from: from,
+                values,
+                period: s.periodic.then_some(OctalPeriod {
+                    preperiod: s.preperiod as usize,
+                    period: s.period as usize,
+                    checked_through: s.checked_through as usize,
+                }),
+                searched: s.n_max as usize + 1,
+                t: s.t as usize,
+                source: format!(
+                    "run {}, n ≤ {}",
+                    run.shards.view().dir.root().display(),
+                    run.n_max
+                ),
+            });
+        }
+        if n > MAX_IN_MEMORY_N {
+            return Err(ProbeError::NotSolved(format!(
+                "--n {n}: at most {MAX_IN_MEMORY_N} here; run an `octal` job for more"
+            )));
+        }
+        let end = n.max(QUERY_PERIOD_SEARCH) + 1;
+        // Values as u32 and the solver's byte copies (value and reversed),
+        // the text printed.
+        crate::pipeline::resources::check_allocation(
+            &format!("--n {n}: G(0..={n}) in memory"),
+            end as u64 * 24,
+        )
+        .map_err(ProbeError::NotSolved)?;
+        let square = |x: usize| (x as u64) * (x as u64);
+        let what = format!("G(0..{end}) of the octal game {c}");
+        if square(end) >= LONG_OCTAL_WORK {
+            progress.start_long(square(end), what);
+        } else {
+            progress.start(square(end), what);
+        }
+        // In 64 steps of equal work (the cost of G(0..e) grows like e²).
+        let mut values = Vec::new();
+        for k in 1..=64u64 {
+            let e = ((end as f64) * (k as f64 / 64.0).sqrt()).ceil() as usize;
+            c.extend(&mut values, e.min(end));
+            progress
+                .done
+                .store(square(values.len()), std::sync::atomic::Ordering::Relaxed);
+        }
+        let period = find_period(&values, c.max_removal());
+        let searched = values.len();
+        values.truncate(n + 1);
+        Ok(OctalAnswer {
+            code,
+            n,
+            values_from: 0,
+            values,
+            period,
+            searched,
+            t: c.max_removal(),
+            source: format!("computed in memory, n < {searched}"),
+        })
+    }
+}
+
+impl Probe for OctalProbe {
+    fn game(&self) -> &'static str {
+        "octal"
+    }
+
+    fn query(&self, params: &Params) -> ProbeResult<serde_json::Value> {
+        Ok(self.answer(&OctalRequest::from_params(params)?)?.json())
+    }
+
+    fn describe(&self) -> serde_json::Value {
+        serde_json::json!({
+            "in_memory_max_n": MAX_IN_MEMORY_N,
+            "runs": self.runs().into_iter().map(|(code, n_max, dir)| serde_json::json!({
+                "code": code, "n_max": n_max, "run_dir": dir,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}

@@ -1,0 +1,109 @@
+//! `gametables query nim | subtraction | octal`: the impartial games.
+
+use std::path::PathBuf;
+
+use clap::{CommandFactory, FromArgMatches, Parser};
+
+use super::OCTAL;
+use super::octal_probe::{OctalProbe, OctalRequest};
+use super::probe::{nim_answer, subtraction_answer};
+use crate::pipeline::probe::Progress;
+use crate::pipeline::registry::{Answer, QueryCommand};
+
+/// Nim (Bouton): P-position or every winning move, normal or misère play.
+#[derive(Parser, Debug)]
+#[command(name = "nim")]
+struct NimQuery {
+    /// Heap sizes, e.g. 3,4,5 (0 for the position without tokens).
+    heaps: String,
+    /// Misère play (taking the last token loses).
+    #[arg(long)]
+    misere: bool,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Subtraction game Sub(S): Grundy values, proved period, winning moves.
+#[derive(Parser, Debug)]
+#[command(name = "subtraction")]
+struct SubtractionQuery {
+    /// The subtraction set, e.g. 1,3,4.
+    #[arg(long)]
+    set: String,
+    /// Print G(0..=N).
+    #[arg(long, default_value_t = 20)]
+    n: usize,
+    /// Heaps of a sum to solve, e.g. 10,15,20.
+    #[arg(long)]
+    heaps: Option<String>,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Octal game by code (0.77 Kayles, 0.07 Dawson's Kayles, 4.7, …):
+/// Grundy values and the period proved by the Guy–Smith theorem.
+///
+/// With --run-dir (an `octal` run of the same code whose n_max covers N),
+/// G(N) and the 1,000 values up to it are read from the run's shards and
+/// the period from its summary; otherwise they are computed in memory.
+#[derive(Parser, Debug)]
+#[command(name = "octal")]
+struct OctalQuery {
+    /// The octal code, e.g. 0.77.
+    code: String,
+    /// Print G(0..=N).
+    #[arg(long, default_value_t = 80)]
+    n: usize,
+    /// An `octal` run directory of this code.
+    #[arg(long)]
+    run_dir: Option<PathBuf>,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
+}
+
+fn nim(m: &clap::ArgMatches, _: &Progress) -> anyhow::Result<Answer> {
+    let q = NimQuery::from_arg_matches(m)?;
+    let a = nim_answer(&q.heaps, q.misere)?;
+    Ok(Answer::of(&a, q.json, || a.json()))
+}
+
+fn subtraction(m: &clap::ArgMatches, _: &Progress) -> anyhow::Result<Answer> {
+    let q = SubtractionQuery::from_arg_matches(m)?;
+    let a = subtraction_answer(&q.set, q.n, q.heaps.as_deref())?;
+    Ok(Answer::of(&a, q.json, || a.json()))
+}
+
+fn octal(m: &clap::ArgMatches, progress: &Progress) -> anyhow::Result<Answer> {
+    let q = OctalQuery::from_arg_matches(m)?;
+    let mut probe = OctalProbe::new();
+    if let Some(d) = &q.run_dir {
+        probe.add_run(crate::pipeline::probe::open_run_of_kind(d, OCTAL)?)?;
+    }
+    let a = probe.answer_with(
+        &OctalRequest {
+            code: q.code,
+            n: q.n,
+        },
+        progress,
+    )?;
+    Ok(Answer::of(&a, q.json, || a.json()))
+}
+
+/// The `query nim`, `query subtraction` and `query octal` subcommands.
+pub const QUERIES: [QueryCommand; 3] = [
+    QueryCommand {
+        command: NimQuery::command,
+        answer: nim,
+    },
+    QueryCommand {
+        command: SubtractionQuery::command,
+        answer: subtraction,
+    },
+    QueryCommand {
+        command: OctalQuery::command,
+        answer: octal,
+    },
+];

@@ -1,0 +1,48 @@
+//! Three-row Chomp: Brouwer's recurrence f(q, r) over tiles of the (q, r)
+//! triangle (`three-row`). The pure solver is `crate::games::three_row`.
+//!
+//! - [`kind`]: the job kind (tiles, merge, row classes, claims, plots).
+//! - [`probe`]: the `three-row` probe; [`query`]: `gametables query three-row`.
+//! - [`fullcheck`]: `verify --full` from the rules (imports no solver).
+//! - [`picture`]: f(q, r) − q with the row classes.
+
+use std::sync::Arc;
+
+use crate::pipeline::JobKind;
+use crate::pipeline::RunView;
+use crate::pipeline::probe::blocks::BlockCache;
+use crate::pipeline::probe::{Probe, ProbeResult};
+use crate::pipeline::registry::{Game, StandardJob};
+
+pub mod fullcheck;
+pub mod kind;
+pub mod picture;
+pub mod probe;
+pub mod query;
+
+/// The `three-row` kind.
+pub const THREE_ROW: &dyn JobKind = &kind::ThreeRow;
+
+fn probes(runs: Vec<RunView>, cache: Arc<BlockCache>) -> ProbeResult<Vec<Box<dyn Probe>>> {
+    let mut p = probe::ThreeRowProbe::with_cache(cache);
+    for view in runs {
+        p.add_run(view)?;
+    }
+    Ok(vec![Box::new(p)])
+}
+
+/// Three-row Chomp in the registry. Its claims cite the Chomp works
+/// (`crate::kinds::chomp::sources`).
+pub static GAME: Game = Game {
+    name: "three-row",
+    kinds: &[THREE_ROW],
+    checkers: &[&fullcheck::ThreeRowChecker],
+    probes,
+    queries: &[query::QUERY],
+    works: &[],
+    standard_jobs: &[StandardJob {
+        name: "three-row-16000",
+        probe: ("three-row", "q=100&r=7"),
+        query: &["three-row", "--q", "100", "--r", "7"],
+    }],
+};
