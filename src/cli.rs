@@ -370,7 +370,7 @@ fn cmd_verify_full(dir: &Path, against: Option<&Path>, json: bool) -> anyhow::Re
         progress: std::io::stderr().is_terminal(),
         ..fullcheck::Options::default()
     };
-    let report = fullcheck::full_check(&view, &registry(), opts)?;
+    let report = fullcheck::full_check(&view, registry().checker(view.kind.name()), opts)?;
     let seconds = started.elapsed().as_secs_f64();
     problems.extend(report.problem_lines());
     if json {

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 
 use super::error::{Error, Result};
+use super::kind::Kinds;
 use super::kind::{JobKind, JobSpec};
-use super::registry::Registry;
 
 /// A job file read from disk and planned by its kind.
 #[derive(Debug, Clone)]
@@ -117,7 +117,7 @@ pub fn parse_params<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T> {
 /// # Errors
 /// [`Error::Io`] if unreadable; [`Error::JobFile`] if `kind` is missing or
 /// unknown or the kind rejects the parameters.
-pub fn read_job_file(path: &Path, registry: &Registry) -> Result<JobFile> {
+pub fn read_job_file(path: &Path, registry: &dyn Kinds) -> Result<JobFile> {
     let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
     let table: toml::Table = parse_params(path, &text)?;
     let kind_name = match table.get("kind") {
@@ -158,12 +158,8 @@ pub fn read_job_file(path: &Path, registry: &Registry) -> Result<JobFile> {
     })
 }
 
-fn kind_names(registry: &Registry) -> String {
-    registry
-        .kinds()
-        .map(|k| k.name())
-        .collect::<Vec<_>>()
-        .join(", ")
+fn kind_names(registry: &dyn Kinds) -> String {
+    registry.names().into_iter().collect::<Vec<_>>().join(", ")
 }
 
 #[cfg(test)]

@@ -318,3 +318,13 @@ pub trait JobKind: Sync {
         Ok(Vec::new())
     }
 }
+
+/// The job kinds a caller knows, by name: what the pipeline asks of the
+/// registry ([`Registry`](super::registry::Registry) implements it) to open a
+/// job file, a manifest or a run directory.
+pub trait Kinds {
+    /// The job kind called `name`, if any.
+    fn kind(&self, name: &str) -> Option<&'static dyn JobKind>;
+    /// Every kind's name, for messages.
+    fn names(&self) -> Vec<&'static str>;
+}

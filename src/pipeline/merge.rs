@@ -14,8 +14,6 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Mutex;
 
-
-
 use super::atomic::write_atomic;
 use super::digest::sha256_hex;
 use super::error::{Error, Result};

@@ -92,6 +92,15 @@ pub struct Registry {
     pub games: &'static [&'static Game],
 }
 
+impl super::kind::Kinds for Registry {
+    fn kind(&self, name: &str) -> Option<&'static dyn JobKind> {
+        Registry::kind(self, name)
+    }
+    fn names(&self) -> Vec<&'static str> {
+        self.kinds().map(|k| k.name()).collect()
+    }
+}
+
 impl Registry {
     /// Every job kind, game by game.
     pub fn kinds(&self) -> impl Iterator<Item = &'static dyn JobKind> + '_ {

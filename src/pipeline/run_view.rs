@@ -4,9 +4,9 @@
 use std::path::Path;
 
 use super::error::{Error, Result};
+use super::kind::Kinds;
 use super::kind::{JobKind, JobSpec, RunAccess, ShardSource};
 use super::plan::PlanFile;
-use super::registry::Registry;
 use super::rundir::RunDir;
 use super::shard::{Shard, ShardFile};
 use super::state::{open_shard_file, read_job_shard};
@@ -28,7 +28,7 @@ impl RunView {
     /// # Errors
     /// If `plan.toml` is missing or malformed, or names a kind this build
     /// does not know.
-    pub fn open(dir: &Path, registry: &Registry) -> Result<RunView> {
+    pub fn open(dir: &Path, registry: &dyn Kinds) -> Result<RunView> {
         let rd = RunDir::new(dir);
         let plan = PlanFile::load(&rd)?;
         let kind = registry.kind(&plan.kind).ok_or_else(|| Error::Manifest {

@@ -4,8 +4,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::error::{Error, Result};
+use super::kind::Kinds;
 use super::plan::{Manifest, run_dir_of_manifest};
-use super::registry::Registry;
 use super::rundir::RunDir;
 use super::shard::{self, Durability, ShardHeader};
 use super::state::DirShards;
@@ -25,7 +25,7 @@ pub const DELAY_ENV: &str = "GAMETABLES_TEST_WORKER_DELAY_MS";
 /// missing or damaged input, [`Error::Job`] if the kind fails,
 /// [`Error::Io`] if the shard cannot be written.
 pub fn run_worker(
-    registry: &Registry,
+    registry: &dyn Kinds,
     manifest_path: &Path,
     run_dir: Option<&Path>,
     durability: Durability,
@@ -46,7 +46,7 @@ pub fn run_worker(
 /// # Errors
 /// As [`run_worker`].
 pub fn run_worker_waiting(
-    registry: &Registry,
+    registry: &dyn Kinds,
     manifest_path: &Path,
     run_dir: Option<&Path>,
     durability: Durability,

@@ -1,9 +1,6 @@
 //! Row classification at the last column (the sen-ltd Chomp article's detection rule).
 
-use super::tile::RowState;
-
-/// Largest period tried.
-pub const PERIOD_MAX: u32 = 12;
+use super::tile::{PERIOD_MAX, RowState};
 
 /// The run of columns with `d(q) = d(q − k)` that decides period `k`:
 /// `max(200, 20k)` columns (the sen-ltd Chomp article).

@@ -43,7 +43,8 @@
 mod classify;
 mod tile;
 
-pub use classify::{PERIOD_MAX, RowClass, classify, min_run};
+pub use classify::{RowClass, classify, min_run};
+pub use tile::PERIOD_MAX;
 pub use tile::{
     ColState, LiveRow, RowState, TileGeom, TileInput, TileOutput, TileRecord, WinningMove, naive_f,
     solve_tile, solve_tile_blocked, solve_tile_blocked_progress, value_bound,

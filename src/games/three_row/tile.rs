@@ -3,7 +3,9 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex, RwLock};
 
-use super::classify::PERIOD_MAX;
+/// Largest period of a row that classification tries (and the number of
+/// differences a row state keeps).
+pub const PERIOD_MAX: u32 = 12;
 
 /// The cells of one tile: `q ∈ [q0, q1)`, `r ∈ [r0, r1)` with `r ≤ q`, of a
 /// computation that stops at `q_max` (which only bounds what is recorded:

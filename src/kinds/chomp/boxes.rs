@@ -43,10 +43,11 @@
 //! `sizes-RxC.csv` (`squares,positions,p_positions` for 1 … rows·cols
 //! squares). Merge reads only the `meta`, `sizes` and `rectangles` sections.
 
+pub use super::layout::{BoxMeta, RunBox, box_name, run_boxes};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::games::chomp::{Bite, BoxWindow, ChompBox, PPositions, Staircase, window_memory};
 use crate::pipeline::codec;
@@ -91,29 +92,8 @@ struct BoxParams {
     end: Option<u64>,
 }
 
-/// The `meta` section of a box shard.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BoxMeta {
-    /// Rows of the box.
-    pub rows: u32,
-    /// Columns of the box.
-    pub cols: u32,
-    /// Ranks of the whole box, `C(rows+cols, rows)`, including the empty board.
-    pub ranks: u64,
-    /// First rank of this job's window (0 for a box in one job).
-    pub start: u64,
-    /// End (exclusive) of this job's window (`ranks` for a box in one job).
-    pub end: u64,
-    /// P-positions in the window.
-    pub p_positions: u64,
-}
-
 /// Winning moves per rectangle `(rows, cols)`.
 pub type RectangleMoves = BTreeMap<(u32, u32), Vec<Bite>>;
-
-fn box_name(rows: u32, cols: u32) -> String {
-    format!("box-{rows}x{cols}")
-}
 
 /// The window of a box job: its box and rank range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,12 +115,6 @@ impl BoxWindowJob {
     pub fn is_last(&self) -> bool {
         self.end == self.ranks
     }
-}
-
-/// `(rows, cols)` of a box job.
-fn job_box(job: &JobSpec) -> Result<(u32, u32)> {
-    let p = job_params(job)?;
-    Ok((p.rows, p.cols))
 }
 
 fn job_params(job: &JobSpec) -> Result<BoxParams> {
@@ -846,43 +820,6 @@ pub fn parse_rectangles_csv(text: &str) -> std::result::Result<RectangleMoves, S
             return Err(bad());
         }
         out.insert((num(r)?, num(c)?), moves);
-    }
-    Ok(out)
-}
-
-/// One box of a run: its jobs (one, or its parts in rank order).
-pub struct RunBox<'a> {
-    /// Rows of the box.
-    pub rows: u32,
-    /// Columns of the box.
-    pub cols: u32,
-    /// Its jobs, in plan (= rank) order.
-    pub jobs: Vec<&'a JobSpec>,
-}
-
-impl RunBox<'_> {
-    /// `box-RxC`.
-    pub fn name(&self) -> String {
-        box_name(self.rows, self.cols)
-    }
-}
-
-/// The boxes of a run, in plan order, each with its jobs.
-///
-/// # Errors
-/// If a job is not a box job.
-pub fn run_boxes(jobs: &[JobSpec]) -> Result<Vec<RunBox<'_>>> {
-    let mut out: Vec<RunBox<'_>> = Vec::new();
-    for job in jobs {
-        let (rows, cols) = job_box(job)?;
-        match out.last_mut() {
-            Some(b) if (b.rows, b.cols) == (rows, cols) => b.jobs.push(job),
-            _ => out.push(RunBox {
-                rows,
-                cols,
-                jobs: vec![job],
-            }),
-        }
     }
     Ok(out)
 }

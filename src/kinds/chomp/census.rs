@@ -29,10 +29,11 @@
 //!   OEIS offsets: A112470 and A112471 from `n = 0` (the empty board: `0` and
 //!   `1` as published), A112472 and A112473 from `n = 1`.
 
+pub use super::layout::CensusMeta;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::games::chomp::Staircase;
 use crate::games::chomp::census::{CensusMarker, MAX_SIZE, PartitionRanks, SizeCounts};
@@ -63,23 +64,6 @@ struct RangeParams {
     size: u32,
     rank_start: u64,
     rank_end: u64,
-}
-
-/// The `meta` section of a census shard.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CensusMeta {
-    /// Number of squares of the positions.
-    pub size: u32,
-    /// First rank covered.
-    pub rank_start: u64,
-    /// One past the last rank covered.
-    pub rank_end: u64,
-    /// P-positions in the range.
-    pub p: u64,
-    /// N-positions with one winning bite.
-    pub one: u64,
-    /// N-positions with several winning bites.
-    pub several: u64,
 }
 
 /// Rank ranges of size `s`: cut at largest-part boundaries into about

@@ -22,6 +22,7 @@
 //! (`box,rows,cols,positions,p_positions,max_grundy`; positions exclude the
 //! empty board).
 
+pub use super::layout::GrundyMeta;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -55,23 +56,6 @@ struct JobFileParams {
 struct BoxParams {
     rows: u32,
     cols: u32,
-}
-
-/// The `meta` section of a Grundy shard.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GrundyMeta {
-    /// Rows of the box.
-    pub rows: u32,
-    /// Columns of the box.
-    pub cols: u32,
-    /// Ranks, `C(rows+cols, rows)`, including the empty board.
-    pub ranks: u64,
-    /// Bytes per value in the `values` section (1, 2 or 4).
-    pub width: u8,
-    /// Largest value in the box.
-    pub max_value: u32,
-    /// Positions of value 0 (the empty board excluded).
-    pub p_positions: u64,
 }
 
 fn job_box(job: &JobSpec) -> Result<(u32, u32)> {

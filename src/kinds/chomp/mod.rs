@@ -22,6 +22,7 @@ pub mod census;
 pub mod fullcheck;
 pub mod grundy;
 pub mod grundy_probe;
+pub mod layout;
 pub mod picture;
 pub mod policy;
 pub mod probe;

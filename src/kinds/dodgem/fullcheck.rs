@@ -48,7 +48,7 @@
 //! successor's rank is the colex rank of a shifted mask. Exits go to one
 //! block of a lower layer. Every look-up stays within a few blocks.
 
-use crate::kinds::dodgem::kind::{LayerMeta, ReachMeta};
+use super::layout::{LayerMeta, ReachMeta};
 use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
 use crate::pipeline::shard::Shard;

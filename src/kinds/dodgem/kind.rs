@@ -38,6 +38,7 @@
 //! wins, losses, draws, longest win and loss, reachable counts; columns in
 //! [`layers_csv`]).
 
+pub use super::layout::{LayerMeta, ReachMeta};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -78,46 +79,6 @@ struct JobParams {
     n: u32,
     a: u32,
     b: u32,
-}
-
-/// The `meta` section of a `layer-A-B` shard.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LayerMeta {
-    /// Board size.
-    pub n: u32,
-    /// Blue cars.
-    pub a: u32,
-    /// Red cars.
-    pub b: u32,
-    /// Positions (indices) in the layer.
-    pub positions: u64,
-    /// Won for the side to move.
-    pub wins: u64,
-    /// Lost for the side to move.
-    pub losses: u64,
-    /// Drawn.
-    pub draws: u64,
-    /// Largest depth of a won position.
-    pub max_win_depth: u8,
-    /// Largest depth of a lost position.
-    pub max_loss_depth: u8,
-    /// Placements lost for whoever moves, (blue mask, red mask); the empty board is left out.
-    pub lost_for_both: Vec<(u64, u64)>,
-}
-
-/// The `meta` section of a `reach-A-B` shard.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ReachMeta {
-    /// Board size.
-    pub n: u32,
-    /// Blue cars.
-    pub a: u32,
-    /// Red cars.
-    pub b: u32,
-    /// Positions (indices) in the layer.
-    pub positions: u64,
-    /// Reachable from the start.
-    pub reachable: u64,
 }
 
 /// Name of the solving job of layer (a, b).

@@ -18,6 +18,7 @@ use crate::pipeline::registry::{Game, StandardJob};
 
 pub mod fullcheck;
 pub mod kind;
+pub mod layout;
 pub mod picture;
 pub mod probe;
 pub mod query;

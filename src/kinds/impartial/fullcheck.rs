@@ -25,7 +25,7 @@
 //! `n` costs about `n/2` splits per split digit; the whole sequence would
 //! cost far more than the solve).
 
-use crate::kinds::impartial::octal::{RangeMeta, Summary};
+use super::layout::{RangeMeta, Summary};
 use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
 

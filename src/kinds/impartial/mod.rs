@@ -17,6 +17,7 @@ use crate::pipeline::probe::{Probe, ProbeResult};
 use crate::pipeline::registry::{Game, StandardJob};
 
 pub mod fullcheck;
+pub mod layout;
 pub mod octal;
 pub mod octal_probe;
 pub mod picture;

@@ -28,6 +28,7 @@
 //! Checks: every value recomputed by direct move enumeration for n ≤ 1000 and
 //! at 64 sampled n above; the summary agrees with the b-file.
 
+pub use super::layout::{RangeMeta, Summary};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -62,19 +63,6 @@ struct RangeParams {
     code: String,
     start: u64,
     end: u64,
-}
-
-/// The `meta` section of a range shard.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RangeMeta {
-    /// The octal code in canonical form.
-    pub code: String,
-    /// First n of the range.
-    pub start: u64,
-    /// One past the last n.
-    pub end: u64,
-    /// Largest G(n) in the range.
-    pub max_value: u32,
 }
 
 /// The boundaries `0 = b₀ < … < b_r = n_max + 1` of `ranges` ranges of about
@@ -174,29 +162,6 @@ fn run_values(run: &dyn RunAccess) -> Result<(OctalCode, Vec<u32>)> {
     let names: Vec<String> = run.jobs().iter().map(|j| j.name.clone()).collect();
     let values = load_prefix(run, &names, &code)?;
     Ok((code, values))
-}
-
-/// `summary.toml` of a run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Summary {
-    /// The octal code.
-    pub code: String,
-    /// Largest n computed.
-    pub n_max: u64,
-    /// Largest number of tokens a move removes.
-    pub t: u64,
-    /// Largest G(n), 0 ≤ n ≤ n_max.
-    pub max_value: u32,
-    /// Whether the periodicity theorem proved a period from these values.
-    pub periodic: bool,
-    /// Least period (0 if not proved).
-    pub period: u64,
-    /// Least preperiod n₀ (0 if not proved).
-    pub preperiod: u64,
-    /// n₀ − 1, or −1 if the sequence is periodic from 0 or not proved.
-    pub last_exceptional: i64,
-    /// The theorem's check covered max(n₀,1) ≤ n ≤ this (0 if not proved).
-    pub checked_through: u64,
 }
 
 fn summarize(code: &OctalCode, values: &[u32]) -> Summary {

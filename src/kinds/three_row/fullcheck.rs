@@ -45,7 +45,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::kinds::three_row::kind::TileMeta;
+use super::layout::TileMeta;
 use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
 

@@ -39,10 +39,11 @@
 //! b-files `b029899.txt` … `b029905.txt` (`n a(n)` lines) as far as `q_max`
 //! decides them.
 
+pub use super::layout::TileMeta;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::games::three_row::{
     ColState, LiveRow, PERIOD_MAX, RowClass, RowState, TileGeom, TileInput, TileOutput, TileRecord,
@@ -94,37 +95,6 @@ struct TileParams {
     r0: u32,
     r1: u32,
     q_max: u32,
-}
-
-/// The `meta` section of a tile shard.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TileMeta {
-    /// First column.
-    pub q0: u32,
-    /// One past the last column.
-    pub q1: u32,
-    /// First row.
-    pub r0: u32,
-    /// One past the last row.
-    pub r1: u32,
-    /// Last column of the computation.
-    pub q_max: u32,
-    /// Cells of the tile.
-    pub cells: u64,
-    /// Cells of live rows.
-    pub live_cells: u64,
-}
-
-impl TileMeta {
-    fn geom(&self) -> TileGeom {
-        TileGeom {
-            q0: self.q0,
-            q1: self.q1,
-            r0: self.r0,
-            r1: self.r1,
-            q_max: self.q_max,
-        }
-    }
 }
 
 fn tile_name(q0: u32, r0: u32) -> String {
@@ -1298,4 +1268,16 @@ pub fn three_row_claims(m: &Merged) -> Vec<Claim> {
         }
     }
     c
+}
+
+impl TileMeta {
+    pub(crate) fn geom(&self) -> TileGeom {
+        TileGeom {
+            q0: self.q0,
+            q1: self.q1,
+            r0: self.r0,
+            r1: self.r1,
+            q_max: self.q_max,
+        }
+    }
 }

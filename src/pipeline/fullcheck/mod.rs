@@ -44,7 +44,6 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::error::{Error, Result};
 use super::kind::RunAccess;
-use super::registry::Registry;
 use super::run_view::RunView;
 use super::shard::Shard;
 
@@ -251,11 +250,13 @@ pub trait Checker: Sync {
 /// [`Error::Job`] if the kind has no full checker or the run's parameters
 /// are unusable; bad values and unreadable shards are findings in the
 /// report, not errors.
-pub fn full_check(view: &RunView, registry: &Registry, opts: Options) -> Result<FullReport> {
+pub fn full_check(
+    view: &RunView,
+    checker: Option<&dyn Checker>,
+    opts: Options,
+) -> Result<FullReport> {
     let kind = view.kind.name();
-    let checker = registry
-        .checker(kind)
-        .ok_or_else(|| Error::job(kind, "no full check for this kind"))?;
+    let checker = checker.ok_or_else(|| Error::job(kind, "no full check for this kind"))?;
     full_check_with(view, checker, opts)
 }
 

@@ -20,7 +20,7 @@
 //! `(a, b)` order, 1×1 left out), every bite is taken: the listed moves must
 //! be exactly the bites whose child is a stored P-position, sorted.
 
-use crate::kinds::chomp::boxes::{BoxMeta, RunBox, run_boxes};
+use super::super::layout::{BoxMeta, RunBox, run_boxes};
 use crate::pipeline::codec;
 use crate::pipeline::error::Result;
 use crate::pipeline::kind::JobSpec;

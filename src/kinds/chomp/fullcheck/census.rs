@@ -22,7 +22,7 @@
 //! the P-bits and 2 per position and thread for the counters (census-80:
 //! 123 M positions, ≈ 77 MB with two threads).
 
-use crate::kinds::chomp::census::CensusMeta;
+use super::super::layout::CensusMeta;
 use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
 

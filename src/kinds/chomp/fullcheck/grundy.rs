@@ -9,7 +9,7 @@
 //! threads in contiguous chunks. The meta (width, largest value, count of
 //! zeros) is checked against the values.
 
-use crate::kinds::chomp::grundy::GrundyMeta;
+use super::super::layout::GrundyMeta;
 use crate::pipeline::codec;
 use crate::pipeline::error::Result;
 
