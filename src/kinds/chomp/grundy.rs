@@ -26,7 +26,7 @@ pub use super::layout::GrundyMeta;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::games::chomp::grundy::{decode_values, encode_values, grundy_values, value_width};
 use crate::games::chomp::{ChompBox, Staircase};

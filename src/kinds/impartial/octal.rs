@@ -31,7 +31,7 @@
 pub use super::layout::{RangeMeta, Summary};
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::games::impartial::mex;
 use crate::games::impartial::octal::{OctalCode, OctalPeriod, find_period};
