@@ -119,7 +119,7 @@ fn box_sizes_are_binomials() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(crate::support::proptest_config(256))]
     /// Rank/unrank is a bijection onto 0…C(m+n,m)−1 on larger boxes.
     #[test]
     fn rank_unrank_round_trip_on_large_boxes(m in 1usize..=14, n in 1usize..=60, seed in any::<u64>()) {

@@ -4,77 +4,31 @@
 //! plans of the 20×20 and 22×22 boxes.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant, SystemTime};
+use std::process::{Output, Stdio};
+use std::time::Duration;
 
-use gametables::pipeline::merge::ResultFile;
-use gametables::pipeline::plan::PlanFile;
-use gametables::pipeline::rundir::RunDir;
 use gametables::pipeline::shard::ShardFile;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn gt() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gametables"));
-    c.env_remove("RUST_LOG")
-        .env_remove(gametables::pipeline::worker::DELAY_ENV);
-    c
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn ok(cmd: &mut Command) -> Output {
-    let o = cmd.output().unwrap();
-    assert!(o.status.success(), "{cmd:?} failed:\n{}", text(&o));
-    o
-}
+use crate::support::{
+    gt, job_path, ok, plan, plan_cmd, repo, result, run_cmd, run_job_ok, shard_times, sigkill,
+    table_digests, text, wait_until, write_job,
+};
 
 /// Writes a `chomp-boxes` job file with `extra` lines into `root`.
 fn job_file(root: &Path, name: &str, boxes: &str, extra: &str) -> PathBuf {
-    let p = root.join(format!("{name}.toml"));
-    std::fs::write(
-        &p,
-        format!("kind = \"chomp-boxes\"\nboxes = {boxes}\n{extra}"),
+    write_job(
+        root,
+        &format!("{name}.toml"),
+        &format!("kind = \"chomp-boxes\"\nboxes = {boxes}\n{extra}"),
     )
-    .unwrap();
-    p
 }
 
 fn run(job: &Path, dir: &Path) -> Output {
-    ok(gt()
-        .arg("run")
-        .arg(job)
-        .arg("--run-dir")
-        .arg(dir)
-        .arg("--no-progress"))
+    run_job_ok(job, dir)
 }
 
 fn table(dir: &Path, name: &str) -> Vec<u8> {
     std::fs::read(dir.join("tables").join(name)).unwrap()
-}
-
-fn result(dir: &Path) -> ResultFile {
-    ResultFile::load(&dir.join("result.toml")).unwrap()
-}
-
-fn table_digests(dir: &Path) -> Vec<(String, String)> {
-    result(dir)
-        .tables
-        .iter()
-        .map(|t| (t.name.clone(), t.sha256.clone()))
-        .collect()
-}
-
-fn plan(dir: &Path) -> PlanFile {
-    PlanFile::load(&RunDir::new(dir)).unwrap()
 }
 
 /// The box's P-bits: the `p-positions` sections of its jobs, in plan order,
@@ -189,7 +143,7 @@ fn split_12x12_agrees_with_one_job_on_every_rank() {
 /// Plans `job` into `dir` and runs every job by hand with `gametables
 /// worker --threads N`, in plan order, then merges.
 fn run_by_hand(job: &Path, dir: &Path, threads: u32) {
-    ok(gt().arg("plan").arg(job).arg("--run-dir").arg(dir));
+    ok(&mut plan_cmd(job, dir));
     for j in &plan(dir).jobs {
         ok(gt()
             .arg("worker")
@@ -231,31 +185,6 @@ fn threads_and_splits_do_not_change_the_digests() {
     assert_eq!(table(&d3, "sizes-11x13.csv"), table(&d3, "sizes-13x11.csv"));
 }
 
-fn shard_times(dir: &Path) -> Vec<(PathBuf, SystemTime)> {
-    let mut v: Vec<_> = std::fs::read_dir(dir.join("shards"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "shard"))
-        .map(|p| {
-            let t = std::fs::metadata(&p).unwrap().modified().unwrap();
-            (p, t)
-        })
-        .collect();
-    v.sort();
-    v
-}
-
-fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
-    let t0 = Instant::now();
-    while !f() {
-        assert!(
-            t0.elapsed() < Duration::from_secs(120),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// Acceptance 3 (issue 12), at small scale: the coordinator of a split run
 /// is killed while a part runs; the rerun keeps every finished part and
 /// recomputes only the rest, and gives the digests of an uninterrupted run.
@@ -272,25 +201,16 @@ fn killed_coordinator_during_a_split_run_loses_only_the_running_part() {
     run(&job, &clean);
     let dir = t.path().join("run");
     // Each worker sleeps 2 s after solving, before writing its shard.
-    let mut child = gt()
-        .arg("run")
-        .arg(&job)
-        .arg("--run-dir")
-        .arg(&dir)
-        .arg("--no-progress")
+    let mut child = run_cmd(&job, &dir)
         .env(gametables::pipeline::worker::DELAY_ENV, "2000")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    wait_until("two parts", || {
+    wait_until("two parts", 120, || {
         dir.join("shards").is_dir() && shard_times(&dir).len() >= 2
     });
-    let ok_kill = Command::new("kill")
-        .args(["-9", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(ok_kill.success());
+    sigkill(child.id());
     child.wait().unwrap();
     std::thread::sleep(Duration::from_millis(300));
     let before = shard_times(&dir);
@@ -319,7 +239,7 @@ fn killed_coordinator_during_a_split_run_loses_only_the_running_part() {
 
 /// `plan` output of a job file: the job lines and the summary line.
 fn plan_output(job: &Path, dir: &Path) -> String {
-    text(&ok(gt().arg("plan").arg(job).arg("--run-dir").arg(dir)))
+    text(&ok(&mut plan_cmd(job, dir)))
 }
 
 /// Acceptance 4 (issue 12): the 22×22 box (2.1·10¹² staircases) plans into
@@ -366,7 +286,7 @@ fn plan_of_the_22x22_box_fits_16_gb_per_job() {
 #[test]
 fn slurm_dry_run_of_20x20_asks_for_the_planned_memory() {
     let t = tempfile::tempdir().unwrap();
-    let job = repo().join("jobs/chomp-20x20.toml");
+    let job = job_path("chomp-20x20");
     plan_output(&job, &t.path().join("plan"));
     let p = plan(&t.path().join("plan"));
     assert!(p.jobs.len() >= 4, "{} jobs", p.jobs.len());
@@ -440,13 +360,7 @@ fn bad_split_fields_are_refused_at_plan_time() {
         ("job_memory = \"1M\"\n", "more than job_memory"),
     ] {
         let job = job_file(t.path(), "bad", "[[14, 14]]", extra);
-        let o = gt()
-            .arg("plan")
-            .arg(&job)
-            .arg("--run-dir")
-            .arg(t.path().join("run"))
-            .output()
-            .unwrap();
+        let o = plan_cmd(&job, &t.path().join("run")).output().unwrap();
         assert!(!o.status.success(), "{extra}");
         assert!(text(&o).contains(want), "{extra}: {}", text(&o));
     }

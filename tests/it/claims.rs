@@ -18,12 +18,13 @@ use gametables::pipeline::sources;
 use gametables::pipeline::worker::run_worker;
 use proptest::prelude::*;
 
+use crate::support::{run_job, write_job};
+
 /// Plans, runs, merges and reports the job file `text` in a temporary
 /// directory; returns one line per MISMATCH claim or check problem.
 fn problems_of(text: &str) -> Vec<String> {
     let t = tempfile::tempdir().unwrap();
-    let job = t.path().join("small.toml");
-    std::fs::write(&job, text).unwrap();
+    let job = write_job(t.path(), "small.toml", text);
     let jf = read_job_file(&job).unwrap_or_else(|e| panic!("{text}: {e}"));
     let plan = PlanFile::from_job_file(&jf).unwrap();
     let dir = RunDir::new(t.path().join("run"));
@@ -167,9 +168,7 @@ proptest! {
 /// Whether `text` is a job file its kind accepts.
 fn read_job_file_text(text: &str) -> bool {
     let t = tempfile::tempdir().unwrap();
-    let p = t.path().join("j.toml");
-    std::fs::write(&p, text).unwrap();
-    read_job_file(&p).is_ok()
+    read_job_file(&write_job(t.path(), "j.toml", text)).is_ok()
 }
 
 /// Dodgem has one parameter: every board a default test run affords.
@@ -188,16 +187,12 @@ fn dodgem_small_job_files_never_mismatch() {
 fn octal_kayles_to_5_is_not_a_mismatch() {
     assert_no_problems("kind = \"octal\"\ncode = \"0.77\"\nn_max = 5\n");
     let t = tempfile::tempdir().unwrap();
-    let job = t.path().join("k5.toml");
-    std::fs::write(&job, "kind = \"octal\"\ncode = \"0.77\"\nn_max = 5\n").unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_gametables"))
-        .arg("run")
-        .arg(&job)
-        .arg("--run-dir")
-        .arg(t.path().join("run"))
-        .arg("--no-progress")
-        .output()
-        .unwrap();
+    let job = write_job(
+        t.path(),
+        "k5.toml",
+        "kind = \"octal\"\ncode = \"0.77\"\nn_max = 5\n",
+    );
+    let o = run_job(&job, &t.path().join("run"));
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(
         o.status.code(),

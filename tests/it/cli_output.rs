@@ -4,24 +4,9 @@
 //! errors exit 2 everywhere.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-fn gt() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gametables"));
-    c.env_remove("RUST_LOG")
-        .env_remove(gametables::pipeline::worker::DELAY_ENV)
-        .stdin(Stdio::null());
-    c
-}
-
-fn show(o: &Output) -> String {
-    format!(
-        "status {}\n--- stdout\n{}--- stderr\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use crate::support::{gt, run_job, shard_path, show, write_job};
 
 fn json_of(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", show(o)))
@@ -29,26 +14,15 @@ fn json_of(o: &Output) -> serde_json::Value {
 
 /// A finished two-box chomp-boxes run in `root/run`.
 fn small_run(root: &Path) -> PathBuf {
-    let job = root.join("small.toml");
-    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n").unwrap();
+    let job = write_job(
+        root,
+        "small.toml",
+        "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n",
+    );
     let dir = root.join("run");
-    let o = gt()
-        .arg("run")
-        .arg(&job)
-        .arg("--run-dir")
-        .arg(&dir)
-        .arg("--no-progress")
-        .output()
-        .unwrap();
+    let o = run_job(&job, &dir);
     assert!(o.status.success(), "{}", show(&o));
     dir
-}
-
-fn shard_of(dir: &Path, job: &str) -> PathBuf {
-    let plan =
-        gametables::pipeline::plan::PlanFile::load(&gametables::pipeline::rundir::RunDir::new(dir))
-            .unwrap();
-    dir.join(format!("shards/{}.shard", plan.job(job).unwrap().id))
 }
 
 #[test]
@@ -67,7 +41,7 @@ fn status_json_has_a_summary_and_never_says_merged_over_missing_shards() {
     assert_eq!(v["jobs"][0]["state"], "done");
 
     // Deleted after the merge: "deleted", not "pending", and not merged.
-    std::fs::remove_file(shard_of(&dir, "box-3x4")).unwrap();
+    std::fs::remove_file(shard_path(&dir, "box-3x4")).unwrap();
     let o = gt().arg("status").arg(&dir).arg("--json").output().unwrap();
     let v = json_of(&o);
     let s = &v["summary"];
@@ -85,16 +59,9 @@ fn status_json_has_a_summary_and_never_says_merged_over_missing_shards() {
     assert!(text.contains("1 deleted"), "{text}");
 
     // Damaged: not merged either.
-    let o = gt()
-        .arg("run")
-        .arg(t.path().join("small.toml"))
-        .arg("--run-dir")
-        .arg(&dir)
-        .arg("--no-progress")
-        .output()
-        .unwrap();
+    let o = run_job(&t.path().join("small.toml"), &dir);
     assert!(o.status.success(), "{}", show(&o));
-    let p = shard_of(&dir, "box-4x5");
+    let p = shard_path(&dir, "box-4x5");
     let mut b = std::fs::read(&p).unwrap();
     let k = b.len() / 2;
     b[k] ^= 0x40;

@@ -6,30 +6,13 @@
 //! shards are well-formed and the merge accepts them.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use gametables::games::dodgem::{Board, Layer};
 use gametables::pipeline::merge::RunView;
 use gametables::pipeline::shard::{self, Shard};
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn gt() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gametables"));
-    c.env_remove("RUST_LOG")
-        .env_remove(gametables::pipeline::worker::DELAY_ENV);
-    c
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
+use crate::support::{gt, job_path, run_job, text, write_job};
 
 /// Runs a job file (given as text) into `root/run` and returns the run
 /// directory after checking that `verify --full` passes on it.
@@ -40,15 +23,9 @@ fn run_passing(root: &Path, job_text: &str) -> PathBuf {
 /// [`run_passing`]; with `claims_ok` false the run may exit 3 for claims
 /// that a small job file cannot reach (its report, not its values).
 fn run_passing_claims(root: &Path, job_text: &str, claims_ok: bool) -> PathBuf {
-    let job = root.join("job.toml");
-    std::fs::write(&job, job_text).unwrap();
+    let job = write_job(root, "job.toml", job_text);
     let dir = root.join("run");
-    let out = gt()
-        .args(["run", job.to_str().unwrap(), "--run-dir"])
-        .arg(&dir)
-        .arg("--no-progress")
-        .output()
-        .unwrap();
+    let out = run_job(&job, &dir);
     assert!(
         out.status.success() || (!claims_ok && out.status.code() == Some(3)),
         "{}",
@@ -88,6 +65,17 @@ fn section<'a>(s: &'a mut Shard, name: &str) -> &'a mut Vec<u8> {
         .bytes
 }
 
+/// Decodes the `meta` section of `s`, lets `edit` change it, encodes it back.
+fn edit_meta<T: serde::Serialize + serde::de::DeserializeOwned>(
+    s: &mut Shard,
+    edit: impl FnOnce(&mut T),
+) {
+    let m = section(s, "meta");
+    let mut meta: T = gametables::pipeline::codec::decode(m).unwrap();
+    edit(&mut meta);
+    *m = gametables::pipeline::codec::encode(&meta).unwrap();
+}
+
 /// `verify --full` exits 3 and lists every one of `lines`.
 fn assert_found(dir: &Path, lines: &[&str]) {
     let out = full(dir);
@@ -114,11 +102,12 @@ fn boxes_one_p_bit() {
         // Keep the shard self-consistent (the merge checks the meta's P
         // count and the per-size counts against the bits): only the rules
         // can tell the bit is wrong.
-        let m = section(s, "meta");
-        let mut meta: gametables::pipeline::kinds::chomp_boxes::BoxMeta =
-            gametables::pipeline::codec::decode(m).unwrap();
-        meta.p_positions -= 1;
-        *m = gametables::pipeline::codec::encode(&meta).unwrap();
+        edit_meta(
+            s,
+            |meta: &mut gametables::pipeline::kinds::chomp_boxes::BoxMeta| {
+                meta.p_positions -= 1;
+            },
+        );
         let sizes = section(s, "sizes");
         let at = 3 * 16 + 8; // P-positions of 3 squares
         let n = u64::from_le_bytes(sizes[at..at + 8].try_into().unwrap());
@@ -143,12 +132,13 @@ fn census_one_p_bit() {
         let p = section(s, "p-positions");
         assert_eq!(p[0], 0b010, "of 1,1,1 / 2,1 / 3 only 2,1 is P");
         p[0] = 0;
-        let m = section(s, "meta");
-        let mut meta: gametables::pipeline::kinds::chomp_census::CensusMeta =
-            gametables::pipeline::codec::decode(m).unwrap();
-        meta.p -= 1;
-        meta.one += 1;
-        *m = gametables::pipeline::codec::encode(&meta).unwrap();
+        edit_meta(
+            s,
+            |meta: &mut gametables::pipeline::kinds::chomp_census::CensusMeta| {
+                meta.p -= 1;
+                meta.one += 1;
+            },
+        );
     });
     assert_found(
         &dir,
@@ -262,11 +252,12 @@ fn dodgem_reach_bit_cleared() {
         let r = section(s, "reachable");
         assert_eq!(r[(i / 8) as usize] >> (i % 8) & 1, 1);
         r[(i / 8) as usize] &= !(1 << (i % 8));
-        let m = section(s, "meta");
-        let mut meta: gametables::pipeline::kinds::dodgem::ReachMeta =
-            gametables::pipeline::codec::decode(m).unwrap();
-        meta.reachable -= 1;
-        *m = gametables::pipeline::codec::encode(&meta).unwrap();
+        edit_meta(
+            s,
+            |meta: &mut gametables::pipeline::kinds::dodgem::ReachMeta| {
+                meta.reachable -= 1;
+            },
+        );
     });
     assert_found(
         &dir,
@@ -282,8 +273,7 @@ fn dodgem_reach_bit_cleared() {
 fn standard_small_job_files_pass() {
     for name in ["dodgem-3", "dodgem-4", "chomp-census-60"] {
         let t = tempfile::tempdir().unwrap();
-        let job = repo().join(format!("jobs/{name}.toml"));
-        let text = std::fs::read_to_string(job).unwrap();
+        let text = std::fs::read_to_string(job_path(name)).unwrap();
         run_passing(t.path(), &text);
     }
 }

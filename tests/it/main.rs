@@ -11,6 +11,8 @@
 //! Ignored tests are run by name, e.g.
 //! `cargo test --release --test it -- --ignored dodgem::five_by_five`.
 
+mod support;
+
 mod browser;
 mod census;
 mod census_pipeline;

@@ -3,68 +3,35 @@
 //! malformed inputs, locking and queries.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant, SystemTime};
+use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use gametables::pipeline::merge::ResultFile;
 use gametables::pipeline::rundir::RunDir;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::support::{
+    alive, children_of, gt, job_path, ok, plan_cmd, repo, root_of, run_cmd, run_job, run_job_ok,
+    run_ok, shard_times, sigkill, text, wait_until, write_job,
+};
 
 fn boxes_job() -> PathBuf {
-    repo().join("jobs/chomp-boxes.toml")
+    job_path("chomp-boxes")
 }
 
 fn reference_root() -> String {
-    ResultFile::load(&repo().join("manifests/chomp-boxes.toml"))
-        .unwrap()
-        .root
-}
-
-fn gt() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gametables"));
-    c.env_remove("RUST_LOG")
-        .env_remove(gametables::pipeline::worker::DELAY_ENV);
-    c
-}
-
-fn run_ok(args: &[&str]) -> Output {
-    let out = gt().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "gametables {args:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-/// `gametables run JOB --run-dir DIR --no-progress`, whatever its exit status.
-fn run_job(job: &Path, dir: &Path) -> Output {
-    let (j, d) = (job.to_str().unwrap(), dir.to_str().unwrap());
-    gt().args(["run", j, "--run-dir", d, "--no-progress"])
-        .output()
-        .unwrap()
+    crate::support::reference_root("chomp-boxes")
 }
 
 /// Plans a one-box `chomp-boxes` job in `root/run` and returns the run
 /// directory and the path of the job's only manifest.
 fn plan_one_box(root: &Path, rows: u32, cols: u32) -> (PathBuf, PathBuf) {
     let dir = root.join("run");
-    let job = root.join("small.toml");
-    std::fs::write(
-        &job,
-        format!("kind = \"chomp-boxes\"\nboxes = [[{rows}, {cols}]]\n"),
-    )
-    .unwrap();
-    run_ok(&[
-        "plan",
-        job.to_str().unwrap(),
-        "--run-dir",
-        dir.to_str().unwrap(),
-    ]);
+    let job = write_job(
+        root,
+        "small.toml",
+        &format!("kind = \"chomp-boxes\"\nboxes = [[{rows}, {cols}]]\n"),
+    );
+    ok(&mut plan_cmd(&job, &dir));
     let m = std::fs::read_dir(dir.join("manifests"))
         .unwrap()
         .next()
@@ -74,97 +41,22 @@ fn plan_one_box(root: &Path, rows: u32, cols: u32) -> (PathBuf, PathBuf) {
     (dir, m)
 }
 
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
+/// `run jobs/chomp-boxes.toml` into `dir` with `extra` arguments, which must exit 0.
 fn run_boxes(dir: &Path, extra: &[&str]) -> Output {
-    let d = dir.to_str().unwrap();
-    let j = boxes_job();
-    let mut args = vec!["run", j.to_str().unwrap(), "--run-dir", d, "--no-progress"];
-    args.extend_from_slice(extra);
-    run_ok(&args)
-}
-
-fn root_of(dir: &Path) -> String {
-    ResultFile::load(&dir.join("result.toml")).unwrap().root
-}
-
-/// Shard files and their modification times.
-fn shard_times(dir: &Path) -> Vec<(PathBuf, SystemTime)> {
-    let mut v: Vec<_> = std::fs::read_dir(dir.join("shards"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "shard"))
-        .map(|p| {
-            let t = std::fs::metadata(&p).unwrap().modified().unwrap();
-            (p, t)
-        })
-        .collect();
-    v.sort();
-    v
-}
-
-fn children_of(pid: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(p) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) {
-            // Field 4 (after the parenthesised command) is the parent pid.
-            if let Some(rest) = stat.rsplit_once(')').map(|x| x.1) {
-                let f: Vec<&str> = rest.split_whitespace().collect();
-                if f.get(1).and_then(|s| s.parse::<u32>().ok()) == Some(pid) {
-                    out.push(p);
-                }
-            }
-        }
-    }
-    out
-}
-
-fn sigkill(pid: u32) {
-    let ok = Command::new("kill")
-        .args(["-9", &pid.to_string()])
-        .status()
-        .unwrap();
-    assert!(ok.success());
-}
-
-fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
-    let t0 = Instant::now();
-    while !f() {
-        assert!(
-            t0.elapsed() < Duration::from_secs(60),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    ok(run_cmd(&boxes_job(), dir).args(extra))
 }
 
 fn spawn_slow_run(dir: &Path, delay_ms: u32) -> Child {
-    gt().args([
-        "run",
-        boxes_job().to_str().unwrap(),
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--no-progress",
-        "--workers",
-        "2",
-    ])
-    .env(
-        gametables::pipeline::worker::DELAY_ENV,
-        delay_ms.to_string(),
-    )
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap()
+    run_cmd(&boxes_job(), dir)
+        .args(["--workers", "2"])
+        .env(
+            gametables::pipeline::worker::DELAY_ENV,
+            delay_ms.to_string(),
+        )
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
 }
 
 /// Acceptance 5 and 6 (foundation issue): two runs, `--workers 1` and
@@ -291,6 +183,20 @@ fn damaged_truncated_and_deleted_shards_are_detected_and_recomputed() {
     assert_eq!(changed, 3);
 }
 
+/// Runs the boxes again into `dir`: the shards `before` are skipped and
+/// untouched, and the root is the reference's.
+fn rerun_skips_the_finished_shards(dir: &Path, before: &[(PathBuf, std::time::SystemTime)]) {
+    let again = run_boxes(dir, &[]);
+    let s = text(&again);
+    assert!(s.contains(&format!("{} skipped", before.len())), "{s}");
+    assert_eq!(root_of(dir), reference_root());
+    let after = shard_times(dir);
+    assert!(
+        before.iter().all(|x| after.contains(x)),
+        "finished shards untouched"
+    );
+}
+
 /// Acceptance 7: SIGKILL one worker mid-run; the run fails naming the job and
 /// its log; the rerun completes without recomputing finished jobs.
 #[test]
@@ -300,11 +206,11 @@ fn killed_worker_then_rerun_completes_without_recomputing() {
     let child = spawn_slow_run(&dir, 1500);
     let pid = child.id();
     // Wait for the first shard, then kill a running worker.
-    wait_until("a first shard", || {
+    wait_until("a first shard", 60, || {
         dir.join("shards").is_dir() && !shard_times(&dir).is_empty()
     });
     let mut victim = None;
-    wait_until("a running worker", || {
+    wait_until("a running worker", 60, || {
         victim = children_of(pid).first().copied();
         victim.is_some()
     });
@@ -317,15 +223,7 @@ fn killed_worker_then_rerun_completes_without_recomputing() {
     let before = shard_times(&dir);
     assert!(!before.is_empty() && before.len() < 14, "{}", before.len());
 
-    let again = run_boxes(&dir, &[]);
-    let s = text(&again);
-    assert!(s.contains(&format!("{} skipped", before.len())), "{s}");
-    assert_eq!(root_of(&dir), reference_root());
-    let after = shard_times(&dir);
-    assert!(
-        before.iter().all(|x| after.contains(x)),
-        "finished shards untouched"
-    );
+    rerun_skips_the_finished_shards(&dir, &before);
 }
 
 /// Acceptance 7: SIGKILL the coordinator mid-run; the rerun completes, does
@@ -336,7 +234,7 @@ fn killed_coordinator_then_rerun_completes_without_recomputing() {
     let dir = t.path().join("run");
     // Each worker sleeps 5 s after solving, before writing its shard.
     let mut child = spawn_slow_run(&dir, 5000);
-    wait_until("two shards", || {
+    wait_until("two shards", 60, || {
         dir.join("shards").is_dir() && shard_times(&dir).len() >= 2
     });
     let orphans = children_of(child.id());
@@ -346,10 +244,8 @@ fn killed_coordinator_then_rerun_completes_without_recomputing() {
     child.wait().unwrap();
     // Workers die with their coordinator (PR_SET_PDEATHSIG), well before
     // their 5 s sleep ends; a kernel without it would let them finish.
-    wait_until("orphaned workers to exit", || {
-        orphans
-            .iter()
-            .all(|p| !Path::new(&format!("/proc/{p}")).exists())
+    wait_until("orphaned workers to exit", 60, || {
+        orphans.iter().all(|&p| !alive(p))
     });
     assert!(
         killed.elapsed() < Duration::from_millis(3000),
@@ -358,15 +254,7 @@ fn killed_coordinator_then_rerun_completes_without_recomputing() {
     );
     let before = shard_times(&dir);
     assert!(before.len() < 14);
-    let again = run_boxes(&dir, &[]);
-    let s = text(&again);
-    assert!(s.contains(&format!("{} skipped", before.len())), "{s}");
-    assert_eq!(root_of(&dir), reference_root());
-    let after = shard_times(&dir);
-    assert!(
-        before.iter().all(|x| after.contains(x)),
-        "finished shards untouched"
-    );
+    rerun_skips_the_finished_shards(&dir, &before);
 }
 
 /// Acceptance 7: a malformed job file gets a one-line error with file, line
@@ -402,9 +290,7 @@ fn malformed_job_files_get_one_line_errors_with_line_and_field() {
     for (i, (body, loc, field)) in cases.iter().enumerate() {
         let p = t.path().join(format!("bad{i}.toml"));
         std::fs::write(&p, body).unwrap();
-        let out = gt()
-            .args(["plan", p.to_str().unwrap(), "--run-dir"])
-            .arg(t.path().join(format!("r{i}")))
+        let out = plan_cmd(&p, &t.path().join(format!("r{i}")))
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(1), "case {i}");
@@ -460,12 +346,10 @@ fn second_coordinator_on_same_run_dir_is_refused() {
     let dir = t.path().join("run");
     let _held = RunDir::new(&dir).lock().unwrap();
     let out = gt()
-        .args([
-            "run",
-            boxes_job().to_str().unwrap(),
-            "--run-dir",
-            dir.to_str().unwrap(),
-        ])
+        .arg("run")
+        .arg(boxes_job())
+        .arg("--run-dir")
+        .arg(&dir)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -488,15 +372,12 @@ fn query_chomp_in_memory_json_and_from_run_dir() {
 
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("run");
-    let job = t.path().join("small.toml");
-    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[6, 13], [9, 10]]\n").unwrap();
-    run_ok(&[
-        "run",
-        job.to_str().unwrap(),
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--no-progress",
-    ]);
+    let job = write_job(
+        t.path(),
+        "small.toml",
+        "kind = \"chomp-boxes\"\nboxes = [[6, 13], [9, 10]]\n",
+    );
+    run_job_ok(&job, &dir);
     let out = run_ok(&[
         "query",
         "chomp",
@@ -535,12 +416,10 @@ fn query_chomp_in_memory_json_and_from_run_dir() {
     // A changed job file is refused on the same run directory without --force.
     std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[6, 13]]\n").unwrap();
     let out = gt()
-        .args([
-            "run",
-            job.to_str().unwrap(),
-            "--run-dir",
-            dir.to_str().unwrap(),
-        ])
+        .arg("run")
+        .arg(&job)
+        .arg("--run-dir")
+        .arg(&dir)
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("holds a different plan"));
@@ -561,9 +440,7 @@ fn regressions_huge_inputs_wrong_lengths_pipes_and_usage() {
     {
         let p = t.path().join(format!("huge{i}.toml"));
         std::fs::write(&p, format!("kind = \"chomp-boxes\"\n{body}\n")).unwrap();
-        let out = gt()
-            .args(["plan", p.to_str().unwrap(), "--run-dir"])
-            .arg(t.path().join(format!("h{i}")))
+        let out = plan_cmd(&p, &t.path().join(format!("h{i}")))
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(1), "{body}");
@@ -573,11 +450,7 @@ fn regressions_huge_inputs_wrong_lengths_pipes_and_usage() {
     // Regression: chomp-grundy shares the box-list check (a 3-number entry was truncated).
     let p = t.path().join("grundy3.toml");
     std::fs::write(&p, "kind = \"chomp-grundy\"\nboxes = [[2, 2, 2]]\n").unwrap();
-    let out = gt()
-        .args(["plan", p.to_str().unwrap(), "--run-dir"])
-        .arg(t.path().join("g3"))
-        .output()
-        .unwrap();
+    let out = plan_cmd(&p, &t.path().join("g3")).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("grundy3.toml:2:1:"));
     // Huge queries are refused before allocating, as bad arguments (exit 2,
@@ -636,13 +509,7 @@ fn shard_with_foreign_meta_is_reported_not_a_panic() {
     let dir = t.path().join("run");
     let job = t.path().join("small.toml");
     std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4]]\n").unwrap();
-    run_ok(&[
-        "run",
-        job.to_str().unwrap(),
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--no-progress",
-    ]);
+    run_job_ok(&job, &dir);
     let p = std::fs::read_dir(dir.join("shards"))
         .unwrap()
         .next()
@@ -674,13 +541,7 @@ fn shard_with_foreign_meta_is_reported_not_a_panic() {
         "{}",
         text(&st)
     );
-    let again = run_ok(&[
-        "run",
-        job.to_str().unwrap(),
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--no-progress",
-    ]);
+    let again = run_job_ok(&job, &dir);
     assert!(
         text(&again).contains("1 recomputed (damaged)"),
         "{}",
@@ -832,8 +693,11 @@ fn run_against_an_edited_reference_exits_3() {
     let (jobs, manifests) = (t.path().join("jobs"), t.path().join("manifests"));
     std::fs::create_dir_all(&jobs).unwrap();
     std::fs::create_dir_all(&manifests).unwrap();
-    let job = jobs.join("small.toml");
-    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n").unwrap();
+    let job = write_job(
+        &jobs,
+        "small.toml",
+        "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n",
+    );
     let dir = t.path().join("run");
     let run = || run_job(&job, &dir);
     let first = run();

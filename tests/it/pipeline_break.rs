@@ -6,54 +6,27 @@
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use gametables::pipeline::merge::ResultFile;
 use gametables::pipeline::plan::PlanFile;
 use gametables::pipeline::rundir::RunDir;
 use gametables::pipeline::shard::craft;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn gt() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gametables"));
-    c.env_remove("RUST_LOG")
-        .env_remove(gametables::pipeline::worker::DELAY_ENV);
-    c
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
+use crate::support::{gt, job_path, output_with_rusage, run_cmd, text};
 
 fn reference_root() -> String {
-    ResultFile::load(&repo().join("manifests/dodgem-3.toml"))
-        .unwrap()
-        .root
+    crate::support::reference_root("dodgem-3")
 }
 
 /// `gametables run jobs/dodgem-3.toml --run-dir DIR` (compared with
 /// manifests/dodgem-3.toml).
 fn run3(dir: &Path) -> Output {
-    gt().args([
-        "run",
-        repo().join("jobs/dodgem-3.toml").to_str().unwrap(),
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--no-progress",
-        "--workers",
-        "1",
-    ])
-    .output()
-    .unwrap()
+    run_cmd(&job_path("dodgem-3"), dir)
+        .args(["--workers", "1"])
+        .output()
+        .unwrap()
 }
 
 fn cmd(args: &[&str], dir: &Path) -> Output {
@@ -317,14 +290,10 @@ fn zstd_bomb_is_refused_without_a_huge_allocation() {
     let bomb = craft::assemble(&bomb);
     assert!(bomb.len() < 1 << 20, "{} bytes", bomb.len());
     std::fs::write(&p, &bomb).unwrap();
-    let st = cmd(&["status"], &dir);
+    // Peak RSS of `status` alone: getrusage(RUSAGE_CHILDREN) would be the
+    // largest child of any test in this process.
+    let (st, ru) = output_with_rusage(gt().arg("status").arg(&dir));
     assert!(text(&st).contains("1 damaged"), "{}", text(&st));
-    // Peak RSS of the largest child so far (this test's children only).
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    assert_eq!(
-        unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) },
-        0
-    );
     let peak_mb = ru.ru_maxrss / 1024;
     assert!(
         peak_mb < 256,

@@ -3,40 +3,24 @@
 //! job, the shard file and the block; lookups elsewhere still answer, and
 //! `verify` names the shard.
 
-use std::path::PathBuf;
-use std::process::Command;
-
 use gametables::pipeline::merge::RunView;
 use gametables::pipeline::plan::PlanFile;
 use gametables::pipeline::rundir::RunDir;
 use gametables::pipeline::shard::craft;
 
-fn gt(args: &[&str]) -> (Option<i32>, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_gametables"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+use crate::support::{gt, job_path, outcome, run_job, run_job_ok, serve, text, write_job};
+
+/// `gametables ARGS`: (exit code, standard output, standard error).
+fn call(args: &[&str]) -> (Option<i32>, String, String) {
+    outcome(gt().args(args))
 }
 
 #[test]
 fn a_damaged_block_fails_only_the_probes_that_read_it() {
     let t = tempfile::tempdir().unwrap();
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dir = t.path().join("d3");
     let d = dir.to_str().unwrap();
-    let (code, _, err) = gt(&[
-        "run",
-        repo.join("jobs/dodgem-3.toml").to_str().unwrap(),
-        "--run-dir",
-        d,
-        "--no-progress",
-    ]);
-    assert_eq!(code, Some(0), "{err}");
+    run_job_ok(&job_path("dodgem-3"), &dir);
     let start = ["query", "dodgem", "--n", "3", "--run-dir", d, "--json"];
     let small = [
         "query",
@@ -49,9 +33,9 @@ fn a_damaged_block_fails_only_the_probes_that_read_it() {
         "blue:a2 red:b1 to-move:blue",
         "--json",
     ];
-    let (code, before, _) = gt(&small);
+    let (code, before, _) = call(&small);
     assert_eq!(code, Some(0));
-    assert_eq!(gt(&start).0, Some(0));
+    assert_eq!(call(&start).0, Some(0));
 
     // Flip one byte inside the `values` block of layer-2-2 (the start's layer).
     let plan = PlanFile::load(&RunDir::new(&dir)).unwrap();
@@ -81,7 +65,7 @@ fn a_damaged_block_fails_only_the_probes_that_read_it() {
     bad[off] ^= 0x20;
     std::fs::write(&p, &bad).unwrap();
 
-    let (code, _, err) = gt(&start);
+    let (code, _, err) = call(&start);
     assert_eq!(code, Some(1), "{err}");
     assert!(
         err.contains("layer-2-2") && err.contains(&j.id[..12]),
@@ -104,11 +88,11 @@ fn a_damaged_block_fails_only_the_probes_that_read_it() {
         }
     }
     // Layer (1, 1) and the layers below it are intact: same answer as before.
-    let (code, after, err) = gt(&small);
+    let (code, after, err) = call(&small);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(after, before);
     // verify names the shard.
-    let (code, out, err) = gt(&["verify", d]);
+    let (code, out, err) = call(&["verify", d]);
     assert_eq!(code, Some(3), "{out}{err}");
     assert!(format!("{out}{err}").contains("layer-2-2"), "{out}{err}");
 }
@@ -121,17 +105,10 @@ fn run_small(
     name: &str,
     job: &str,
 ) -> gametables::pipeline::merge::RunView {
-    let file = root.join(format!("{name}.toml"));
-    std::fs::write(&file, job).unwrap();
+    let file = write_job(root, &format!("{name}.toml"), job);
     let dir = root.join(name);
-    let (code, out, err) = gt(&[
-        "run",
-        file.to_str().unwrap(),
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--no-progress",
-    ]);
-    assert!(matches!(code, Some(0 | 3)), "{out}{err}");
+    let o = run_job(&file, &dir);
+    assert!(matches!(o.status.code(), Some(0 | 3)), "{}", text(&o));
     gametables::pipeline::merge::RunView::open(&dir).unwrap()
 }
 
@@ -312,18 +289,9 @@ fn three_row_and_octal_run_probes_agree_with_in_memory() {
 /// (outside the solved tables).
 #[test]
 fn serve_answers_what_query_json_prints() {
-    use std::io::BufRead;
     let t = tempfile::tempdir().unwrap();
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let d3 = t.path().join("d3");
-    let (code, _, err) = gt(&[
-        "run",
-        repo.join("jobs/dodgem-3.toml").to_str().unwrap(),
-        "--run-dir",
-        d3.to_str().unwrap(),
-        "--no-progress",
-    ]);
-    assert_eq!(code, Some(0), "{err}");
+    run_job_ok(&job_path("dodgem-3"), &d3);
     run_small(
         t.path(),
         "boxes",
@@ -340,38 +308,13 @@ fn serve_answers_what_query_json_prints() {
         "kind = \"octal\"\ncode = \"0.77\"\nn_max = 5000\nranges = 4\n",
     );
     let dir = |n: &str| t.path().join(n).to_str().unwrap().to_string();
-    /// Kills the server when the test ends, also when it fails.
-    struct Server(std::process::Child);
-    impl Drop for Server {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let mut server = Server(
-        Command::new(env!("CARGO_BIN_EXE_gametables"))
-            .args([
-                "serve",
-                &dir("d3"),
-                &dir("boxes"),
-                &dir("tr"),
-                &dir("kayles"),
-            ])
-            .args(["--bind", "127.0.0.1:0"])
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let mut line = String::new();
-    std::io::BufReader::new(server.0.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let base = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("{line}"))
-        .trim_end_matches('/')
-        .to_string();
+    let (_server, site) = serve(&[
+        &t.path().join("d3"),
+        &t.path().join("boxes"),
+        &t.path().join("tr"),
+        &t.path().join("kayles"),
+    ]);
+    let base = site.trim_end_matches('/').to_string();
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .build()
@@ -383,7 +326,7 @@ fn serve_answers_what_query_json_prints() {
         (status, serde_json::from_str(&body).unwrap())
     };
     let query = |args: &[&str]| -> serde_json::Value {
-        let (code, out, err) = gt(args);
+        let (code, out, err) = call(args);
         assert_eq!(code, Some(0), "{err}");
         serde_json::from_str(&out).unwrap()
     };
@@ -497,16 +440,8 @@ fn dodgem_cached_answers_equal_answers_read_from_blocks() {
     use gametables::games::dodgem::{Board, Layer, Position, from_desjardins};
     use gametables::pipeline::kinds::dodgem_probe::{DodgemProbe, DodgemRequest};
     let t = tempfile::tempdir().unwrap();
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dir = t.path().join("d3");
-    let (code, _, err) = gt(&[
-        "run",
-        repo.join("jobs/dodgem-3.toml").to_str().unwrap(),
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--no-progress",
-    ]);
-    assert_eq!(code, Some(0), "{err}");
+    run_job_ok(&job_path("dodgem-3"), &dir);
     let run = DodgemProbe::open(&dir, 3).unwrap();
     let memory = DodgemProbe::new();
     let board = Board::new(3).unwrap();
