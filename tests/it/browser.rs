@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{KillOnDrop, job_path, repo, run_job_ok, serve, write_job};
+use crate::support::{KillOnDrop, job_path, repo, run_job_ok, run_text, serve};
 
 struct Driver {
     agent: ureq::Agent,
@@ -125,13 +125,11 @@ fn page_plays_dodgem_to_a_win_and_shows_the_two_winning_bites_of_8x10() {
     let t = tempfile::tempdir().unwrap();
     let d3 = t.path().join("dodgem-3");
     run_job_ok(&job_path("dodgem-3"), &d3);
-    let boxes = t.path().join("boxes");
-    let job = write_job(
+    let boxes = run_text(
         t.path(),
-        "boxes.toml",
+        "boxes",
         "kind = \"chomp-boxes\"\nboxes = [[8, 10]]\n",
     );
-    run_job_ok(&job, &boxes);
 
     let (_server, site) = serve(&[&d3, &boxes]);
 

@@ -9,12 +9,17 @@ fn gametables(args: &[&str], dir: &Path) -> (bool, String) {
     passed(gt().args(args).current_dir(dir))
 }
 
+/// A new temporary directory with the job file `jobs/NAME`.
+fn with_job(name: &str, body: &str) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    write_job(&tmp.path().join("jobs"), name, body);
+    tmp
+}
+
 #[test]
 fn census_split_run_matches_oeis_and_is_deterministic() {
-    let tmp = tempfile::tempdir().unwrap();
     // Sizes with more than 2000 positions are split (s = 26 … 30).
-    write_job(
-        &tmp.path().join("jobs"),
+    let tmp = with_job(
         "census.toml",
         "kind = \"chomp-census\"\nn_max = 30\nmax_ranks_per_job = 2000\n",
     );
@@ -65,9 +70,7 @@ fn census_split_run_matches_oeis_and_is_deterministic() {
 
 #[test]
 fn grundy_run_tables_and_query() {
-    let tmp = tempfile::tempdir().unwrap();
-    write_job(
-        &tmp.path().join("jobs"),
+    let tmp = with_job(
         "g.toml",
         "kind = \"chomp-grundy\"\nboxes = [[4, 8], [3, 20]]\n",
     );

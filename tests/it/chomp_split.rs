@@ -10,8 +10,8 @@ use std::time::Duration;
 use gametables::pipeline::shard::ShardFile;
 
 use crate::support::{
-    gt, job_path, ok, plan, plan_cmd, repo, result, run_cmd, run_job_ok, shard_times, sigkill,
-    table_digests, text, wait_until, write_job,
+    assert_plan_summary, gt, job_path, ok, plan, plan_cmd, repo, result, run_cmd, run_job_ok,
+    shard_times, sigkill, table_digests, text, wait_until, write_job,
 };
 
 /// Writes a `chomp-boxes` job file with `extra` lines into `root`.
@@ -42,22 +42,43 @@ fn box_bits(dir: &Path) -> Vec<u8> {
     out
 }
 
+/// The job file `root/split.toml`: the box `[[n, n]]` in windows of `window` ranks.
+fn split_job(root: &Path, n: u32, window: u64) -> PathBuf {
+    let extra = format!("window_positions = {window}\n");
+    job_file(root, "split", &format!("[[{n}, {n}]]"), &extra)
+}
+
+/// Runs the box `[[n, n]]` as one job into `root/one`, and split into
+/// windows of `window` ranks into `root/split`: the two run directories and
+/// the split run's output.
+fn one_and_split(root: &Path, n: u32, window: u64) -> (PathBuf, PathBuf, Output) {
+    let one = job_file(root, "one", &format!("[[{n}, {n}]]"), "");
+    let split = split_job(root, n, window);
+    let (a, b) = (root.join("one"), root.join("split"));
+    run(&one, &a);
+    let o = run(&split, &b);
+    (a, b, o)
+}
+
+/// The `n`×`n` box's tables of runs `a` and `b` are the same bytes.
+fn assert_same_box_tables(a: &Path, b: &Path, n: u32) {
+    for name in [
+        "rectangles.csv".to_string(),
+        "multi-winning.csv".to_string(),
+        "boxes.csv".to_string(),
+        format!("sizes-{n}x{n}.csv"),
+    ] {
+        assert!(table(a, &name) == table(b, &name), "{name} differs");
+    }
+}
+
 /// Acceptance 1 (issue 12): the 14×14 box solved in 3 parts gives the
 /// single job's `rectangles.csv`, `multi-winning.csv`, P-position count
 /// and per-size table, byte for byte.
 #[test]
 fn split_14x14_gives_the_single_jobs_tables() {
     let t = tempfile::tempdir().unwrap();
-    let one = job_file(t.path(), "one", "[[14, 14]]", "");
-    let split = job_file(
-        t.path(),
-        "split",
-        "[[14, 14]]",
-        "window_positions = 14000000\n",
-    );
-    let (a, b) = (t.path().join("one"), t.path().join("split"));
-    run(&one, &a);
-    let o = run(&split, &b);
+    let (a, b, o) = one_and_split(t.path(), 14, 14_000_000);
     let names: Vec<String> = plan(&b).jobs.iter().map(|j| j.name.clone()).collect();
     assert_eq!(
         names,
@@ -70,14 +91,7 @@ fn split_14x14_gives_the_single_jobs_tables() {
         2,
         "part 3 reads parts 1 and 2"
     );
-    for name in [
-        "rectangles.csv",
-        "multi-winning.csv",
-        "boxes.csv",
-        "sizes-14x14.csv",
-    ] {
-        assert!(table(&a, name) == table(&b, name), "{name} differs");
-    }
+    assert_same_box_tables(&a, &b, 14);
     // 40,116,600 ranks, the empty board excluded; the P count is the sum of
     // the parts' counts.
     let boxes = String::from_utf8(table(&b, "boxes.csv")).unwrap();
@@ -91,16 +105,7 @@ fn split_14x14_gives_the_single_jobs_tables() {
 #[test]
 fn split_12x12_agrees_with_one_job_on_every_rank() {
     let t = tempfile::tempdir().unwrap();
-    let one = job_file(t.path(), "one", "[[12, 12]]", "");
-    let split = job_file(
-        t.path(),
-        "split",
-        "[[12, 12]]",
-        "window_positions = 600000\n",
-    );
-    let (a, b) = (t.path().join("one"), t.path().join("split"));
-    run(&one, &a);
-    run(&split, &b);
+    let (a, b, _) = one_and_split(t.path(), 12, 600_000);
     assert_eq!(plan(&b).jobs.len(), 5);
     let (x, y) = (box_bits(&a), box_bits(&b));
     assert_eq!(x.len(), 2_704_156usize.div_ceil(64) * 8);
@@ -158,18 +163,10 @@ fn run_by_hand(job: &Path, dir: &Path, threads: u32) {
 #[test]
 fn threads_and_splits_do_not_change_the_digests() {
     let t = tempfile::tempdir().unwrap();
-    let a = job_file(
-        t.path(),
-        "a",
-        "[[11, 13], [13, 11]]",
-        "window_positions = 700000\n",
-    );
-    let b = job_file(
-        t.path(),
-        "b",
-        "[[11, 13], [13, 11]]",
-        "window_positions = 1500000\n",
-    );
+    let [a, b] = [("a", 700_000), ("b", 1_500_000)].map(|(name, window)| {
+        let extra = format!("window_positions = {window}\n");
+        job_file(t.path(), name, "[[11, 13], [13, 11]]", &extra)
+    });
     let (d1, d2, d3) = (t.path().join("t1"), t.path().join("t2"), t.path().join("b"));
     run_by_hand(&a, &d1, 1);
     run_by_hand(&a, &d2, 2);
@@ -191,12 +188,7 @@ fn threads_and_splits_do_not_change_the_digests() {
 #[test]
 fn killed_coordinator_during_a_split_run_loses_only_the_running_part() {
     let t = tempfile::tempdir().unwrap();
-    let job = job_file(
-        t.path(),
-        "split",
-        "[[12, 12]]",
-        "window_positions = 600000\n",
-    );
+    let job = split_job(t.path(), 12, 600_000);
     let clean = t.path().join("clean");
     run(&job, &clean);
     let dir = t.path().join("run");
@@ -266,18 +258,8 @@ fn plan_of_the_22x22_box_fits_16_gb_per_job() {
         next = end;
     }
     assert_eq!(next, 2_104_098_963_720, "the parts cover C(44, 22) ranks");
-    let summary = out
-        .lines()
-        .find(|l| l.contains(" job(s); largest "))
-        .unwrap_or_else(|| panic!("no summary line:\n{out}"));
-    assert!(
-        summary.starts_with(&format!("{n} job(s); largest box-22x22-part-")),
-        "{summary}"
-    );
-    assert!(
-        summary.contains(" GiB peak memory") && summary.contains("shards ≈ "),
-        "{summary}"
-    );
+    let start = format!("{n} job(s); largest box-22x22-part-");
+    assert_plan_summary(&out, &start, &[" GiB peak memory", "shards ≈ "]);
 }
 
 /// Acceptance 4: `run --executor slurm --dry-run` of `jobs/chomp-20x20.toml`
@@ -327,25 +309,9 @@ fn slurm_dry_run_of_20x20_asks_for_the_planned_memory() {
 #[ignore]
 fn split_16x16_gives_the_single_jobs_tables() {
     let t = tempfile::tempdir().unwrap();
-    let one = job_file(t.path(), "one", "[[16, 16]]", "");
-    let split = job_file(
-        t.path(),
-        "split",
-        "[[16, 16]]",
-        "window_positions = 210000000\n",
-    );
-    let (a, b) = (t.path().join("one"), t.path().join("split"));
-    run(&one, &a);
-    run(&split, &b);
+    let (a, b, _) = one_and_split(t.path(), 16, 210_000_000);
     assert_eq!(plan(&b).jobs.len(), 3);
-    for name in [
-        "rectangles.csv",
-        "multi-winning.csv",
-        "boxes.csv",
-        "sizes-16x16.csv",
-    ] {
-        assert!(table(&a, name) == table(&b, name), "{name} differs");
-    }
+    assert_same_box_tables(&a, &b, 16);
 }
 
 /// Bad values of the new job-file fields are one-line errors naming the

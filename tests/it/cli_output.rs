@@ -4,12 +4,17 @@
 //! errors exit 2 everywhere.
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 use crate::support::{gt, run_job, shard_path, show, write_job};
 
-fn json_of(o: &Output) -> serde_json::Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", show(o)))
+/// `gametables COMMAND DIR --json`, which must exit `code` (any if `None`):
+/// what it prints, parsed.
+fn json_of(command: &str, dir: &Path, code: Option<i32>) -> serde_json::Value {
+    let o = gt().arg(command).arg(dir).arg("--json").output().unwrap();
+    if let Some(c) = code {
+        assert_eq!(o.status.code(), Some(c), "{}", show(&o));
+    }
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", show(&o)))
 }
 
 /// A finished two-box chomp-boxes run in `root/run`.
@@ -29,9 +34,7 @@ fn small_run(root: &Path) -> PathBuf {
 fn status_json_has_a_summary_and_never_says_merged_over_missing_shards() {
     let t = tempfile::tempdir().unwrap();
     let dir = small_run(t.path());
-    let o = gt().arg("status").arg(&dir).arg("--json").output().unwrap();
-    assert!(o.status.success(), "{}", show(&o));
-    let v = json_of(&o);
+    let v = json_of("status", &dir, Some(0));
     let s = &v["summary"];
     assert_eq!(s["jobs"], 2);
     assert_eq!(s["done"], 2);
@@ -42,8 +45,7 @@ fn status_json_has_a_summary_and_never_says_merged_over_missing_shards() {
 
     // Deleted after the merge: "deleted", not "pending", and not merged.
     std::fs::remove_file(shard_path(&dir, "box-3x4")).unwrap();
-    let o = gt().arg("status").arg(&dir).arg("--json").output().unwrap();
-    let v = json_of(&o);
+    let v = json_of("status", &dir, None);
     let s = &v["summary"];
     assert_eq!(
         (s["done"].clone(), s["deleted"].clone()),
@@ -76,17 +78,13 @@ fn status_json_has_a_summary_and_never_says_merged_over_missing_shards() {
 fn verify_and_report_json() {
     let t = tempfile::tempdir().unwrap();
     let dir = small_run(t.path());
-    let o = gt().arg("verify").arg(&dir).arg("--json").output().unwrap();
-    assert!(o.status.success(), "{}", show(&o));
-    let v = json_of(&o);
+    let v = json_of("verify", &dir, Some(0));
     assert_eq!(v["ok"], true);
     assert_eq!(v["shards"], 2);
     assert!(v["tables"].as_u64().is_some_and(|n| n >= 3), "{v}");
     assert_eq!(v["problems"].as_array().map(Vec::len), Some(0));
 
-    let o = gt().arg("report").arg(&dir).arg("--json").output().unwrap();
-    assert!(o.status.success(), "{}", show(&o));
-    let v = json_of(&o);
+    let v = json_of("report", &dir, Some(0));
     let s = &v["summary"];
     let claims = v["claims"].as_array().unwrap();
     assert_eq!(s["claims"].as_u64(), Some(claims.len() as u64));
@@ -99,9 +97,7 @@ fn verify_and_report_json() {
 
     // A mismatch: exit 3 and the problem listed, still JSON.
     std::fs::write(dir.join("tables/boxes.csv"), "edited\n").unwrap();
-    let o = gt().arg("verify").arg(&dir).arg("--json").output().unwrap();
-    assert_eq!(o.status.code(), Some(3), "{}", show(&o));
-    let v = json_of(&o);
+    let v = json_of("verify", &dir, Some(3));
     assert_eq!(v["ok"], false);
     let problems = v["problems"].as_array().unwrap();
     assert!(

@@ -9,7 +9,7 @@ use gametables::games::dodgem::{
     reach_layer_by_sweeps, reach_layer_forward, reach_layer_with_threads, reflect_layer,
 };
 
-use crate::support::{gt, job_path, outcome, plan_cmd, run_cmd, run_job_ok, write_job};
+use crate::support::{gt, job_path, outcome, plan_cmd, run_cmd, run_job_ok, run_text, write_job};
 
 // ---------------------------------------------------------------------------
 // The naive solver: every position in a hash map, successors by coordinates,
@@ -83,6 +83,15 @@ fn naive_successors(n: usize, p: NPos) -> Result<Vec<NPos>, Value> {
     }
 }
 
+/// The placement `blue`, `red` with Blue to move and with Red to move.
+fn either_to_move(blue: u64, red: u64) -> [NPos; 2] {
+    [true, false].map(|blue_to_move| NPos {
+        blue,
+        red,
+        blue_to_move,
+    })
+}
+
 fn naive_solve(n: usize) -> HashMap<NPos, Value> {
     let sq = n * n;
     let mut all = Vec::new();
@@ -92,13 +101,7 @@ fn naive_solve(n: usize) -> HashMap<NPos, Value> {
         }
         for red in 0u64..1 << sq {
             if red & blue == 0 && (red.count_ones() as usize) < n {
-                for blue_to_move in [true, false] {
-                    all.push(NPos {
-                        blue,
-                        red,
-                        blue_to_move,
-                    });
-                }
+                all.extend(either_to_move(blue, red));
             }
         }
     }
@@ -177,13 +180,7 @@ fn naive_solve_up_to(n: usize, max_total: usize) -> HashMap<NPos, Value> {
                 let mut reds = Vec::new();
                 combinations(&free, b, &mut reds);
                 for &red in &reds {
-                    for blue_to_move in [true, false] {
-                        all.push(NPos {
-                            blue,
-                            red,
-                            blue_to_move,
-                        });
-                    }
+                    all.extend(either_to_move(blue, red));
                 }
             }
         }
@@ -195,24 +192,36 @@ fn check_against_naive(n: usize) {
     let board = Board::new(n).unwrap();
     let tables = Tables::solve(board, 2);
     let naive = naive_solve(n);
+    let layers: Vec<(usize, usize)> = (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).collect();
+    let total = assert_layers_match_naive(&tables, &layers, &naive, &format!("{n}×{n}"));
+    assert_eq!(total, naive.len() as u64);
+}
+
+/// Every position of `layers` in `tables` has the naive solver's value;
+/// returns how many positions that is.
+fn assert_layers_match_naive(
+    tables: &Tables,
+    layers: &[(usize, usize)],
+    naive: &HashMap<NPos, Value>,
+    what: &str,
+) -> u64 {
+    let board = tables.board();
     let mut total = 0u64;
-    for a in 0..n {
-        for b in 0..n {
-            let (l, v) = tables.layer(a, b).unwrap();
-            total += l.len();
-            for i in 0..l.len() {
-                let p = l.position(i);
-                let q = NPos {
-                    blue: p.blue,
-                    red: p.red,
-                    blue_to_move: p.to_move == Side::Blue,
-                };
-                let ours = Value::from_byte(v[i as usize]).unwrap();
-                assert_eq!(ours, naive[&q], "{n}×{n} {}", board.position_text(&p));
-            }
+    for &(a, b) in layers {
+        let (l, v) = tables.layer(a, b).unwrap();
+        total += l.len();
+        for i in 0..l.len() {
+            let p = l.position(i);
+            let q = NPos {
+                blue: p.blue,
+                red: p.red,
+                blue_to_move: p.to_move == Side::Blue,
+            };
+            let ours = Value::from_byte(v[i as usize]).unwrap();
+            assert_eq!(ours, naive[&q], "{what} {}", board.position_text(&p));
         }
     }
-    assert_eq!(total, naive.len() as u64);
+    total
 }
 
 #[test]
@@ -233,23 +242,10 @@ fn six_by_six_layers_with_four_cars_in_all_agree_with_naive_solver() {
     let board = Board::new(6).unwrap();
     let tables = Tables::solve_layers(board, 2, &|a, b| a + b <= 4);
     let naive = naive_solve_up_to(6, 4);
-    let mut total = 0u64;
-    for a in 0..=4 {
-        for b in 0..=4 - a {
-            let (l, v) = tables.layer(a, b).unwrap();
-            total += l.len();
-            for i in 0..l.len() {
-                let p = l.position(i);
-                let q = NPos {
-                    blue: p.blue,
-                    red: p.red,
-                    blue_to_move: p.to_move == Side::Blue,
-                };
-                let ours = Value::from_byte(v[i as usize]).unwrap();
-                assert_eq!(ours, naive[&q], "6×6 {}", board.position_text(&p));
-            }
-        }
-    }
+    let layers: Vec<(usize, usize)> = (0..=4usize)
+        .flat_map(|a| (0..=4 - a).map(move |b| (a, b)))
+        .collect();
+    let total = assert_layers_match_naive(&tables, &layers, &naive, "6×6");
     assert_eq!(total, naive.len() as u64);
     assert_eq!(total, 2_004_386);
 }
@@ -1289,26 +1285,19 @@ fn six_by_six_endgame_layers_solved_directly_equal_the_mirror_images() {
 #[test]
 fn query_six_by_six_answers_solved_layers_and_names_the_layer_others_need() {
     let tmp = tempfile::tempdir().unwrap();
-    let job = write_job(
-        tmp.path(),
-        "dodgem-6-small.toml",
-        "kind = \"dodgem\"\nn = 6\nmax_cars = 2\n",
-    );
-    let dir = tmp.path().join("run");
-    run_job_ok(&job, &dir);
+    let job = "kind = \"dodgem\"\nn = 6\nmax_cars = 2\n";
+    let dir = run_text(tmp.path(), "dodgem-6-small", job);
     let board = Board::new(6).unwrap();
     let t = Tables::solve_layers(board, 1, &|a, b| a <= 2 && b <= 2);
     let text = "blue:a2,c3 red:b1,e2 to-move:red";
     let p = board.parse_position(text).unwrap();
-    let (ok, out, err) = query(&[
-        "--n",
-        "6",
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--position",
-        text,
-        "--json",
-    ]);
+    // `query dodgem --n 6 --run-dir DIR --position POSITION EXTRA…`.
+    let query6 = |position: &str, extra: &[&str]| {
+        let d = dir.to_str().unwrap();
+        let args = ["--n", "6", "--run-dir", d, "--position", position];
+        query(&[&args[..], extra].concat())
+    };
+    let (ok, out, err) = query6(text, &["--json"]);
     assert!(ok, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let want = value(&t, &p);
@@ -1317,14 +1306,7 @@ fn query_six_by_six_answers_solved_layers_and_names_the_layer_others_need() {
         (Some(want.word()), want.depth().map(u64::from))
     );
     assert_eq!(v["moves"].as_array().unwrap().len(), board.moves(&p).len());
-    let (ok, _, err) = query(&[
-        "--n",
-        "6",
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--position",
-        "blue:a2,c3,d4 red:b1 to-move:blue",
-    ]);
+    let (ok, _, err) = query6("blue:a2,c3,d4 red:b1 to-move:blue", &[]);
     assert!(!ok);
     assert!(
         err.contains("layer (3, 1)") && err.contains("at most 2 cars a side"),

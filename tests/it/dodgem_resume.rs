@@ -15,15 +15,22 @@ fn job_file() -> PathBuf {
     job_path("dodgem-4")
 }
 
-fn start(run_dir: &Path, delay_ms: u64) -> Child {
-    gt().args(["run", "--no-progress", "--workers", "2", "--run-dir"])
-        .arg(run_dir)
+/// Starts `run jobs/dodgem-4.toml` on 2 workers slowed by `delay_ms` into
+/// `run` in a new temporary directory: the directory, the run directory
+/// and the coordinator.
+fn start(delay_ms: u64) -> (tempfile::TempDir, PathBuf, Child) {
+    let tmp = tempfile::tempdir().unwrap();
+    let run_dir = tmp.path().join("run");
+    let coord = gt()
+        .args(["run", "--no-progress", "--workers", "2", "--run-dir"])
+        .arg(&run_dir)
         .arg(job_file())
         .env("GAMETABLES_TEST_WORKER_DELAY_MS", delay_ms.to_string())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .expect("start gametables")
+        .expect("start gametables");
+    (tmp, run_dir, coord)
 }
 
 /// Shard file name → inode, for shards at their final path.
@@ -90,9 +97,7 @@ fn rerun_matches_reference(run_dir: &Path, before: &BTreeMap<String, u64>) {
 
 #[test]
 fn sigkill_coordinator_then_rerun_gets_reference_digests_without_recomputing() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("run");
-    let mut coord = start(&dir, 150);
+    let (_tmp, dir, mut coord) = start(150);
     wait_for_shards(&dir, 6);
     let workers = children(coord.id());
     coord.kill().unwrap(); // SIGKILL
@@ -113,9 +118,7 @@ fn sigkill_coordinator_then_rerun_gets_reference_digests_without_recomputing() {
 
 #[test]
 fn sigkill_one_worker_then_rerun_gets_reference_digests_without_recomputing() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("run");
-    let mut coord = start(&dir, 300);
+    let (_tmp, dir, mut coord) = start(300);
     wait_for_shards(&dir, 4);
     // Kill a live worker (retry if the one picked has just exited).
     let t0 = Instant::now();

@@ -14,17 +14,18 @@ use gametables::pipeline::shard::{self, Shard};
 
 use crate::support::{gt, job_path, run_job, text, write_job};
 
-/// Runs a job file (given as text) into `root/run` and returns the run
-/// directory after checking that `verify --full` passes on it.
-fn run_passing(root: &Path, job_text: &str) -> PathBuf {
-    run_passing_claims(root, job_text, true)
+/// Runs a job file (given as text) into `run` in a new temporary directory
+/// and returns both after checking that `verify --full` passes on it.
+fn run_passing(job_text: &str) -> (tempfile::TempDir, PathBuf) {
+    run_passing_claims(job_text, true)
 }
 
 /// [`run_passing`]; with `claims_ok` false the run may exit 3 for claims
 /// that a small job file cannot reach (its report, not its values).
-fn run_passing_claims(root: &Path, job_text: &str, claims_ok: bool) -> PathBuf {
-    let job = write_job(root, "job.toml", job_text);
-    let dir = root.join("run");
+fn run_passing_claims(job_text: &str, claims_ok: bool) -> (tempfile::TempDir, PathBuf) {
+    let t = tempfile::tempdir().unwrap();
+    let job = write_job(t.path(), "job.toml", job_text);
+    let dir = t.path().join("run");
     let out = run_job(&job, &dir);
     assert!(
         out.status.success() || (!claims_ok && out.status.code() == Some(3)),
@@ -34,7 +35,7 @@ fn run_passing_claims(root: &Path, job_text: &str, claims_ok: bool) -> PathBuf {
     let out = full(&dir);
     assert!(out.status.success(), "unmodified run: {}", text(&out));
     assert!(text(&out).contains("0 bad value(s)"), "{}", text(&out));
-    dir
+    (t, dir)
 }
 
 fn full(dir: &Path) -> Output {
@@ -90,11 +91,7 @@ fn assert_found(dir: &Path, lines: &[&str]) {
 /// two rows differing by one: seed 000) stored as an N-position.
 #[test]
 fn boxes_one_p_bit() {
-    let t = tempfile::tempdir().unwrap();
-    let dir = run_passing(
-        t.path(),
-        "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n",
-    );
+    let (_t, dir) = run_passing("kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n");
     edit_shard(&dir, "box-4x5", |s| {
         let p = section(s, "p-positions");
         assert_eq!(p[0] >> 6 & 1, 1, "2,1 is a P-position");
@@ -126,8 +123,7 @@ fn boxes_one_p_bit() {
 /// kept consistent.
 #[test]
 fn census_one_p_bit() {
-    let t = tempfile::tempdir().unwrap();
-    let dir = run_passing(t.path(), "kind = \"chomp-census\"\nn_max = 12\n");
+    let (_t, dir) = run_passing("kind = \"chomp-census\"\nn_max = 12\n");
     edit_shard(&dir, "s3", |s| {
         let p = section(s, "p-positions");
         assert_eq!(p[0], 0b010, "of 1,1,1 / 2,1 / 3 only 2,1 is P");
@@ -151,8 +147,7 @@ fn census_one_p_bit() {
 /// chomp-grundy: the value of 2,1 in the 4×5 box (0, a P-position) stored as 1.
 #[test]
 fn grundy_one_value() {
-    let t = tempfile::tempdir().unwrap();
-    let dir = run_passing(t.path(), "kind = \"chomp-grundy\"\nboxes = [[4, 5]]\n");
+    let (_t, dir) = run_passing("kind = \"chomp-grundy\"\nboxes = [[4, 5]]\n");
     edit_shard(&dir, "grundy-4x5", |s| {
         let v = section(s, "values");
         assert_eq!(v[6], 0);
@@ -171,11 +166,7 @@ fn grundy_one_value() {
 /// the periodicity proved from rule-checked values).
 #[test]
 fn octal_one_value_below_and_one_above_2_16() {
-    let t = tempfile::tempdir().unwrap();
-    let dir = run_passing(
-        t.path(),
-        "kind = \"octal\"\ncode = \"0.77\"\nn_max = 70000\nranges = 2\n",
-    );
+    let (_t, dir) = run_passing("kind = \"octal\"\ncode = \"0.77\"\nn_max = 70000\nranges = 2\n");
     let view = RunView::open(&dir).unwrap();
     let first_end = view.plan.jobs[0].params["end"].as_integer().unwrap() as usize;
     assert!(100 < first_end && first_end <= 69_999);
@@ -207,8 +198,7 @@ fn octal_one_value_below_and_one_above_2_16() {
 /// 20, and a won position of layer (1, 1) stored as a draw.
 #[test]
 fn dodgem_depth_off_by_one_and_win_as_draw() {
-    let t = tempfile::tempdir().unwrap();
-    let dir = run_passing(t.path(), "kind = \"dodgem\"\nn = 3\n");
+    let (_t, dir) = run_passing("kind = \"dodgem\"\nn = 3\n");
     let board = Board::new(3).unwrap();
     let top = Layer::new(board, 2, 2);
     let start = top.index(&board.start());
@@ -239,8 +229,7 @@ fn dodgem_depth_off_by_one_and_win_as_draw() {
 /// A reachable position's move to a position stored as unreachable is found.
 #[test]
 fn dodgem_reach_bit_cleared() {
-    let t = tempfile::tempdir().unwrap();
-    let dir = run_passing(t.path(), "kind = \"dodgem\"\nn = 3\n");
+    let (_t, dir) = run_passing("kind = \"dodgem\"\nn = 3\n");
     let board = Board::new(3).unwrap();
     let top = Layer::new(board, 2, 2);
     let start = board.start();
@@ -272,9 +261,8 @@ fn dodgem_reach_bit_cleared() {
 #[test]
 fn standard_small_job_files_pass() {
     for name in ["dodgem-3", "dodgem-4", "chomp-census-60"] {
-        let t = tempfile::tempdir().unwrap();
         let text = std::fs::read_to_string(job_path(name)).unwrap();
-        run_passing(t.path(), &text);
+        run_passing(&text);
     }
 }
 
@@ -282,11 +270,9 @@ fn standard_small_job_files_pass() {
 /// diagonal, each changed by one.
 #[test]
 fn three_row_one_f() {
-    let t = tempfile::tempdir().unwrap();
     // Q = 300 cannot decide the published rows 94 and 120: the report's
     // claims fail, the values are right.
-    let dir = run_passing_claims(
-        t.path(),
+    let (_t, dir) = run_passing_claims(
         "kind = \"three-row\"\nq_max = 300\nq_range = 100\nr_range = 100\n",
         false,
     );

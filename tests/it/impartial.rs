@@ -605,11 +605,8 @@ fn octal_job_kind_dawson_and_unproved() {
 #[test]
 fn octal_job_file_errors_name_the_field() {
     let tmp = tempfile::tempdir().unwrap();
-    let job = write_job(
-        tmp.path(),
-        "bad.toml",
-        "kind = \"octal\"\ncode = \"0.78\"\nn_max = 10\n",
-    );
+    let body = "kind = \"octal\"\ncode = \"0.78\"\nn_max = 10\n";
+    let job = write_job(tmp.path(), "bad.toml", body);
     let (ok, out) = passed(&mut plan_cmd(&job, &tmp.path().join("r")));
     assert!(!ok);
     assert!(

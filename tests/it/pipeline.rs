@@ -6,12 +6,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use gametables::pipeline::codec;
+use gametables::pipeline::kinds::chomp_boxes::BoxMeta;
 use gametables::pipeline::merge::ResultFile;
+use gametables::pipeline::plan::{JobState, PlanFile, job_state, written_state};
 use gametables::pipeline::rundir::RunDir;
+use gametables::pipeline::shard;
 
 use crate::support::{
-    alive, children_of, gt, job_path, ok, plan_cmd, repo, root_of, run_cmd, run_job, run_job_ok,
-    run_ok, shard_times, sigkill, text, wait_until, write_job,
+    alive, children_of, exits, first_file, gt, job_path, ok, plan_cmd, repo, root_of, run_cmd,
+    run_job, run_job_ok, run_ok, run_text, shard_times, sigkill, text, wait_until, write_job,
 };
 
 fn boxes_job() -> PathBuf {
@@ -32,13 +36,16 @@ fn plan_one_box(root: &Path, rows: u32, cols: u32) -> (PathBuf, PathBuf) {
         &format!("kind = \"chomp-boxes\"\nboxes = [[{rows}, {cols}]]\n"),
     );
     ok(&mut plan_cmd(&job, &dir));
-    let m = std::fs::read_dir(dir.join("manifests"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+    let m = first_file(&dir.join("manifests"));
     (dir, m)
+}
+
+/// A job of two small boxes.
+const TWO_BOXES: &str = "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n";
+
+/// Writes the job file `root/small.toml`: (the run directory `root/run`, the job file).
+fn small_job(root: &Path, body: &str) -> (PathBuf, PathBuf) {
+    (root.join("run"), write_job(root, "small.toml", body))
 }
 
 /// `run jobs/chomp-boxes.toml` into `dir` with `extra` arguments, which must exit 0.
@@ -119,12 +126,7 @@ fn damaged_truncated_and_deleted_shards_are_detected_and_recomputed() {
     let job = |name: &str| plan.job(name).unwrap().id.clone();
     let shard = |name: &str| dir.join(format!("shards/{}.shard", job(name)));
     let verify = |expect: &str, file: &Path| {
-        let out = gt()
-            .args(["verify", dir.to_str().unwrap()])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(3), "{}", text(&out));
-        let s = text(&out);
+        let s = exits(gt().arg("verify").arg(&dir), 3);
         assert!(s.contains(expect), "{s}");
         assert!(
             s.contains(file.file_name().unwrap().to_str().unwrap()),
@@ -371,46 +373,30 @@ fn query_chomp_in_memory_json_and_from_run_dir() {
     assert_eq!(v["winning_moves"], serde_json::json!([]));
 
     let t = tempfile::tempdir().unwrap();
-    let dir = t.path().join("run");
-    let job = write_job(
-        t.path(),
-        "small.toml",
-        "kind = \"chomp-boxes\"\nboxes = [[6, 13], [9, 10]]\n",
+    let body = "kind = \"chomp-boxes\"\nboxes = [[6, 13], [9, 10]]\n";
+    let (dir, job) = (
+        run_text(t.path(), "small", body),
+        t.path().join("small.toml"),
     );
-    run_job_ok(&job, &dir);
-    let out = run_ok(&[
-        "query",
-        "chomp",
-        "9x10",
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--json",
-    ]);
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // `query chomp RECT --run-dir DIR --json`, which must exit 0.
+    let from_run = |rect: &str| -> serde_json::Value {
+        let out = ok(gt()
+            .args(["query", "chomp", rect, "--json", "--run-dir"])
+            .arg(&dir));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let v = from_run("9x10");
     assert_eq!(v["winning_moves"], serde_json::json!([[6, 7], [8, 4]]));
     assert!(v["source"].as_str().unwrap().contains("box-9x10"));
     let out = gt()
-        .args([
-            "query",
-            "chomp",
-            "12x12",
-            "--run-dir",
-            dir.to_str().unwrap(),
-        ])
+        .args(["query", "chomp", "12x12", "--run-dir"])
+        .arg(&dir)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no box") && err.contains("12x12"), "{err}");
     // A rectangle covered only in its transpose is answered from the transposed box.
-    let out = run_ok(&[
-        "query",
-        "chomp",
-        "10x9",
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--json",
-    ]);
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = from_run("10x9");
     assert_eq!(v["winning_moves"], serde_json::json!([[4, 8], [7, 6]]));
     assert!(v["source"].as_str().unwrap().contains("transposed"));
     // A changed job file is refused on the same run directory without --force.
@@ -448,8 +434,11 @@ fn regressions_huge_inputs_wrong_lengths_pipes_and_usage() {
         assert!(err.contains(&format!("huge{i}.toml:2:1:")), "{err}");
     }
     // Regression: chomp-grundy shares the box-list check (a 3-number entry was truncated).
-    let p = t.path().join("grundy3.toml");
-    std::fs::write(&p, "kind = \"chomp-grundy\"\nboxes = [[2, 2, 2]]\n").unwrap();
+    let p = write_job(
+        t.path(),
+        "grundy3.toml",
+        "kind = \"chomp-grundy\"\nboxes = [[2, 2, 2]]\n",
+    );
     let out = plan_cmd(&p, &t.path().join("g3")).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("grundy3.toml:2:1:"));
@@ -502,20 +491,10 @@ fn regressions_huge_inputs_wrong_lengths_pipes_and_usage() {
 /// reported, not a panic.
 #[test]
 fn shard_with_foreign_meta_is_reported_not_a_panic() {
-    use gametables::pipeline::codec;
-    use gametables::pipeline::kinds::chomp_boxes::BoxMeta;
-    use gametables::pipeline::shard;
     let t = tempfile::tempdir().unwrap();
-    let dir = t.path().join("run");
-    let job = t.path().join("small.toml");
-    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4]]\n").unwrap();
+    let (dir, job) = small_job(t.path(), "kind = \"chomp-boxes\"\nboxes = [[3, 4]]\n");
     run_job_ok(&job, &dir);
-    let p = std::fs::read_dir(dir.join("shards"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+    let p = first_file(&dir.join("shards"));
     let s = shard::decode(&std::fs::read(&p).unwrap()).unwrap();
     let mut sections = s.sections.clone();
     let meta: BoxMeta = codec::decode(&sections[0].bytes).unwrap();
@@ -566,12 +545,7 @@ fn deferred_and_synced_shards_are_identical() {
         args.extend(extra);
         let out = gt().args(&args).output().unwrap();
         assert!(out.status.success(), "{}", text(&out));
-        let p = std::fs::read_dir(dir.join("shards"))
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path();
+        let p = first_file(&dir.join("shards"));
         let mode = std::fs::metadata(&p).unwrap().permissions().mode();
         assert_ne!(mode & 0o044, 0, "{extra:?}: mode {mode:o}");
         bytes.push((mode, std::fs::read(&p).unwrap()));
@@ -595,11 +569,8 @@ fn with_bad_body(bytes: &[u8]) -> Vec<u8> {
 /// file, `status` calls the shard damaged and `run` recomputes it.
 #[test]
 fn cheap_check_after_a_job_and_full_decode_in_merge() {
-    use gametables::pipeline::plan::{JobState, PlanFile, job_state, written_state};
     let t = tempfile::tempdir().unwrap();
-    let dir = t.path().join("run");
-    let job = t.path().join("small.toml");
-    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n").unwrap();
+    let (dir, job) = small_job(t.path(), TWO_BOXES);
     let run = || run_job(&job, &dir);
     assert!(run().status.success());
     let root = root_of(&dir);
@@ -613,12 +584,7 @@ fn cheap_check_after_a_job_and_full_decode_in_merge() {
         s => panic!("{s:?}"),
     };
     let merge_fails = |why: &str| {
-        let out = gt()
-            .args(["merge", dir.to_str().unwrap()])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-        let s = text(&out);
+        let s = exits(gt().arg("merge").arg(&dir), 1);
         assert!(s.contains("box-4x5") && s.contains(&b.id), "{s}");
         assert!(s.contains(why), "{s}");
     };
@@ -672,12 +638,10 @@ fn cheap_check_after_a_job_and_full_decode_in_merge() {
         "{}",
         text(&st)
     );
-    let again = run();
-    assert!(again.status.success(), "{}", text(&again));
+    let s = exits(&mut run_cmd(&job, &dir), 0);
     assert!(
-        text(&again).contains("1 computed, 1 skipped, 1 recomputed (damaged)"),
-        "{}",
-        text(&again)
+        s.contains("1 computed, 1 skipped, 1 recomputed (damaged)"),
+        "{s}"
     );
     assert_eq!(std::fs::read(&pb).unwrap(), good);
     assert_eq!(root_of(&dir), root);
@@ -693,20 +657,11 @@ fn run_against_an_edited_reference_exits_3() {
     let (jobs, manifests) = (t.path().join("jobs"), t.path().join("manifests"));
     std::fs::create_dir_all(&jobs).unwrap();
     std::fs::create_dir_all(&manifests).unwrap();
-    let job = write_job(
-        &jobs,
-        "small.toml",
-        "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n",
-    );
+    let job = write_job(&jobs, "small.toml", TWO_BOXES);
     let dir = t.path().join("run");
     let run = || run_job(&job, &dir);
-    let first = run();
-    assert!(first.status.success(), "{}", text(&first));
-    assert!(
-        text(&first).contains("no reference manifest"),
-        "{}",
-        text(&first)
-    );
+    let s = exits(&mut run_cmd(&job, &dir), 0);
+    assert!(s.contains("no reference manifest"), "{s}");
     let result = ResultFile::load(&dir.join("result.toml")).unwrap();
     let write_ref = |r: &ResultFile| {
         std::fs::write(manifests.join("small.toml"), toml::to_string(r).unwrap()).unwrap()
@@ -722,22 +677,23 @@ fn run_against_an_edited_reference_exits_3() {
         r.root = gametables::pipeline::digest::sha256_hex(s.as_bytes());
         r
     };
+    // `run` against the reference `r`, which must exit `code`: its output.
+    let run_against = |r: &ResultFile, code: i32| -> String {
+        write_ref(r);
+        let out = run();
+        assert_eq!(out.status.code(), Some(code), "{}", text(&out));
+        text(&out)
+    };
+    let table_edited = || {
+        let mut r = result.clone();
+        r.tables[0].sha256 = "0".repeat(64);
+        r
+    };
     // The true result as reference: match.
-    write_ref(&result);
-    let ok = run();
-    assert!(ok.status.success(), "{}", text(&ok));
-    assert!(
-        text(&ok).contains("digests match the reference"),
-        "{}",
-        text(&ok)
-    );
+    let s = run_against(&result, 0);
+    assert!(s.contains("digests match the reference"), "{s}");
     // A table digest edited.
-    let mut r = result.clone();
-    r.tables[0].sha256 = "0".repeat(64);
-    write_ref(&reroot(r));
-    let out = run();
-    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
-    let s = text(&out);
+    let s = run_against(&reroot(table_edited()), 3);
     assert!(
         s.contains(&format!("table tables/{}", result.tables[0].name)),
         "{s}"
@@ -747,21 +703,11 @@ fn run_against_an_edited_reference_exits_3() {
     // A shard digest edited.
     let mut r = result.clone();
     r.shards[1].sha256 = "f".repeat(64);
-    write_ref(&reroot(r));
-    let out = run();
-    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
-    assert!(
-        text(&out).contains("shard of job box-4x5"),
-        "{}",
-        text(&out)
-    );
+    let s = run_against(&reroot(r), 3);
+    assert!(s.contains("shard of job box-4x5"), "{s}");
     // Edited without recomputing the root: refused as unusable.
-    let mut r = result.clone();
-    r.tables[0].sha256 = "0".repeat(64);
-    write_ref(&r);
-    let out = run();
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("unusable"), "{}", text(&out));
+    let s = run_against(&table_edited(), 1);
+    assert!(s.contains("unusable"), "{s}");
 }
 
 /// A run directory written by an older gametables (shard format 1) is named
@@ -770,11 +716,8 @@ fn run_against_an_edited_reference_exits_3() {
 /// root digest.
 #[test]
 fn an_old_format_run_directory_is_named_old_and_recomputed() {
-    use gametables::pipeline::plan::{JobState, PlanFile, job_state};
     let t = tempfile::tempdir().unwrap();
-    let dir = t.path().join("run");
-    let job = t.path().join("small.toml");
-    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n").unwrap();
+    let (dir, job) = small_job(t.path(), TWO_BOXES);
     assert!(run_job(&job, &dir).status.success());
     let root = root_of(&dir);
     let rd = RunDir::new(&dir);

@@ -55,6 +55,14 @@ fn setup() -> (tempfile::TempDir, PathBuf, RunDir, PlanFile) {
     (t, dir, rd, plan)
 }
 
+/// [`setup`], and the shard file of job `name` with its bytes.
+fn setup_shard(name: &str) -> (tempfile::TempDir, PathBuf, RunDir, PathBuf, Vec<u8>) {
+    let (t, dir, rd, plan) = setup();
+    let p = rd.shard_path(&plan.job(name).unwrap().id);
+    let good = std::fs::read(&p).unwrap();
+    (t, dir, rd, p, good)
+}
+
 /// A shard whose trailer is valid but whose header declares other section
 /// lengths than its body decompresses to (one more, one fewer byte in
 /// `values`, or in `reachable`): `status` calls it damaged, `merge` fails
@@ -116,10 +124,7 @@ fn declared_lengths_unlike_the_body_are_named_everywhere_and_recomputed() {
 /// the original, `verify` calls result.toml stale.
 #[test]
 fn same_content_other_bytes_is_reported_against_result_and_reference() {
-    let (_t, dir, rd, plan) = setup();
-    let j = plan.job("layer-2-2").unwrap();
-    let p = rd.shard_path(&j.id);
-    let good = std::fs::read(&p).unwrap();
+    let (_t, dir, _rd, p, good) = setup_shard("layer-2-2");
     let other = same_content_other_bytes(&good);
     assert_ne!(other, good);
     std::fs::write(&p, &other).unwrap();
@@ -201,10 +206,7 @@ fn end_fifo(path: &Path, stop: &AtomicBool, h: std::thread::JoinHandle<usize>) -
 /// naming the job and saying it changed, and writes no result.
 #[test]
 fn merge_refuses_a_shard_changed_after_hashing() {
-    let (_t, dir, rd, plan) = setup();
-    let j = plan.job("layer-0-0").unwrap();
-    let p = rd.shard_path(&j.id);
-    let good = std::fs::read(&p).unwrap();
+    let (_t, dir, rd, p, good) = setup_shard("layer-0-0");
     std::fs::remove_file(rd.result_path()).unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     let h = serve_fifo(
@@ -227,10 +229,7 @@ fn merge_refuses_a_shard_changed_after_hashing() {
 /// verify): verify must report something (exit 3 or 1), never panic.
 #[test]
 fn verify_with_a_shard_repaired_between_hash_and_listing_does_not_panic() {
-    let (_t, dir, rd, plan) = setup();
-    let j = plan.job("layer-0-0").unwrap();
-    let p = rd.shard_path(&j.id);
-    let good = std::fs::read(&p).unwrap();
+    let (_t, dir, _rd, p, good) = setup_shard("layer-0-0");
     let mut bad = good.clone();
     bad[20] ^= 1;
     let stop = Arc::new(AtomicBool::new(false));
@@ -252,10 +251,8 @@ fn verify_with_a_shard_repaired_between_hash_and_listing_does_not_panic() {
 /// layer (`JobKind::max_raw_bytes`) before decompressing anything.
 #[test]
 fn zstd_bomb_is_refused_without_a_huge_allocation() {
-    let (_t, dir, rd, plan) = setup();
-    let j = plan.job("layer-2-2").unwrap();
-    let p = rd.shard_path(&j.id);
-    let good = craft::split(&std::fs::read(&p).unwrap());
+    let (_t, dir, _rd, p, good) = setup_shard("layer-2-2");
+    let good = craft::split(&good);
     const BIG: u64 = 1 << 30;
     let others: u64 = good
         .header

@@ -3,6 +3,14 @@
 //! job, the shard file and the block; lookups elsewhere still answer, and
 //! `verify` names the shard.
 
+use gametables::games::chomp::grundy::grundy_values;
+use gametables::games::chomp::{ChompBox, Staircase};
+use gametables::games::dodgem::{Board, Layer, Position, from_desjardins};
+use gametables::pipeline::kinds::chomp_boxes::winning_moves_from_run;
+use gametables::pipeline::kinds::chomp_boxes_probe::{ChompProbe, ChompRequest};
+use gametables::pipeline::kinds::dodgem_probe::{DodgemProbe, DodgemRequest};
+use gametables::pipeline::kinds::octal_probe::{OctalProbe, OctalRequest};
+use gametables::pipeline::kinds::three_row_probe::{ThreeRowProbe, ThreeRowRequest};
 use gametables::pipeline::merge::RunView;
 use gametables::pipeline::plan::PlanFile;
 use gametables::pipeline::rundir::RunDir;
@@ -75,7 +83,6 @@ fn a_damaged_block_fails_only_the_probes_that_read_it() {
     // In a long-lived probe (a server's) the damaged block is never cached:
     // it fails again on every read, and no answer comes from the cache.
     {
-        use gametables::pipeline::kinds::dodgem_probe::{DodgemProbe, DodgemRequest};
         let probe = DodgemProbe::open(&dir, 3).unwrap();
         let req = DodgemRequest {
             n: 3,
@@ -96,6 +103,11 @@ fn a_damaged_block_fails_only_the_probes_that_read_it() {
     assert_eq!(code, Some(3), "{out}{err}");
     assert!(format!("{out}{err}").contains("layer-2-2"), "{out}{err}");
 }
+
+/// A three-row job of 3 × 4 ranges.
+const THREE_ROW: &str = "kind = \"three-row\"\nq_max = 299\nq_range = 100\nr_range = 75\n";
+/// Kayles to 5000 in 4 ranges.
+const KAYLES: &str = "kind = \"octal\"\ncode = \"0.77\"\nn_max = 5000\nranges = 4\n";
 
 /// Runs job file text `job` into `root/NAME` and opens the run. Exit 3 is
 /// accepted: a short three-row run cannot classify the rows the published
@@ -118,21 +130,11 @@ fn run_small(
 /// 4×6 Grundy box gets the value an in-memory computation gives.
 #[test]
 fn chomp_and_grundy_block_probes_agree_with_in_memory_solves() {
-    use gametables::games::chomp::grundy::grundy_values;
-    use gametables::games::chomp::{ChompBox, Staircase};
-    use gametables::pipeline::kinds::chomp_boxes::winning_moves_from_run;
-    use gametables::pipeline::kinds::chomp_boxes_probe::{ChompProbe, ChompRequest};
     let t = tempfile::tempdir().unwrap();
-    let boxes = run_small(
-        t.path(),
-        "boxes",
-        "kind = \"chomp-boxes\"\nboxes = [[3, 12], [5, 7]]\n",
-    );
-    let grundy = run_small(
-        t.path(),
-        "grundy",
-        "kind = \"chomp-grundy\"\nboxes = [[4, 6]]\n",
-    );
+    let boxes = "kind = \"chomp-boxes\"\nboxes = [[3, 12], [5, 7]]\n";
+    let boxes = run_small(t.path(), "boxes", boxes);
+    let grundy = "kind = \"chomp-grundy\"\nboxes = [[4, 6]]\n";
+    let grundy = run_small(t.path(), "grundy", grundy);
     let mut probe = ChompProbe::new(0);
     probe.add_run(boxes).unwrap();
     probe.grundy.add_run(grundy).unwrap();
@@ -198,14 +200,8 @@ fn chomp_and_grundy_block_probes_agree_with_in_memory_solves() {
 /// period.
 #[test]
 fn three_row_and_octal_run_probes_agree_with_in_memory() {
-    use gametables::pipeline::kinds::octal_probe::{OctalProbe, OctalRequest};
-    use gametables::pipeline::kinds::three_row_probe::{ThreeRowProbe, ThreeRowRequest};
     let t = tempfile::tempdir().unwrap();
-    let tr = run_small(
-        t.path(),
-        "tr",
-        "kind = \"three-row\"\nq_max = 299\nq_range = 100\nr_range = 75\n",
-    );
+    let tr = run_small(t.path(), "tr", THREE_ROW);
     let mut from_run = ThreeRowProbe::new();
     from_run.add_run(tr).unwrap();
     let memory = ThreeRowProbe::new();
@@ -243,11 +239,7 @@ fn three_row_and_octal_run_probes_agree_with_in_memory() {
         .unwrap();
     assert!(a.f_source.contains("in memory"), "{}", a.f_source);
 
-    let oc = run_small(
-        t.path(),
-        "kayles",
-        "kind = \"octal\"\ncode = \"0.77\"\nn_max = 5000\nranges = 4\n",
-    );
+    let oc = run_small(t.path(), "kayles", KAYLES);
     let mut probe = OctalProbe::new();
     probe.add_run(oc).unwrap();
     let memory = OctalProbe::new();
@@ -267,20 +259,15 @@ fn three_row_and_octal_run_probes_agree_with_in_memory() {
         assert_eq!((pa.period, pa.preperiod), (12, 71));
     }
     // Another code, or n past the run: in memory.
-    let a = probe
-        .answer(&OctalRequest {
-            code: "0.07".into(),
-            n: 50,
-        })
-        .unwrap();
-    assert!(a.source.contains("in memory"), "{}", a.source);
-    let a = probe
-        .answer(&OctalRequest {
-            code: "0.77".into(),
-            n: 6000,
-        })
-        .unwrap();
-    assert!(a.source.contains("in memory"), "{}", a.source);
+    for (code, n) in [("0.07", 50), ("0.77", 6000)] {
+        let a = probe
+            .answer(&OctalRequest {
+                code: code.into(),
+                n,
+            })
+            .unwrap();
+        assert!(a.source.contains("in memory"), "{}", a.source);
+    }
 }
 
 /// `serve` answers each game's API with exactly what `query … --json`
@@ -297,16 +284,8 @@ fn serve_answers_what_query_json_prints() {
         "boxes",
         "kind = \"chomp-boxes\"\nboxes = [[5, 7]]\n",
     );
-    run_small(
-        t.path(),
-        "tr",
-        "kind = \"three-row\"\nq_max = 299\nq_range = 100\nr_range = 75\n",
-    );
-    run_small(
-        t.path(),
-        "kayles",
-        "kind = \"octal\"\ncode = \"0.77\"\nn_max = 5000\nranges = 4\n",
-    );
+    run_small(t.path(), "tr", THREE_ROW);
+    run_small(t.path(), "kayles", KAYLES);
     let dir = |n: &str| t.path().join(n).to_str().unwrap().to_string();
     let (_server, site) = serve(&[
         &t.path().join("d3"),
@@ -325,74 +304,42 @@ fn serve_answers_what_query_json_prints() {
         let body = r.body_mut().read_to_string().unwrap();
         (status, serde_json::from_str(&body).unwrap())
     };
-    let query = |args: &[&str]| -> serde_json::Value {
-        let (code, out, err) = call(args);
+    // `query ARGS… --run-dir RUN --json`, which must exit 0.
+    let query = |args: &[&str], run: &str| -> serde_json::Value {
+        let d = dir(run);
+        let (code, out, err) = call(&[&["query"], args, &["--run-dir", &d, "--json"]].concat());
         assert_eq!(code, Some(0), "{err}");
         serde_json::from_str(&out).unwrap()
     };
     let cases: Vec<(String, serde_json::Value)> = vec![
         (
             "/api/v1/dodgem?n=3".into(),
-            query(&[
-                "query",
-                "dodgem",
-                "--n",
-                "3",
-                "--run-dir",
-                &dir("d3"),
-                "--json",
-            ]),
+            query(&["dodgem", "--n", "3"], "d3"),
         ),
         (
             "/api/v1/dodgem?n=3&position=blue%3Aa2%20red%3Ab1%20to-move%3Ablue".into(),
-            query(&[
-                "query",
-                "dodgem",
-                "--n",
-                "3",
-                "--run-dir",
-                &dir("d3"),
-                "--position",
-                "blue:a2 red:b1 to-move:blue",
-                "--json",
-            ]),
+            query(
+                &[
+                    "dodgem",
+                    "--n",
+                    "3",
+                    "--position",
+                    "blue:a2 red:b1 to-move:blue",
+                ],
+                "d3",
+            ),
         ),
         (
             "/api/v1/chomp?rect=5x7".into(),
-            query(&[
-                "query",
-                "chomp",
-                "5x7",
-                "--run-dir",
-                &dir("boxes"),
-                "--json",
-            ]),
+            query(&["chomp", "5x7"], "boxes"),
         ),
         (
             "/api/v1/chomp?position=7,6,3,3,1".into(),
-            query(&[
-                "query",
-                "chomp",
-                "--position",
-                "7,6,3,3,1",
-                "--run-dir",
-                &dir("boxes"),
-                "--json",
-            ]),
+            query(&["chomp", "--position", "7,6,3,3,1"], "boxes"),
         ),
         (
             "/api/v1/three-row?q=250&r=140".into(),
-            query(&[
-                "query",
-                "three-row",
-                "--q",
-                "250",
-                "--r",
-                "140",
-                "--run-dir",
-                &dir("tr"),
-                "--json",
-            ]),
+            query(&["three-row", "--q", "250", "--r", "140"], "tr"),
         ),
     ];
     // Twice: the second answer comes from cached blocks (on the server's
@@ -437,8 +384,6 @@ fn serve_answers_what_query_json_prints() {
 /// name.
 #[test]
 fn dodgem_cached_answers_equal_answers_read_from_blocks() {
-    use gametables::games::dodgem::{Board, Layer, Position, from_desjardins};
-    use gametables::pipeline::kinds::dodgem_probe::{DodgemProbe, DodgemRequest};
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("d3");
     run_job_ok(&job_path("dodgem-3"), &dir);

@@ -6,7 +6,9 @@
 use std::path::Path;
 use std::process::Output;
 
-use crate::support::{gt, job_path, plan_cmd, reference_root, repo, root_of, run_cmd, text};
+use crate::support::{
+    assert_plan_summary, gt, job_path, plan_cmd, reference_root, repo, root_of, run_cmd, text,
+};
 
 fn run_boxes(dir: &Path, extra: &[&str]) -> Output {
     run_cmd(&job_path("chomp-boxes"), dir)
@@ -32,17 +34,10 @@ fn plan_prints_every_jobs_memory_and_the_largest_job_with_the_totals() {
     );
     // The totals: the (3, 3) layer is the largest of 4×4 (C(16,3)·C(13,3)·2
     // = 160,160 positions), so the largest job is one of its jobs.
-    let summary = out
-        .lines()
-        .find(|l| l.contains(" job(s); largest "))
-        .unwrap_or_else(|| panic!("no summary line:\n{out}"));
-    assert!(
-        summary.starts_with("32 job(s); largest layer-3-3"),
-        "{summary}"
-    );
-    assert!(
-        summary.contains("shards ≈ ") && summary.contains("CPU ≈ "),
-        "{summary}"
+    assert_plan_summary(
+        &out,
+        "32 job(s); largest layer-3-3",
+        &["shards ≈ ", "CPU ≈ "],
     );
 }
 

@@ -311,6 +311,15 @@ fn require_cluster() {
     );
 }
 
+/// [`require_cluster`], and a temporary directory with the path of a run
+/// directory in it.
+fn cluster_run_dir() -> (tempfile::TempDir, PathBuf) {
+    require_cluster();
+    let t = tempfile::tempdir().unwrap();
+    let run = t.path().join("run");
+    (t, run)
+}
+
 /// `MaxArraySize` of the running cluster.
 fn max_array_size() -> usize {
     let o = Command::new("scontrol")
@@ -445,9 +454,7 @@ fn slurm_job_files_match_local_executor_and_manifests() {
 #[test]
 #[ignore = "needs Slurm: scripts/ci-slurm-tests.sh"]
 fn slurm_scancel_of_one_task_fails_the_run_and_rerun_resubmits_only_it() {
-    require_cluster();
-    let t = tempfile::tempdir().unwrap();
-    let run = t.path().join("run");
+    let (_t, run) = cluster_run_dir();
     let child = run_cmd(&job_file("chomp-boxes"), &run)
         .args(["--executor", "slurm"])
         .env("GAMETABLES_TEST_WORKER_DELAY_MS", "3000")
@@ -528,9 +535,7 @@ fn slurm_scancel_of_one_task_fails_the_run_and_rerun_resubmits_only_it() {
 #[test]
 #[ignore = "needs Slurm: scripts/ci-slurm-tests.sh"]
 fn slurm_detach_then_status_and_verify() {
-    require_cluster();
-    let t = tempfile::tempdir().unwrap();
-    let run = t.path().join("run");
+    let (_t, run) = cluster_run_dir();
     let o = run_slurm(
         "chomp-boxes",
         &run,
@@ -593,9 +598,7 @@ fn slurm_detach_then_status_and_verify() {
 #[test]
 #[ignore = "needs Slurm: scripts/ci-slurm-tests.sh"]
 fn slurm_rerun_resubmits_only_a_damaged_shard() {
-    require_cluster();
-    let t = tempfile::tempdir().unwrap();
-    let run = t.path().join("run");
+    let (_t, run) = cluster_run_dir();
     let o = run_slurm("chomp-boxes", &run, &[], None);
     assert!(o.status.success(), "{}", show(&o));
     let victim = result(&run).shards[3].clone();

@@ -368,17 +368,7 @@ fn a_killed_run_resumes_from_the_last_finished_range() {
 #[test]
 fn query_three_row() {
     let o = gt()
-        .args([
-            "query",
-            "three-row",
-            "--q",
-            "255",
-            "--r",
-            "120",
-            "--q-max",
-            "2000",
-            "--json",
-        ])
+        .args("query three-row --q 255 --r 120 --q-max 2000 --json".split(' '))
         .output()
         .expect("query");
     assert!(o.status.success());
@@ -389,16 +379,7 @@ fn query_three_row() {
     assert_eq!(v["class"], "periodic");
     assert_eq!(v["period"], "2");
     let o = gt()
-        .args([
-            "query",
-            "three-row",
-            "--q",
-            "140",
-            "--r",
-            "95",
-            "--q-max",
-            "500",
-        ])
+        .args("query three-row --q 140 --r 95 --q-max 500".split(' '))
         .output()
         .expect("query");
     let text = String::from_utf8_lossy(&o.stdout);

@@ -78,6 +78,14 @@ pub fn ok(cmd: &mut Command) -> Output {
     o
 }
 
+/// Runs `cmd`; fails the test unless it exits `code`. Returns standard
+/// output then standard error.
+pub fn exits(cmd: &mut Command, code: i32) -> String {
+    let o = cmd.output().unwrap();
+    assert_eq!(o.status.code(), Some(code), "{cmd:?}:\n{}", show(&o));
+    text(&o)
+}
+
 /// `gametables ARGS`, which must exit 0.
 pub fn run_ok(args: &[&str]) -> Output {
     ok(gt().args(args))
@@ -123,6 +131,19 @@ pub fn run_cmd(job: &Path, dir: &Path) -> Command {
         .arg(dir)
         .arg("--no-progress");
     c
+}
+
+/// The summary line of `plan`'s output `out` (`N job(s); largest …`) starts
+/// with `start` and contains each of `parts`.
+pub fn assert_plan_summary(out: &str, start: &str, parts: &[&str]) {
+    let summary = out
+        .lines()
+        .find(|l| l.contains(" job(s); largest "))
+        .unwrap_or_else(|| panic!("no summary line:\n{out}"));
+    assert!(summary.starts_with(start), "{summary}");
+    for p in parts {
+        assert!(summary.contains(p), "`{p}` not in {summary}");
+    }
 }
 
 /// [`run_cmd`], whatever its exit status.
@@ -171,6 +192,16 @@ pub fn plan(dir: &Path) -> PlanFile {
 /// The shard file of job `name` in a planned run directory.
 pub fn shard_path(dir: &Path, name: &str) -> PathBuf {
     RunDir::new(dir).shard_path(&plan(dir).job(name).unwrap().id)
+}
+
+/// The first entry of folder `dir` (the only one, where this is used).
+pub fn first_file(dir: &Path) -> PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
 }
 
 /// Shard files (at their final names) and their modification times, sorted.
