@@ -6,7 +6,7 @@
 //! `--test-threads` says): none may change the process's environment, current
 //! directory or limits; commands get theirs on the child (`Command::env`,
 //! `current_dir`, `ulimit` in a shell), and what measures a child measures
-//! only that child (`support::wait_rusage`).
+//! only that child (`support::output_with_rusage`).
 //!
 //! Ignored tests are run by name, e.g.
 //! `cargo test --release --test it -- --ignored dodgem::five_by_five`.

@@ -7,8 +7,6 @@
 //! process's environment, current directory or limits: a command gets them
 //! on the child.
 
-#![allow(dead_code)] // each helper is used by some modules, not by all
-
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant, SystemTime};
@@ -279,6 +277,7 @@ pub fn sigkill(pid: u32) {
 /// child alone (`wait4`; its `ru_maxrss` is its peak, in KiB).
 /// `getrusage(RUSAGE_CHILDREN)` would be the largest of every child this
 /// process has waited for, which in one test process means other tests' too.
+#[expect(clippy::zombie_processes, reason = "reaped by wait4, not Child::wait")]
 pub fn output_with_rusage(cmd: &mut Command) -> (Output, libc::rusage) {
     use std::io::Read;
     use std::os::unix::process::ExitStatusExt;
