@@ -370,7 +370,7 @@ fn main() {
 
     // The reference: every layer decoded whole.
     let board = Board::new(5).unwrap();
-    let view = RunView::open(run.as_ref()).unwrap();
+    let view = RunView::open(run.as_ref(), &gametables::kinds::registry()).unwrap();
     let n = board.n();
     let all: Vec<(usize, usize)> = (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).collect();
     let tables = tables_from_run(&view, board, &all).unwrap();

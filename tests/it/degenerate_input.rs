@@ -3,24 +3,10 @@
 //! one, errors that quote what the user typed.
 
 use std::collections::HashMap;
-use std::process::{Command, Output, Stdio};
 
 use gametables::games::impartial::nim::{self, NimMove, Play};
 
-fn gt() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gametables"));
-    c.env_remove("RUST_LOG").stdin(Stdio::null());
-    c
-}
-
-fn show(o: &Output) -> String {
-    format!(
-        "status {}\n--- stdout\n{}--- stderr\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use crate::support::{gt, show};
 
 /// Whether the player to move wins, by plain game-tree search over every
 /// move (no theory): normal play, the player without a move loses; misère

@@ -2,31 +2,27 @@
 //! (split sizes, 1 and 2 workers), merge, verify, report, query.
 
 use std::path::Path;
-use std::process::Command;
+
+use crate::support::{gt, passed, write_job};
 
 fn gametables(args: &[&str], dir: &Path) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_gametables"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("runs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr),
-    )
+    passed(gt().args(args).current_dir(dir))
+}
+
+/// A new temporary directory with the job file `jobs/NAME`.
+fn with_job(name: &str, body: &str) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    write_job(&tmp.path().join("jobs"), name, body);
+    tmp
 }
 
 #[test]
 fn census_split_run_matches_oeis_and_is_deterministic() {
-    let tmp = tempfile::tempdir().unwrap();
-    let jobs = tmp.path().join("jobs");
-    std::fs::create_dir(&jobs).unwrap();
     // Sizes with more than 2000 positions are split (s = 26 … 30).
-    std::fs::write(
-        jobs.join("census.toml"),
+    let tmp = with_job(
+        "census.toml",
         "kind = \"chomp-census\"\nn_max = 30\nmax_ranks_per_job = 2000\n",
-    )
-    .unwrap();
+    );
     let mut roots = Vec::new();
     for (dir, workers) in [("r1", "1"), ("r2", "2")] {
         let (ok, out) = gametables(
@@ -74,14 +70,10 @@ fn census_split_run_matches_oeis_and_is_deterministic() {
 
 #[test]
 fn grundy_run_tables_and_query() {
-    let tmp = tempfile::tempdir().unwrap();
-    let jobs = tmp.path().join("jobs");
-    std::fs::create_dir(&jobs).unwrap();
-    std::fs::write(
-        jobs.join("g.toml"),
+    let tmp = with_job(
+        "g.toml",
         "kind = \"chomp-grundy\"\nboxes = [[4, 8], [3, 20]]\n",
-    )
-    .unwrap();
+    );
     let (ok, out) = gametables(
         &["run", "jobs/g.toml", "--run-dir", "g", "--no-progress"],
         tmp.path(),

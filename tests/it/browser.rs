@@ -6,45 +6,15 @@
 //! `target/browser-chomp.png`.
 //!
 //! Needs Debian's `chromium` and `chromium-driver` (`.ci/run` installs them):
-//! `cargo test --release --test browser -- --ignored`.
+//! `cargo test --release --test it -- --ignored browser::`.
 
-use std::io::BufRead;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-fn gt() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_gametables"))
-}
-
-/// Kills a child process when dropped.
-struct Guard(Child);
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn run(job: &Path, dir: &Path) {
-    let out = gt()
-        .args([
-            "run",
-            job.to_str().unwrap(),
-            "--run-dir",
-            dir.to_str().unwrap(),
-            "--no-progress",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+use crate::support::{KillOnDrop, job_path, repo, run_job_ok, run_text, serve};
 
 struct Driver {
     agent: ureq::Agent,
@@ -153,35 +123,15 @@ fn free_port() -> u16 {
 #[ignore = "needs chromium and chromium-driver (Debian); .ci/run runs it"]
 fn page_plays_dodgem_to_a_win_and_shows_the_two_winning_bites_of_8x10() {
     let t = tempfile::tempdir().unwrap();
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let d3 = t.path().join("dodgem-3");
-    run(&repo.join("jobs/dodgem-3.toml"), &d3);
-    let boxes = t.path().join("boxes");
-    let job = t.path().join("boxes.toml");
-    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[8, 10]]\n").unwrap();
-    run(&job, &boxes);
+    run_job_ok(&job_path("dodgem-3"), &d3);
+    let boxes = run_text(
+        t.path(),
+        "boxes",
+        "kind = \"chomp-boxes\"\nboxes = [[8, 10]]\n",
+    );
 
-    let mut server = gt()
-        .args([
-            "serve",
-            d3.to_str().unwrap(),
-            boxes.to_str().unwrap(),
-            "--bind",
-            "127.0.0.1:0",
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let _server = Guard(server);
-    let site = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .expect("address")
-        .to_string();
+    let (_server, site) = serve(&[&d3, &boxes]);
 
     let port = free_port();
     let driver = Command::new("chromedriver")
@@ -190,7 +140,7 @@ fn page_plays_dodgem_to_a_win_and_shows_the_two_winning_bites_of_8x10() {
         .stderr(Stdio::null())
         .spawn()
         .expect("chromedriver (Debian package chromium-driver)");
-    let _driver = Guard(driver);
+    let _driver = KillOnDrop(driver);
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .build()
@@ -229,7 +179,7 @@ fn page_plays_dodgem_to_a_win_and_shows_the_two_winning_bites_of_8x10() {
         base,
         session,
     };
-    let shots = repo.join("target");
+    let shots = repo().join("target");
 
     // Dodgem 3×3 from the start, blue, following the hints.
     d.call("POST", "/url", json!({"url": format!("{site}#dodgem")}));

@@ -9,22 +9,28 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const EXE: &str = env!("CARGO_BIN_EXE_gametables");
+use crate::support::{alive, children_of, gt, job_path, run_job, wait_until};
 
 fn job_file() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("jobs/dodgem-4.toml")
+    job_path("dodgem-4")
 }
 
-fn start(run_dir: &Path, delay_ms: u64) -> Child {
-    Command::new(EXE)
+/// Starts `run jobs/dodgem-4.toml` on 2 workers slowed by `delay_ms` into
+/// `run` in a new temporary directory: the directory, the run directory
+/// and the coordinator.
+fn start(delay_ms: u64) -> (tempfile::TempDir, PathBuf, Child) {
+    let tmp = tempfile::tempdir().unwrap();
+    let run_dir = tmp.path().join("run");
+    let coord = gt()
         .args(["run", "--no-progress", "--workers", "2", "--run-dir"])
-        .arg(run_dir)
+        .arg(&run_dir)
         .arg(job_file())
         .env("GAMETABLES_TEST_WORKER_DELAY_MS", delay_ms.to_string())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .expect("start gametables")
+        .expect("start gametables");
+    (tmp, run_dir, coord)
 }
 
 /// Shard file name → inode, for shards at their final path.
@@ -45,41 +51,30 @@ fn shards(run_dir: &Path) -> BTreeMap<String, u64> {
 }
 
 fn wait_for_shards(run_dir: &Path, k: usize) {
-    let t0 = Instant::now();
-    while shards(run_dir).len() < k {
-        assert!(t0.elapsed() < Duration::from_secs(120), "no progress");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until("progress", 120, || shards(run_dir).len() >= k);
 }
 
 /// Worker processes whose parent is `pid`.
 fn children(pid: u32) -> Vec<u32> {
-    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
-        .unwrap_or_default()
-        .split_whitespace()
-        .filter_map(|s| s.parse().ok())
-        .collect()
+    children_of(pid)
 }
 
-fn rerun_matches_reference(run_dir: &Path, before: &BTreeMap<String, u64>) {
-    let out = Command::new(EXE)
-        .args(["run", "--no-progress", "--run-dir"])
-        .arg(run_dir)
-        .arg(job_file())
-        .output()
-        .expect("rerun");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+/// Runs `job` again into `run_dir`, which must exit 0 with the reference
+/// digests: its stdout.
+fn rerun_to_the_reference(job: &Path, run_dir: &Path) -> String {
+    let out = run_job(job, run_dir);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
         "{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(stdout.contains("digests match the reference"), "{stdout}");
-    assert!(
-        stdout.contains(&format!("{} skipped", before.len())),
-        "{stdout}"
-    );
-    let after = shards(run_dir);
+    stdout
+}
+
+/// Every shard of `before` is still there, the same file (inode).
+fn assert_untouched(before: &BTreeMap<String, u64>, after: &BTreeMap<String, u64>) {
     for (name, ino) in before {
         assert_eq!(
             after.get(name),
@@ -87,25 +82,29 @@ fn rerun_matches_reference(run_dir: &Path, before: &BTreeMap<String, u64>) {
             "finished shard {name} was rewritten"
         );
     }
+}
+
+fn rerun_matches_reference(run_dir: &Path, before: &BTreeMap<String, u64>) {
+    let stdout = rerun_to_the_reference(&job_file(), run_dir);
+    assert!(
+        stdout.contains(&format!("{} skipped", before.len())),
+        "{stdout}"
+    );
+    let after = shards(run_dir);
+    assert_untouched(before, &after);
     assert_eq!(after.len(), 32);
 }
 
 #[test]
 fn sigkill_coordinator_then_rerun_gets_reference_digests_without_recomputing() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("run");
-    let mut coord = start(&dir, 150);
+    let (_tmp, dir, mut coord) = start(150);
     wait_for_shards(&dir, 6);
     let workers = children(coord.id());
     coord.kill().unwrap(); // SIGKILL
     coord.wait().unwrap();
     // Orphaned workers either finish their shard or die; wait for them.
     let t0 = Instant::now();
-    while workers
-        .iter()
-        .any(|w| Path::new(&format!("/proc/{w}")).exists())
-        && t0.elapsed() < Duration::from_secs(30)
-    {
+    while workers.iter().any(|&w| alive(w)) && t0.elapsed() < Duration::from_secs(30) {
         std::thread::sleep(Duration::from_millis(20));
     }
     let before = shards(&dir);
@@ -119,9 +118,7 @@ fn sigkill_coordinator_then_rerun_gets_reference_digests_without_recomputing() {
 
 #[test]
 fn sigkill_one_worker_then_rerun_gets_reference_digests_without_recomputing() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("run");
-    let mut coord = start(&dir, 300);
+    let (_tmp, dir, mut coord) = start(300);
     wait_for_shards(&dir, 4);
     // Kill a live worker (retry if the one picked has just exited).
     let t0 = Instant::now();
@@ -168,8 +165,8 @@ fn six_by_six_endgame_coordinator_killed_during_layer_4_4_resumes_to_the_referen
     let tmp = tempfile::tempdir().unwrap();
     let dir = std::env::var_os("GT_DODGEM6_RESUME_DIR")
         .map_or_else(|| tmp.path().join("run"), PathBuf::from);
-    let job = Path::new(env!("CARGO_MANIFEST_DIR")).join("jobs/dodgem-6-endgame.toml");
-    let mut coord = Command::new(EXE)
+    let job = job_path("dodgem-6-endgame");
+    let mut coord = gt()
         .args(["run", "--no-progress", "--run-dir"])
         .arg(&dir)
         .arg(&job)
@@ -214,10 +211,7 @@ fn six_by_six_endgame_coordinator_killed_during_layer_4_4_resumes_to_the_referen
     coord.kill().unwrap(); // SIGKILL
     coord.wait().unwrap();
     let t1 = Instant::now();
-    while workers
-        .iter()
-        .any(|w| Path::new(&format!("/proc/{w}")).exists())
-    {
+    while workers.iter().any(|&w| alive(w)) {
         assert!(
             t1.elapsed() < Duration::from_secs(60),
             "a worker outlived its coordinator"
@@ -232,27 +226,9 @@ fn six_by_six_endgame_coordinator_killed_during_layer_4_4_resumes_to_the_referen
             .contains("job finished"),
         "killed during (4, 4)"
     );
-    let out = Command::new(EXE)
-        .args(["run", "--no-progress", "--run-dir"])
-        .arg(&dir)
-        .arg(&job)
-        .output()
-        .expect("rerun");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(stdout.contains("digests match the reference"), "{stdout}");
+    let stdout = rerun_to_the_reference(&job, &dir);
     assert!(stdout.contains("1 computed, 24 skipped"), "{stdout}");
     let after = shards(&dir);
-    for (name, ino) in &before {
-        assert_eq!(
-            after.get(name),
-            Some(ino),
-            "finished shard {name} was rewritten"
-        );
-    }
+    assert_untouched(&before, &after);
     assert_eq!(after.len(), 25);
 }

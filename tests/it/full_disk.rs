@@ -7,35 +7,15 @@
 //! `#[ignore]`d and `.ci/run` runs them:
 //!
 //! ```text
-//! cargo test --release --test full_disk -- --ignored
+//! cargo test --release --test it -- --ignored full_disk::
 //! ```
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-const EXE: &str = env!("CARGO_BIN_EXE_gametables");
+use crate::support::{gt, job_path, plan_cmd, reference_root, root_of, run_job, show};
+
 const ENOSPC: &str = "No space left on device";
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn gt() -> Command {
-    let mut c = Command::new(EXE);
-    c.env_remove("RUST_LOG")
-        .env_remove(gametables::pipeline::worker::DELAY_ENV)
-        .stdin(Stdio::null());
-    c
-}
-
-fn show(o: &Output) -> String {
-    format!(
-        "status {}\n--- stdout\n{}--- stderr\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 /// A tmpfs of `kib` KiB mounted on a fresh temporary directory, unmounted
 /// when dropped.
@@ -107,47 +87,22 @@ fn assert_full_disk_error(o: &Output, needle: &str) {
     assert!(line.contains(needle), "`{needle}` not in: {line}");
 }
 
-fn reference(name: &str) -> String {
-    gametables::pipeline::result::ResultFile::load(&repo().join(format!("manifests/{name}.toml")))
-        .unwrap()
-        .root
-}
-
-fn root_of(dir: &Path) -> String {
-    gametables::pipeline::result::ResultFile::load(&dir.join("result.toml"))
-        .unwrap()
-        .root
-}
-
 /// Issue example: `run jobs/dodgem-4.toml` into a nearly full filesystem.
 /// The workers that cannot write their shards exit 1 with one line naming
 /// the shard and "No space left on device", which `run` shows (their logs
 /// cannot be written either, and `run` says so); after freeing space the
 /// same command resumes and gives the reference digests.
 #[test]
-#[ignore = "needs root: mounts a tmpfs (cargo test --release --test full_disk -- --ignored)"]
+#[ignore = "needs root: mounts a tmpfs (cargo test --release --test it -- --ignored full_disk::)"]
 fn workers_on_a_full_disk_name_the_shard_and_the_run_resumes() {
     let fs = Tmpfs::mount(4096);
     let dir = fs.path.join("run");
-    let job = repo().join("jobs/dodgem-4.toml");
-    let o = gt()
-        .arg("plan")
-        .arg(&job)
-        .arg("--run-dir")
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let job = job_path("dodgem-4");
+    let o = plan_cmd(&job, &dir).output().unwrap();
     assert!(o.status.success(), "{}", show(&o));
     // Not a block left: neither the shards nor the logs can be written.
     fs.leave_free("fill", 0);
-    let o = gt()
-        .arg("run")
-        .arg(&job)
-        .arg("--run-dir")
-        .arg(&dir)
-        .arg("--no-progress")
-        .output()
-        .unwrap();
+    let o = run_job(&job, &dir);
     assert_full_disk_error(&o, "/shards/");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("failed with exit status: 1"), "{err}");
@@ -156,34 +111,20 @@ fn workers_on_a_full_disk_name_the_shard_and_the_run_resumes() {
         "{err}"
     );
     std::fs::remove_file(fs.path.join("fill")).unwrap();
-    let o = gt()
-        .arg("run")
-        .arg(&job)
-        .arg("--run-dir")
-        .arg(&dir)
-        .arg("--no-progress")
-        .output()
-        .unwrap();
+    let o = run_job(&job, &dir);
     assert!(o.status.success(), "{}", show(&o));
     assert!(
         String::from_utf8_lossy(&o.stdout).contains("digests match the reference"),
         "{}",
         show(&o)
     );
-    assert_eq!(root_of(&dir), reference("dodgem-4"));
+    assert_eq!(root_of(&dir), reference_root("dodgem-4"));
 }
 
 /// A finished chomp-boxes run in a tmpfs, with its merge outputs removed.
 fn unmerged_run(fs: &Tmpfs) -> PathBuf {
     let dir = fs.path.join("run");
-    let o = gt()
-        .arg("run")
-        .arg(repo().join("jobs/chomp-boxes.toml"))
-        .arg("--run-dir")
-        .arg(&dir)
-        .arg("--no-progress")
-        .output()
-        .unwrap();
+    let o = run_job(&job_path("chomp-boxes"), &dir);
     assert!(o.status.success(), "{}", show(&o));
     std::fs::remove_dir_all(dir.join("tables")).unwrap();
     std::fs::remove_file(dir.join("result.toml")).unwrap();
@@ -206,7 +147,7 @@ fn blocks_of(files: &[PathBuf], bsize: u64) -> u64 {
 /// names `report.md`; none of them panics, and the lock's pid (which
 /// cannot be written either) does not stop them.
 #[test]
-#[ignore = "needs root: mounts a tmpfs (cargo test --release --test full_disk -- --ignored)"]
+#[ignore = "needs root: mounts a tmpfs (cargo test --release --test it -- --ignored full_disk::)"]
 fn merge_and_report_on_a_full_disk_name_the_table_result_and_report() {
     let fs = Tmpfs::mount(16384);
     let dir = unmerged_run(&fs);
@@ -267,5 +208,5 @@ fn merge_and_report_on_a_full_disk_name_the_table_result_and_report() {
     std::fs::remove_file(fs.path.join("fill")).unwrap();
     let o = gt().arg("verify").arg(&dir).output().unwrap();
     assert!(o.status.success(), "{}", show(&o));
-    assert_eq!(root_of(&dir), reference("chomp-boxes"));
+    assert_eq!(root_of(&dir), reference_root("chomp-boxes"));
 }

@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use gametables::games::chomp::ChompBox;
 use gametables::games::three_row::{
@@ -12,6 +11,8 @@ use gametables::games::three_row::{
     solve_tile, solve_tile_blocked,
 };
 use gametables::kinds::three_row::kind::{OEIS_TERMS, oeis_terms, plan_tiles, row_line};
+
+use crate::support::{gt, root_of, run_cmd, table_digests, write_job};
 
 fn solve_blocked(q_max: u32, bq: u32, br: u32, threads: usize) -> TileOutput {
     solve_tile_blocked(
@@ -271,54 +272,19 @@ fn oeis_terms_from_the_solver() {
 
 // ---- end to end through the CLI -----------------------------------------
 
-fn exe() -> &'static str {
-    env!("CARGO_BIN_EXE_gametables")
-}
-
 fn job_file(dir: &Path, name: &str, q_max: u32, qr: u32, rr: u32) -> PathBuf {
-    let jobs = dir.join("jobs");
-    std::fs::create_dir_all(&jobs).expect("jobs dir");
-    let p = jobs.join(format!("{name}.toml"));
-    std::fs::write(
-        &p,
-        format!("kind = \"three-row\"\nq_max = {q_max}\nq_range = {qr}\nr_range = {rr}\n"),
+    write_job(
+        &dir.join("jobs"),
+        &format!("{name}.toml"),
+        &format!("kind = \"three-row\"\nq_max = {q_max}\nq_range = {qr}\nr_range = {rr}\n"),
     )
-    .expect("job file");
-    p
 }
 
 fn run(job: &Path, run_dir: &Path, workers: u32) -> std::process::Output {
-    Command::new(exe())
-        .args([
-            "run",
-            "--no-progress",
-            "--workers",
-            &workers.to_string(),
-            "--run-dir",
-        ])
-        .arg(run_dir)
-        .arg(job)
+    run_cmd(job, run_dir)
+        .args(["--workers", &workers.to_string()])
         .output()
         .expect("gametables runs")
-}
-
-fn result_of(run_dir: &Path) -> toml::Table {
-    toml::from_str(&std::fs::read_to_string(run_dir.join("result.toml")).expect("result.toml"))
-        .expect("toml")
-}
-
-fn tables_of(run_dir: &Path) -> Vec<(String, String)> {
-    result_of(run_dir)["tables"]
-        .as_array()
-        .expect("tables")
-        .iter()
-        .map(|t| {
-            (
-                t["name"].as_str().unwrap().to_string(),
-                t["sha256"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
 }
 
 #[test]
@@ -338,11 +304,7 @@ fn tables_do_not_depend_on_the_split_or_the_worker_count() {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let stdout = String::from_utf8_lossy(&o.stdout);
         assert!(stdout.contains("0 mismatch"), "{stdout}");
-        seen.push((
-            name.into(),
-            result_of(&dir)["root"].as_str().unwrap().into(),
-            tables_of(&dir),
-        ));
+        seen.push((name.into(), root_of(&dir), table_digests(&dir)));
     }
     assert_eq!(seen[0].2.len(), 10, "rows, classes, f-255 and 7 b-files");
     for s in &seen[1..] {
@@ -363,10 +325,8 @@ fn a_killed_run_resumes_from_the_last_finished_range() {
     let clean = tmp.path().join("clean");
     assert!(run(&job, &clean, 2).status.success());
     let dir = tmp.path().join("killed");
-    let mut child = Command::new(exe())
-        .args(["run", "--no-progress", "--workers", "1", "--run-dir"])
-        .arg(&dir)
-        .arg(&job)
+    let mut child = run_cmd(&job, &dir)
+        .args(["--workers", "1"])
         .env("GAMETABLES_TEST_WORKER_DELAY_MS", "400")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -402,26 +362,13 @@ fn a_killed_run_resumes_from_the_last_finished_range() {
         .expect("skipped count");
     assert!(skipped >= 3, "{stdout}");
     assert!(skipped < 21, "the kill left work to do: {stdout}");
-    assert_eq!(
-        result_of(&dir)["root"].as_str(),
-        result_of(&clean)["root"].as_str()
-    );
+    assert_eq!(root_of(&dir), root_of(&clean));
 }
 
 #[test]
 fn query_three_row() {
-    let o = Command::new(exe())
-        .args([
-            "query",
-            "three-row",
-            "--q",
-            "255",
-            "--r",
-            "120",
-            "--q-max",
-            "2000",
-            "--json",
-        ])
+    let o = gt()
+        .args("query three-row --q 255 --r 120 --q-max 2000 --json".split(' '))
         .output()
         .expect("query");
     assert!(o.status.success());
@@ -431,17 +378,8 @@ fn query_three_row() {
     assert_eq!(v["p_position"], serde_json::json!([f, 255, 120]));
     assert_eq!(v["class"], "periodic");
     assert_eq!(v["period"], "2");
-    let o = Command::new(exe())
-        .args([
-            "query",
-            "three-row",
-            "--q",
-            "140",
-            "--r",
-            "95",
-            "--q-max",
-            "500",
-        ])
+    let o = gt()
+        .args("query three-row --q 140 --r 95 --q-max 500".split(' '))
         .output()
         .expect("query");
     let text = String::from_utf8_lossy(&o.stdout);

@@ -225,15 +225,16 @@ fn reach_sweeps_equal_forward_closure_on_random_inputs() {
 /// class 0 solved, class 1 mirrored) and (2, 4) (both classes), plus the
 /// sweeps vs the forward closure on reach (3, 3) from the run's reach sets,
 /// and the diagonal layers (2, 2), (3, 3), (4, 4) solved without the mirror.
-/// `GT_DODGEM5_RUN=/path/to/run cargo test --release --test dodgem_break -- --ignored five`
+/// `GT_DODGEM5_RUN=/path/to/run cargo test --release --test it -- --ignored dodgem_break::five`
 /// (about 45 s on 2 cores).
 #[test]
 #[ignore = "needs GT_DODGEM5_RUN (a finished dodgem-5 run directory)"]
 fn five_by_five_layers_at_odd_thread_counts_match_the_run() {
     use gametables::games::dodgem::{reach_layer_with_threads, solve_layer_with_threads};
     use gametables::kinds::dodgem::kind::{decode_layer, decode_reach};
-    use gametables::pipeline::plan::{PlanFile, read_shard};
+    use gametables::pipeline::plan::PlanFile;
     use gametables::pipeline::rundir::RunDir;
+    use gametables::pipeline::state::read_shard;
     let dir = RunDir::new(std::env::var("GT_DODGEM5_RUN").expect("GT_DODGEM5_RUN"));
     let plan = PlanFile::load(&dir).unwrap();
     let shard = |name: &str| {
@@ -282,7 +283,7 @@ fn five_by_five_layers_at_odd_thread_counts_match_the_run() {
 
 /// Repeats the threaded 4×4 solve (mirror and both-class paths, 2–4
 /// threads) to look for a rare race between a class's threads at a depth
-/// barrier. `cargo test --release --test dodgem_break -- --ignored repeated`
+/// barrier. `cargo test --release --test it -- --ignored dodgem_break::repeated`
 #[test]
 #[ignore = "stress: 40 repetitions"]
 fn repeated_threaded_solves_are_identical() {

@@ -3,40 +3,32 @@
 //! job, the shard file and the block; lookups elsewhere still answer, and
 //! `verify` names the shard.
 
-use std::path::PathBuf;
-use std::process::Command;
-
+use gametables::games::chomp::grundy::grundy_values;
+use gametables::games::chomp::{ChompBox, Staircase};
+use gametables::games::dodgem::{Board, Layer, Position, from_desjardins};
+use gametables::kinds::chomp::boxes::winning_moves_from_run;
+use gametables::kinds::chomp::probe::{ChompProbe, ChompRequest};
+use gametables::kinds::dodgem::probe::{DodgemProbe, DodgemRequest};
+use gametables::kinds::impartial::octal_probe::{OctalProbe, OctalRequest};
+use gametables::kinds::three_row::probe::{ThreeRowProbe, ThreeRowRequest};
 use gametables::pipeline::RunView;
 use gametables::pipeline::plan::PlanFile;
 use gametables::pipeline::rundir::RunDir;
 use gametables::pipeline::shard::craft;
 
-fn gt(args: &[&str]) -> (Option<i32>, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_gametables"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+use crate::support::{gt, job_path, outcome, run_job, run_job_ok, serve, text, write_job};
+
+/// `gametables ARGS`: (exit code, standard output, standard error).
+fn call(args: &[&str]) -> (Option<i32>, String, String) {
+    outcome(gt().args(args))
 }
 
 #[test]
 fn a_damaged_block_fails_only_the_probes_that_read_it() {
     let t = tempfile::tempdir().unwrap();
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dir = t.path().join("d3");
     let d = dir.to_str().unwrap();
-    let (code, _, err) = gt(&[
-        "run",
-        repo.join("jobs/dodgem-3.toml").to_str().unwrap(),
-        "--run-dir",
-        d,
-        "--no-progress",
-    ]);
-    assert_eq!(code, Some(0), "{err}");
+    run_job_ok(&job_path("dodgem-3"), &dir);
     let start = ["query", "dodgem", "--n", "3", "--run-dir", d, "--json"];
     let small = [
         "query",
@@ -49,9 +41,9 @@ fn a_damaged_block_fails_only_the_probes_that_read_it() {
         "blue:a2 red:b1 to-move:blue",
         "--json",
     ];
-    let (code, before, _) = gt(&small);
+    let (code, before, _) = call(&small);
     assert_eq!(code, Some(0));
-    assert_eq!(gt(&start).0, Some(0));
+    assert_eq!(call(&start).0, Some(0));
 
     // Flip one byte inside the `values` block of layer-2-2 (the start's layer).
     let plan = PlanFile::load(&RunDir::new(&dir)).unwrap();
@@ -81,7 +73,7 @@ fn a_damaged_block_fails_only_the_probes_that_read_it() {
     bad[off] ^= 0x20;
     std::fs::write(&p, &bad).unwrap();
 
-    let (code, _, err) = gt(&start);
+    let (code, _, err) = call(&start);
     assert_eq!(code, Some(1), "{err}");
     assert!(
         err.contains("layer-2-2") && err.contains(&j.id[..12]),
@@ -91,7 +83,6 @@ fn a_damaged_block_fails_only_the_probes_that_read_it() {
     // In a long-lived probe (a server's) the damaged block is never cached:
     // it fails again on every read, and no answer comes from the cache.
     {
-        use gametables::kinds::dodgem::probe::{DodgemProbe, DodgemRequest};
         let probe = DodgemProbe::open(&dir, 3).unwrap();
         let req = DodgemRequest {
             n: 3,
@@ -104,31 +95,29 @@ fn a_damaged_block_fails_only_the_probes_that_read_it() {
         }
     }
     // Layer (1, 1) and the layers below it are intact: same answer as before.
-    let (code, after, err) = gt(&small);
+    let (code, after, err) = call(&small);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(after, before);
     // verify names the shard.
-    let (code, out, err) = gt(&["verify", d]);
+    let (code, out, err) = call(&["verify", d]);
     assert_eq!(code, Some(3), "{out}{err}");
     assert!(format!("{out}{err}").contains("layer-2-2"), "{out}{err}");
 }
+
+/// A three-row job of 3 × 4 ranges.
+const THREE_ROW: &str = "kind = \"three-row\"\nq_max = 299\nq_range = 100\nr_range = 75\n";
+/// Kayles to 5000 in 4 ranges.
+const KAYLES: &str = "kind = \"octal\"\ncode = \"0.77\"\nn_max = 5000\nranges = 4\n";
 
 /// Runs job file text `job` into `root/NAME` and opens the run. Exit 3 is
 /// accepted: a short three-row run cannot classify the rows the published
 /// claims are about (its report says so), but its shards are complete.
 fn run_small(root: &std::path::Path, name: &str, job: &str) -> gametables::pipeline::RunView {
-    let file = root.join(format!("{name}.toml"));
-    std::fs::write(&file, job).unwrap();
+    let file = write_job(root, &format!("{name}.toml"), job);
     let dir = root.join(name);
-    let (code, out, err) = gt(&[
-        "run",
-        file.to_str().unwrap(),
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--no-progress",
-    ]);
-    assert!(matches!(code, Some(0 | 3)), "{out}{err}");
-    gametables::pipeline::RunView::open(&dir).unwrap()
+    let o = run_job(&file, &dir);
+    assert!(matches!(o.status.code(), Some(0 | 3)), "{}", text(&o));
+    gametables::pipeline::RunView::open(&dir, &gametables::kinds::registry()).unwrap()
 }
 
 /// Chomp from blocks: every staircase of a 5×7 box (and, transposed, of a
@@ -137,25 +126,15 @@ fn run_small(root: &std::path::Path, name: &str, job: &str) -> gametables::pipel
 /// 4×6 Grundy box gets the value an in-memory computation gives.
 #[test]
 fn chomp_and_grundy_block_probes_agree_with_in_memory_solves() {
-    use gametables::games::chomp::grundy::grundy_values;
-    use gametables::games::chomp::{ChompBox, Staircase};
-    use gametables::kinds::chomp::boxes::winning_moves_from_run;
-    use gametables::kinds::chomp::probe::{ChompProbe, ChompRequest};
     let t = tempfile::tempdir().unwrap();
-    let boxes = run_small(
-        t.path(),
-        "boxes",
-        "kind = \"chomp-boxes\"\nboxes = [[3, 12], [5, 7]]\n",
-    );
-    let grundy = run_small(
-        t.path(),
-        "grundy",
-        "kind = \"chomp-grundy\"\nboxes = [[4, 6]]\n",
-    );
+    let boxes = "kind = \"chomp-boxes\"\nboxes = [[3, 12], [5, 7]]\n";
+    let boxes = run_small(t.path(), "boxes", boxes);
+    let grundy = "kind = \"chomp-grundy\"\nboxes = [[4, 6]]\n";
+    let grundy = run_small(t.path(), "grundy", grundy);
     let mut probe = ChompProbe::new(0);
     probe.add_run(boxes).unwrap();
     probe.grundy.add_run(grundy).unwrap();
-    let whole = RunView::open(&t.path().join("boxes")).unwrap();
+    let whole = RunView::open(&t.path().join("boxes"), &gametables::kinds::registry()).unwrap();
     let b = ChompBox::new(5, 7).unwrap();
     let p = b.solve();
     let mut rows = vec![0u32; 5];
@@ -217,14 +196,8 @@ fn chomp_and_grundy_block_probes_agree_with_in_memory_solves() {
 /// period.
 #[test]
 fn three_row_and_octal_run_probes_agree_with_in_memory() {
-    use gametables::kinds::impartial::octal_probe::{OctalProbe, OctalRequest};
-    use gametables::kinds::three_row::probe::{ThreeRowProbe, ThreeRowRequest};
     let t = tempfile::tempdir().unwrap();
-    let tr = run_small(
-        t.path(),
-        "tr",
-        "kind = \"three-row\"\nq_max = 299\nq_range = 100\nr_range = 75\n",
-    );
+    let tr = run_small(t.path(), "tr", THREE_ROW);
     let mut from_run = ThreeRowProbe::new();
     from_run.add_run(tr).unwrap();
     let memory = ThreeRowProbe::new();
@@ -262,11 +235,7 @@ fn three_row_and_octal_run_probes_agree_with_in_memory() {
         .unwrap();
     assert!(a.f_source.contains("in memory"), "{}", a.f_source);
 
-    let oc = run_small(
-        t.path(),
-        "kayles",
-        "kind = \"octal\"\ncode = \"0.77\"\nn_max = 5000\nranges = 4\n",
-    );
+    let oc = run_small(t.path(), "kayles", KAYLES);
     let mut probe = OctalProbe::new();
     probe.add_run(oc).unwrap();
     let memory = OctalProbe::new();
@@ -286,20 +255,15 @@ fn three_row_and_octal_run_probes_agree_with_in_memory() {
         assert_eq!((pa.period, pa.preperiod), (12, 71));
     }
     // Another code, or n past the run: in memory.
-    let a = probe
-        .answer(&OctalRequest {
-            code: "0.07".into(),
-            n: 50,
-        })
-        .unwrap();
-    assert!(a.source.contains("in memory"), "{}", a.source);
-    let a = probe
-        .answer(&OctalRequest {
-            code: "0.77".into(),
-            n: 6000,
-        })
-        .unwrap();
-    assert!(a.source.contains("in memory"), "{}", a.source);
+    for (code, n) in [("0.07", 50), ("0.77", 6000)] {
+        let a = probe
+            .answer(&OctalRequest {
+                code: code.into(),
+                n,
+            })
+            .unwrap();
+        assert!(a.source.contains("in memory"), "{}", a.source);
+    }
 }
 
 /// `serve` answers each game's API with exactly what `query … --json`
@@ -308,66 +272,24 @@ fn three_row_and_octal_run_probes_agree_with_in_memory() {
 /// (outside the solved tables).
 #[test]
 fn serve_answers_what_query_json_prints() {
-    use std::io::BufRead;
     let t = tempfile::tempdir().unwrap();
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let d3 = t.path().join("d3");
-    let (code, _, err) = gt(&[
-        "run",
-        repo.join("jobs/dodgem-3.toml").to_str().unwrap(),
-        "--run-dir",
-        d3.to_str().unwrap(),
-        "--no-progress",
-    ]);
-    assert_eq!(code, Some(0), "{err}");
+    run_job_ok(&job_path("dodgem-3"), &d3);
     run_small(
         t.path(),
         "boxes",
         "kind = \"chomp-boxes\"\nboxes = [[5, 7]]\n",
     );
-    run_small(
-        t.path(),
-        "tr",
-        "kind = \"three-row\"\nq_max = 299\nq_range = 100\nr_range = 75\n",
-    );
-    run_small(
-        t.path(),
-        "kayles",
-        "kind = \"octal\"\ncode = \"0.77\"\nn_max = 5000\nranges = 4\n",
-    );
+    run_small(t.path(), "tr", THREE_ROW);
+    run_small(t.path(), "kayles", KAYLES);
     let dir = |n: &str| t.path().join(n).to_str().unwrap().to_string();
-    /// Kills the server when the test ends, also when it fails.
-    struct Server(std::process::Child);
-    impl Drop for Server {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let mut server = Server(
-        Command::new(env!("CARGO_BIN_EXE_gametables"))
-            .args([
-                "serve",
-                &dir("d3"),
-                &dir("boxes"),
-                &dir("tr"),
-                &dir("kayles"),
-            ])
-            .args(["--bind", "127.0.0.1:0"])
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let mut line = String::new();
-    std::io::BufReader::new(server.0.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let base = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("{line}"))
-        .trim_end_matches('/')
-        .to_string();
+    let (_server, site) = serve(&[
+        &t.path().join("d3"),
+        &t.path().join("boxes"),
+        &t.path().join("tr"),
+        &t.path().join("kayles"),
+    ]);
+    let base = site.trim_end_matches('/').to_string();
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .build()
@@ -378,74 +300,42 @@ fn serve_answers_what_query_json_prints() {
         let body = r.body_mut().read_to_string().unwrap();
         (status, serde_json::from_str(&body).unwrap())
     };
-    let query = |args: &[&str]| -> serde_json::Value {
-        let (code, out, err) = gt(args);
+    // `query ARGS… --run-dir RUN --json`, which must exit 0.
+    let query = |args: &[&str], run: &str| -> serde_json::Value {
+        let d = dir(run);
+        let (code, out, err) = call(&[&["query"], args, &["--run-dir", &d, "--json"]].concat());
         assert_eq!(code, Some(0), "{err}");
         serde_json::from_str(&out).unwrap()
     };
     let cases: Vec<(String, serde_json::Value)> = vec![
         (
             "/api/v1/dodgem?n=3".into(),
-            query(&[
-                "query",
-                "dodgem",
-                "--n",
-                "3",
-                "--run-dir",
-                &dir("d3"),
-                "--json",
-            ]),
+            query(&["dodgem", "--n", "3"], "d3"),
         ),
         (
             "/api/v1/dodgem?n=3&position=blue%3Aa2%20red%3Ab1%20to-move%3Ablue".into(),
-            query(&[
-                "query",
-                "dodgem",
-                "--n",
-                "3",
-                "--run-dir",
-                &dir("d3"),
-                "--position",
-                "blue:a2 red:b1 to-move:blue",
-                "--json",
-            ]),
+            query(
+                &[
+                    "dodgem",
+                    "--n",
+                    "3",
+                    "--position",
+                    "blue:a2 red:b1 to-move:blue",
+                ],
+                "d3",
+            ),
         ),
         (
             "/api/v1/chomp?rect=5x7".into(),
-            query(&[
-                "query",
-                "chomp",
-                "5x7",
-                "--run-dir",
-                &dir("boxes"),
-                "--json",
-            ]),
+            query(&["chomp", "5x7"], "boxes"),
         ),
         (
             "/api/v1/chomp?position=7,6,3,3,1".into(),
-            query(&[
-                "query",
-                "chomp",
-                "--position",
-                "7,6,3,3,1",
-                "--run-dir",
-                &dir("boxes"),
-                "--json",
-            ]),
+            query(&["chomp", "--position", "7,6,3,3,1"], "boxes"),
         ),
         (
             "/api/v1/three-row?q=250&r=140".into(),
-            query(&[
-                "query",
-                "three-row",
-                "--q",
-                "250",
-                "--r",
-                "140",
-                "--run-dir",
-                &dir("tr"),
-                "--json",
-            ]),
+            query(&["three-row", "--q", "250", "--r", "140"], "tr"),
         ),
     ];
     // Twice: the second answer comes from cached blocks (on the server's
@@ -490,19 +380,9 @@ fn serve_answers_what_query_json_prints() {
 /// name.
 #[test]
 fn dodgem_cached_answers_equal_answers_read_from_blocks() {
-    use gametables::games::dodgem::{Board, Layer, Position, from_desjardins};
-    use gametables::kinds::dodgem::probe::{DodgemProbe, DodgemRequest};
     let t = tempfile::tempdir().unwrap();
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dir = t.path().join("d3");
-    let (code, _, err) = gt(&[
-        "run",
-        repo.join("jobs/dodgem-3.toml").to_str().unwrap(),
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--no-progress",
-    ]);
-    assert_eq!(code, Some(0), "{err}");
+    run_job_ok(&job_path("dodgem-3"), &dir);
     let run = DodgemProbe::open(&dir, 3).unwrap();
     let memory = DodgemProbe::new();
     let board = Board::new(3).unwrap();

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use gametables::games::chomp::{Bite, ChompBox, Staircase};
+use gametables::games::chomp::{Bite, ChompBox, PPositions, Staircase};
 use proptest::prelude::*;
 
 /// Independent naive solver: memoised game-tree search over row vectors,
@@ -19,36 +19,9 @@ impl Naive {
         }
     }
 
-    /// True if the player to move wins from `rows` (trailing zeros stripped).
-    fn wins(&mut self, rows: &[u32]) -> bool {
-        if let Some(&w) = self.memo.get(rows) {
-            return w;
-        }
-        let mut win = false;
-        'outer: for i in 0..rows.len() {
-            for j in 0..rows[i] {
-                if i == 0 && j == 0 {
-                    continue;
-                }
-                let mut child: Vec<u32> = rows
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &r)| if k >= i { r.min(j) } else { r })
-                    .collect();
-                while child.last() == Some(&0) {
-                    child.pop();
-                }
-                if !self.wins(&child) {
-                    win = true;
-                    break 'outer;
-                }
-            }
-        }
-        self.memo.insert(rows.to_vec(), win);
-        win
-    }
-
-    fn winning_moves(&mut self, rows: &[u32]) -> Vec<Bite> {
+    /// Every bite of `rows` but the poisoned square, with the rows it leaves
+    /// (trailing zeros stripped).
+    fn bites(rows: &[u32]) -> Vec<(Bite, Vec<u32>)> {
         let mut out = Vec::new();
         for i in 0..rows.len() {
             for j in 0..rows[i] {
@@ -63,15 +36,34 @@ impl Naive {
                 while child.last() == Some(&0) {
                     child.pop();
                 }
-                if !self.wins(&child) {
-                    out.push(Bite {
-                        row: i as u32,
-                        col: j,
-                    });
-                }
+                let bite = Bite {
+                    row: i as u32,
+                    col: j,
+                };
+                out.push((bite, child));
             }
         }
         out
+    }
+
+    /// True if the player to move wins from `rows` (trailing zeros stripped).
+    fn wins(&mut self, rows: &[u32]) -> bool {
+        if let Some(&w) = self.memo.get(rows) {
+            return w;
+        }
+        let win = Self::bites(rows)
+            .into_iter()
+            .any(|(_, child)| !self.wins(&child));
+        self.memo.insert(rows.to_vec(), win);
+        win
+    }
+
+    fn winning_moves(&mut self, rows: &[u32]) -> Vec<Bite> {
+        Self::bites(rows)
+            .into_iter()
+            .filter(|(_, child)| !self.wins(child))
+            .map(|(bite, _)| bite)
+            .collect()
     }
 }
 
@@ -119,7 +111,7 @@ fn box_sizes_are_binomials() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(crate::support::proptest_config(256))]
     /// Rank/unrank is a bijection onto 0…C(m+n,m)−1 on larger boxes.
     #[test]
     fn rank_unrank_round_trip_on_large_boxes(m in 1usize..=14, n in 1usize..=60, seed in any::<u64>()) {
@@ -197,15 +189,18 @@ fn square_winning_move_is_1_1_up_to_14x14() {
     }
 }
 
+/// The winning moves of the `r`×`c` rectangle in box `b` (P-positions `p`).
+fn rectangle_winning_moves(b: &ChompBox, p: &PPositions, r: u32, c: u32) -> Vec<Bite> {
+    b.winning_moves(p, &Staircase::rectangle(r, c).unwrap())
+        .unwrap()
+}
+
 /// Gale (via seed 000): 4×5 → (2, 2), 4×6 → (1, 2), each the only winning move.
 #[test]
 fn gale_4x5_and_4x6() {
     let b = ChompBox::new(4, 6).unwrap();
     let p = b.solve();
-    let wm = |r, c| {
-        b.winning_moves(&p, &Staircase::rectangle(r, c).unwrap())
-            .unwrap()
-    };
+    let wm = |r, c| rectangle_winning_moves(&b, &p, r, c);
     assert_eq!(wm(4, 5), vec![Bite { row: 2, col: 2 }]);
     assert_eq!(wm(4, 6), vec![Bite { row: 1, col: 2 }]);
 }
@@ -272,10 +267,7 @@ fn far_corner_and_l_shapes_seed_003() {
 fn two_winning_moves_8x10_and_6x13() {
     let b = ChompBox::new(8, 13).unwrap();
     let p = b.solve();
-    let wm = |r, c| {
-        b.winning_moves(&p, &Staircase::rectangle(r, c).unwrap())
-            .unwrap()
-    };
+    let wm = |r, c| rectangle_winning_moves(&b, &p, r, c);
     assert_eq!(
         wm(8, 10),
         vec![Bite { row: 3, col: 8 }, Bite { row: 4, col: 5 }]

@@ -518,17 +518,11 @@ fn hackenbush_rejects_cycles() {
 
 use gametables::kinds::impartial::octal::{parse_b_file, range_bounds};
 use std::path::Path;
-use std::process::Command;
+
+use crate::support::{gt, passed, plan_cmd, run_cmd, write_job};
 
 fn gametables(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_gametables"))
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
-    )
+    passed(gt().args(args))
 }
 
 #[test]
@@ -546,22 +540,13 @@ fn octal_range_bounds_cover_everything_in_order() {
 }
 
 fn run_job(dir: &Path, code: &str, n_max: u64, ranges: u64, workers: &str) -> String {
-    let job = dir.join(format!("octal-test-{ranges}.toml"));
-    std::fs::write(
-        &job,
-        format!("kind = \"octal\"\ncode = \"{code}\"\nn_max = {n_max}\nranges = {ranges}\n"),
-    )
-    .unwrap();
+    let job = write_job(
+        dir,
+        &format!("octal-test-{ranges}.toml"),
+        &format!("kind = \"octal\"\ncode = \"{code}\"\nn_max = {n_max}\nranges = {ranges}\n"),
+    );
     let run_dir = dir.join(format!("run-{ranges}-{workers}"));
-    let (ok, out) = gametables(&[
-        "run",
-        job.to_str().unwrap(),
-        "--run-dir",
-        run_dir.to_str().unwrap(),
-        "--workers",
-        workers,
-        "--no-progress",
-    ]);
+    let (ok, out) = passed(run_cmd(&job, &run_dir).args(["--workers", workers]));
     assert!(ok, "{out}");
     let result = std::fs::read_to_string(run_dir.join("result.toml")).unwrap();
     let root = result
@@ -620,14 +605,9 @@ fn octal_job_kind_dawson_and_unproved() {
 #[test]
 fn octal_job_file_errors_name_the_field() {
     let tmp = tempfile::tempdir().unwrap();
-    let job = tmp.path().join("bad.toml");
-    std::fs::write(&job, "kind = \"octal\"\ncode = \"0.78\"\nn_max = 10\n").unwrap();
-    let (ok, out) = gametables(&[
-        "plan",
-        job.to_str().unwrap(),
-        "--run-dir",
-        tmp.path().join("r").to_str().unwrap(),
-    ]);
+    let body = "kind = \"octal\"\ncode = \"0.78\"\nn_max = 10\n";
+    let job = write_job(tmp.path(), "bad.toml", body);
+    let (ok, out) = passed(&mut plan_cmd(&job, &tmp.path().join("r")));
     assert!(!ok);
     assert!(
         out.contains("bad.toml:2") && out.contains("not an octal digit"),
@@ -691,7 +671,7 @@ fn octal_extend_with_wide_values_matches_direct_enumeration() {
 
 /// Heavy: fast vs direct enumeration to n = 30,000 (long stretches with the
 /// rare-value shortcut on, for Kayles). About 15 s.
-/// `cargo test --release --test impartial -- --ignored`
+/// `cargo test --release --test it -- --ignored impartial::`
 #[test]
 #[ignore]
 fn heavy_octal_fast_matches_direct_enumeration_to_30000() {

@@ -11,19 +11,10 @@ use gametables::kinds::impartial::octal_probe::LONG_OCTAL_WORK;
 use gametables::kinds::three_row::kind::{count_tiles, plan_tiles};
 use gametables::kinds::three_row::probe::{LONG_CELLS, solve_cells};
 
-const EXE: &str = env!("CARGO_BIN_EXE_gametables");
+use crate::support::{EXE, gt, show};
 
 /// Address space given to the process in the `ulimit -v` tests (KiB).
 const ULIMIT_KIB: u64 = 2 << 20;
-
-fn show(o: &Output) -> String {
-    format!(
-        "status {:?}\n--- stdout\n{}--- stderr\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 /// `gametables ARGS` under `ulimit -v ULIMIT_KIB`, in `dir`.
 fn limited(dir: &Path, args: &[&str]) -> Output {
@@ -225,11 +216,7 @@ fn long_queries_say_so() {
             "query: computing G(0..800001) of the octal game 0.77 in memory: by its size",
         ),
     ] {
-        let o = Command::new(EXE)
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+        let o = gt().args(args).output().unwrap();
         assert!(o.status.success(), "{}", show(&o));
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.starts_with(what), "{args:?}: {err}");
@@ -241,9 +228,8 @@ fn long_queries_say_so() {
     }
     // Small ones say nothing (far below the threshold and the two-second timer).
     assert!(solve_cells(16_000, 121) < LONG_CELLS / 10);
-    let o = Command::new(EXE)
+    let o = gt()
         .args(["query", "three-row", "--q", "255", "--r", "120"])
-        .stdin(Stdio::null())
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", show(&o));

@@ -3,40 +3,17 @@
 //! separate processes), and the pictures stay outside the digests.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
 use gametables::pipeline::result::ResultFile;
 
-fn gt() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gametables"));
-    c.env_remove("RUST_LOG");
-    c
-}
-
-fn run_ok(args: &[&str]) -> Output {
-    let out = gt().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "gametables {args:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
+use crate::support::{gt, plan_cmd, run_job_ok, run_ok, write_job};
 
 /// Runs a job file's text in `dir/run`, plots it twice and checks both.
 fn plot_twice(dir: &Path, job: &str, stems: &[&str]) {
-    let jf = dir.join("job.toml");
-    std::fs::write(&jf, job).unwrap();
+    let jf = write_job(dir, "job.toml", job);
     let run = dir.join("run");
     let run_s = run.to_str().unwrap();
-    run_ok(&[
-        "run",
-        jf.to_str().unwrap(),
-        "--run-dir",
-        run_s,
-        "--no-progress",
-    ]);
+    run_job_ok(&jf, &run);
     let before = ResultFile::load(&run.join("result.toml")).unwrap();
     let out = run_ok(&["plot", run_s]);
     let text = String::from_utf8_lossy(&out.stdout).to_string();
@@ -112,15 +89,9 @@ fn octal_plot_is_deterministic_and_outside_the_digests() {
 #[test]
 fn plot_of_an_unmerged_run_says_so() {
     let d = tempfile::tempdir().unwrap();
-    let jf = d.path().join("job.toml");
-    std::fs::write(&jf, "kind = \"dodgem\"\nn = 3\n").unwrap();
+    let jf = write_job(d.path(), "job.toml", "kind = \"dodgem\"\nn = 3\n");
     let run = d.path().join("run");
-    run_ok(&[
-        "plan",
-        jf.to_str().unwrap(),
-        "--run-dir",
-        run.to_str().unwrap(),
-    ]);
+    crate::support::ok(&mut plan_cmd(&jf, &run));
     let out = gt().args(["plot", run.to_str().unwrap()]).output().unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);

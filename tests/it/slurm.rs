@@ -6,7 +6,7 @@
 //! runs them and tears it down:
 //!
 //! ```text
-//! cargo test --release --test slurm -- --ignored
+//! cargo test --release --test it -- --ignored slurm::
 //! ```
 //!
 //! The other tests (dry run, missing or unreachable Slurm) need no Slurm: they
@@ -21,48 +21,23 @@ use gametables::pipeline::result::ResultFile;
 use gametables::pipeline::rundir::RunDir;
 use gametables::pipeline::slurm::SubmissionRecord;
 
-const EXE: &str = env!("CARGO_BIN_EXE_gametables");
+use crate::support::{EXE, gt, job_path as job_file, poll, reference, repo, result, run_cmd, show};
 
 /// Job files that must give the same digests on Slurm as locally and as in
 /// `manifests/`. Adding a job file here is all a new kind needs.
 const JOB_FILES: &[&str] = &["chomp-boxes", "dodgem-4"];
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn job_file(name: &str) -> PathBuf {
-    repo().join("jobs").join(format!("{name}.toml"))
-}
-
-fn gt() -> Command {
-    let mut c = Command::new(EXE);
-    c.env_remove("GAMETABLES_TEST_WORKER_DELAY_MS")
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null());
-    c
-}
-
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn show(o: &Output) -> String {
-    format!(
-        "status {}\n--- stdout\n{}--- stderr\n{}",
-        o.status,
-        text(&o.stdout),
-        text(&o.stderr)
-    )
-}
-
 /// A directory holding fake Slurm commands, each a shell script.
-fn fake_bin(root: &Path, scripts: &[(&str, &str)]) -> PathBuf {
+fn fake_bin(root: &Path, scripts: &[(impl AsRef<str>, impl AsRef<str>)]) -> PathBuf {
     let bin = root.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     for (name, body) in scripts {
-        let p = bin.join(name);
-        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        let p = bin.join(name.as_ref());
+        std::fs::write(&p, format!("#!/bin/sh\n{}\n", body.as_ref())).unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
@@ -86,11 +61,8 @@ fn dry_run_prints_scripts_and_sbatch_commands_golden() {
         )],
     );
     let run = t.path().join("run");
-    let o = gt()
-        .env("PATH", &bin)
-        .arg("run")
-        .arg(job_file("chomp-boxes"))
-        .args(["--executor", "slurm", "--dry-run", "--run-dir"])
+    let o = boxes_on_slurm(&bin)
+        .args(["--dry-run", "--run-dir"])
         .arg(&run)
         .args(["--partition", "debug", "--sbatch-arg=--time=10:00"])
         .args(["--sbatch-arg", "--mem=1G", "--workers", "2"])
@@ -124,11 +96,8 @@ fn dry_run_prints_scripts_and_sbatch_commands_golden() {
 #[test]
 fn dry_run_without_slurm_assumes_the_default_max_array_size() {
     let t = tempfile::tempdir().unwrap();
-    let o = gt()
-        .env("PATH", t.path())
-        .arg("run")
-        .arg(job_file("chomp-boxes"))
-        .args(["--executor", "slurm", "--dry-run", "--run-dir"])
+    let o = boxes_on_slurm(t.path())
+        .args(["--dry-run", "--run-dir"])
         .arg(t.path().join("run"))
         .output()
         .unwrap();
@@ -139,6 +108,16 @@ fn dry_run_without_slurm_assumes_the_default_max_array_size() {
         "{out}"
     );
     assert!(out.contains("#SBATCH --array=0-13\n"), "{out}");
+}
+
+/// `gametables run jobs/chomp-boxes.toml --executor slurm`, `path` its PATH.
+fn boxes_on_slurm(path: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut c = gt();
+    c.env("PATH", path)
+        .arg("run")
+        .arg(job_file("chomp-boxes"))
+        .args(["--executor", "slurm"]);
+    c
 }
 
 fn assert_one_line_error(o: &Output, needles: &[&str]) {
@@ -154,11 +133,8 @@ fn assert_one_line_error(o: &Output, needles: &[&str]) {
 fn missing_sbatch_is_a_one_line_error_saying_what_to_do() {
     let t = tempfile::tempdir().unwrap();
     let run = t.path().join("run");
-    let o = gt()
-        .env("PATH", t.path())
-        .arg("run")
-        .arg(job_file("chomp-boxes"))
-        .args(["--executor", "slurm", "--run-dir"])
+    let o = boxes_on_slurm(t.path())
+        .args(["--run-dir"])
         .arg(&run)
         .output()
         .unwrap();
@@ -186,11 +162,8 @@ fn unreachable_controller_is_a_one_line_error_saying_what_to_do() {
             ("scancel", fail),
         ],
     );
-    let o = gt()
-        .env("PATH", &bin)
-        .arg("run")
-        .arg(job_file("chomp-boxes"))
-        .args(["--executor", "slurm", "--slurm-retry", "0", "--run-dir"])
+    let o = boxes_on_slurm(&bin)
+        .args(["--slurm-retry", "0", "--run-dir"])
         .arg(t.path().join("run"))
         .output()
         .unwrap();
@@ -251,23 +224,10 @@ fn transient_slurm_failures_are_retried_real_errors_are_not() {
         ),
         counting(root, "scancel", "exit 0"),
     ];
-    let refs: Vec<(&str, &str)> = scripts
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
-    let bin = fake_bin(root, &refs);
+    let bin = fake_bin(root, &scripts);
     let t0 = Instant::now();
-    let o = gt()
-        .env("PATH", &bin)
-        .arg("run")
-        .arg(job_file("chomp-boxes"))
-        .args([
-            "--executor",
-            "slurm",
-            "--no-progress",
-            "--partition",
-            "nope",
-        ])
+    let o = boxes_on_slurm(&bin)
+        .args(["--no-progress", "--partition", "nope"])
         .arg("--run-dir")
         .arg(root.join("run"))
         .output()
@@ -299,16 +259,9 @@ fn transient_slurm_failures_are_retried_real_errors_are_not() {
         counting(t2.path(), "sbatch", "exit 1"),
         counting(t2.path(), "scancel", "exit 0"),
     ];
-    let refs: Vec<(&str, &str)> = scripts
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
-    let bin = fake_bin(t2.path(), &refs);
-    let o = gt()
-        .env("PATH", &bin)
-        .arg("run")
-        .arg(job_file("chomp-boxes"))
-        .args(["--executor", "slurm", "--no-progress", "--slurm-retry", "4"])
+    let bin = fake_bin(t2.path(), &scripts);
+    let o = boxes_on_slurm(&bin)
+        .args(["--no-progress", "--slurm-retry", "4"])
         .arg("--run-dir")
         .arg(t2.path().join("run"))
         .output()
@@ -359,6 +312,15 @@ fn require_cluster() {
     );
 }
 
+/// [`require_cluster`], and a temporary directory with the path of a run
+/// directory in it.
+fn cluster_run_dir() -> (tempfile::TempDir, PathBuf) {
+    require_cluster();
+    let t = tempfile::tempdir().unwrap();
+    let run = t.path().join("run");
+    (t, run)
+}
+
 /// `MaxArraySize` of the running cluster.
 fn max_array_size() -> usize {
     let o = Command::new("scontrol")
@@ -374,20 +336,12 @@ fn max_array_size() -> usize {
 }
 
 fn run_slurm(job: &str, run: &Path, extra: &[&str], delay_ms: Option<u64>) -> Output {
-    let mut c = gt();
-    c.arg("run")
-        .arg(job_file(job))
-        .args(["--executor", "slurm", "--no-progress", "--run-dir"])
-        .arg(run)
-        .args(extra);
+    let mut c = run_cmd(&job_file(job), run);
+    c.args(["--executor", "slurm"]).args(extra);
     if let Some(ms) = delay_ms {
         c.env("GAMETABLES_TEST_WORKER_DELAY_MS", ms.to_string());
     }
     c.output().unwrap()
-}
-
-fn result(run: &Path) -> ResultFile {
-    ResultFile::load(&run.join("result.toml")).unwrap()
 }
 
 fn submission(run: &Path) -> SubmissionRecord {
@@ -396,18 +350,9 @@ fn submission(run: &Path) -> SubmissionRecord {
         .expect("a submission record")
 }
 
-fn wait_for<T>(what: &str, secs: u64, mut f: impl FnMut() -> Option<T>) -> T {
-    let t0 = Instant::now();
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(secs),
-            "timed out after {secs} s waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+/// Polls `f` every 200 ms (Slurm commands are not to be called in a tight loop).
+fn wait_for<T>(what: &str, secs: u64, f: impl FnMut() -> Option<T>) -> T {
+    poll(what, secs, Duration::from_millis(200), f)
 }
 
 /// Acceptance 1: every standard job file gives, through Slurm, the digests of
@@ -419,11 +364,8 @@ fn slurm_job_files_match_local_executor_and_manifests() {
     for &job in JOB_FILES {
         let t = tempfile::tempdir().unwrap();
         let (local, slurm) = (t.path().join("local"), t.path().join("slurm"));
-        let o = gt()
-            .arg("run")
-            .arg(job_file(job))
-            .args(["--no-progress", "--workers", "2", "--run-dir"])
-            .arg(&local)
+        let o = run_cmd(&job_file(job), &local)
+            .args(["--workers", "2"])
             .output()
             .unwrap();
         assert!(o.status.success(), "local {job}: {}", show(&o));
@@ -435,7 +377,7 @@ fn slurm_job_files_match_local_executor_and_manifests() {
             show(&o)
         );
         let (l, s) = (result(&local), result(&slurm));
-        let reference = ResultFile::load(&repo().join(format!("manifests/{job}.toml"))).unwrap();
+        let reference = reference(job);
         assert_eq!(s, l, "{job}: Slurm and local result.toml differ");
         assert_eq!(
             s.root, reference.root,
@@ -513,15 +455,10 @@ fn slurm_job_files_match_local_executor_and_manifests() {
 #[test]
 #[ignore = "needs Slurm: scripts/ci-slurm-tests.sh"]
 fn slurm_scancel_of_one_task_fails_the_run_and_rerun_resubmits_only_it() {
-    require_cluster();
-    let t = tempfile::tempdir().unwrap();
-    let run = t.path().join("run");
-    let child = gt()
+    let (_t, run) = cluster_run_dir();
+    let child = run_cmd(&job_file("chomp-boxes"), &run)
+        .args(["--executor", "slurm"])
         .env("GAMETABLES_TEST_WORKER_DELAY_MS", "3000")
-        .arg("run")
-        .arg(job_file("chomp-boxes"))
-        .args(["--executor", "slurm", "--no-progress", "--run-dir"])
-        .arg(&run)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -599,9 +536,7 @@ fn slurm_scancel_of_one_task_fails_the_run_and_rerun_resubmits_only_it() {
 #[test]
 #[ignore = "needs Slurm: scripts/ci-slurm-tests.sh"]
 fn slurm_detach_then_status_and_verify() {
-    require_cluster();
-    let t = tempfile::tempdir().unwrap();
-    let run = t.path().join("run");
+    let (_t, run) = cluster_run_dir();
     let o = run_slurm(
         "chomp-boxes",
         &run,
@@ -664,9 +599,7 @@ fn slurm_detach_then_status_and_verify() {
 #[test]
 #[ignore = "needs Slurm: scripts/ci-slurm-tests.sh"]
 fn slurm_rerun_resubmits_only_a_damaged_shard() {
-    require_cluster();
-    let t = tempfile::tempdir().unwrap();
-    let run = t.path().join("run");
+    let (_t, run) = cluster_run_dir();
     let o = run_slurm("chomp-boxes", &run, &[], None);
     assert!(o.status.success(), "{}", show(&o));
     let victim = result(&run).shards[3].clone();
@@ -779,28 +712,15 @@ fn slurm_transient_failures_are_survived_with_the_reference_digests() {
             "",
         ),
     ];
-    let refs: Vec<(&str, &str)> = scripts
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
-    let bin = fake_bin(&root, &refs);
+    let bin = fake_bin(&root, &scripts);
     let path = format!(
         "{}:{}",
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
     let run = t.path().join("run");
-    let o = gt()
-        .env("PATH", &path)
-        .arg("run")
-        .arg(job_file("chomp-boxes"))
-        .args([
-            "--executor",
-            "slurm",
-            "--no-progress",
-            "--slurm-retry",
-            "120",
-        ])
+    let o = boxes_on_slurm(&path)
+        .args(["--no-progress", "--slurm-retry", "120"])
         .arg("--run-dir")
         .arg(&run)
         .output()
@@ -818,12 +738,7 @@ fn slurm_transient_failures_are_survived_with_the_reference_digests() {
         "the lost answer is found: {err}"
     );
     let rec = submission(&run);
-    assert_eq!(
-        result(&run).root,
-        ResultFile::load(&repo().join("manifests/chomp-boxes.toml"))
-            .unwrap()
-            .root
-    );
+    assert_eq!(result(&run).root, reference("chomp-boxes").root);
     // Nothing submitted twice: the queue holds exactly the recorded jobs.
     let o = Command::new(real("squeue"))
         .args(["--noheader", "--states=all", "--format=%F"])

@@ -19,42 +19,49 @@ use gametables::pipeline::sources;
 use gametables::pipeline::worker::run_worker;
 use proptest::prelude::*;
 
+use crate::support::{run_job, write_job};
+
 /// Plans, runs, merges and reports the job file `text` in a temporary
 /// directory; returns one line per MISMATCH claim or check problem.
 fn problems_of(text: &str) -> Vec<String> {
     let t = tempfile::tempdir().unwrap();
-    let job = t.path().join("small.toml");
-    std::fs::write(&job, text).unwrap();
-    let jf = read_job_file(&job).unwrap_or_else(|e| panic!("{text}: {e}"));
+    let job = write_job(t.path(), "small.toml", text);
+    let jf = read_job_file(&job, &gametables::kinds::registry())
+        .unwrap_or_else(|e| panic!("{text}: {e}"));
     let plan = PlanFile::from_job_file(&jf).unwrap();
     let dir = RunDir::new(t.path().join("run"));
     write_plan(&dir, &plan, false).unwrap();
     for j in &plan.jobs {
         run_worker(
+            &gametables::kinds::registry(),
             &dir.manifest_path(&j.id),
             Some(dir.root()),
             Durability::Deferred,
         )
         .unwrap_or_else(|e| panic!("{text}: {e}"));
     }
-    let view = RunView::open(dir.root()).unwrap();
+    let view = RunView::open(dir.root(), &gametables::kinds::registry()).unwrap();
     let merged = merge::merge(&view).unwrap_or_else(|e| panic!("{text}: {e}"));
     let mut problems: Vec<String> = match merge::check_merged(&view, &merged, None) {
         Ok(_) => Vec::new(),
         Err(e) => vec![e.to_string()],
     };
-    let claims = merge::report(&view).unwrap_or_else(|e| panic!("{text}: {e}"));
+    let claims = merge::report(&view, &gametables::kinds::registry().works())
+        .unwrap_or_else(|e| panic!("{text}: {e}"));
     // Every claim cites a published work a reader can find (never an
     // internal name), and report.md lists the full reference of each.
     let report = std::fs::read_to_string(dir.root().join("report.md")).unwrap();
     for c in &claims {
-        if sources::cited([c.source.as_str()]).is_empty()
+        if sources::cited([c.source.as_str()], &gametables::kinds::registry().works()).is_empty()
             && !c.source.starts_with(sources::OWN_CHECK)
         {
             problems.push(format!("[{}] {}: cites no known work", c.source, c.claim));
         }
     }
-    for w in sources::cited(claims.iter().map(|c| c.source.as_str())) {
+    for w in sources::cited(
+        claims.iter().map(|c| c.source.as_str()),
+        &gametables::kinds::registry().works(),
+    ) {
         if !report.contains(&format!("- **{}**: {}", w.name, w.reference)) {
             problems.push(format!(
                 "report.md does not list the reference of {}",
@@ -168,9 +175,11 @@ proptest! {
 /// Whether `text` is a job file its kind accepts.
 fn read_job_file_text(text: &str) -> bool {
     let t = tempfile::tempdir().unwrap();
-    let p = t.path().join("j.toml");
-    std::fs::write(&p, text).unwrap();
-    read_job_file(&p).is_ok()
+    read_job_file(
+        &write_job(t.path(), "j.toml", text),
+        &gametables::kinds::registry(),
+    )
+    .is_ok()
 }
 
 /// Dodgem has one parameter: every board a default test run affords.
@@ -189,16 +198,12 @@ fn dodgem_small_job_files_never_mismatch() {
 fn octal_kayles_to_5_is_not_a_mismatch() {
     assert_no_problems("kind = \"octal\"\ncode = \"0.77\"\nn_max = 5\n");
     let t = tempfile::tempdir().unwrap();
-    let job = t.path().join("k5.toml");
-    std::fs::write(&job, "kind = \"octal\"\ncode = \"0.77\"\nn_max = 5\n").unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_gametables"))
-        .arg("run")
-        .arg(&job)
-        .arg("--run-dir")
-        .arg(t.path().join("run"))
-        .arg("--no-progress")
-        .output()
-        .unwrap();
+    let job = write_job(
+        t.path(),
+        "k5.toml",
+        "kind = \"octal\"\ncode = \"0.77\"\nn_max = 5\n",
+    );
+    let o = run_job(&job, &t.path().join("run"));
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(
         o.status.code(),
@@ -225,4 +230,32 @@ fn octal_kayles_to_5_is_not_a_mismatch() {
 #[test]
 fn a_box_larger_than_14x14_does_not_mismatch_the_91_pairs() {
     assert_no_problems("kind = \"chomp-boxes\"\nboxes = [[15, 15]]\n");
+}
+
+/// The short names of the works the games cite are distinct and none
+/// contains another (a claim's source names a work by containing its name).
+#[test]
+fn work_names_are_distinct_and_not_inside_each_other() {
+    let works = gametables::kinds::registry().works();
+    assert!(works.len() >= 10, "{} works", works.len());
+    for a in &works {
+        for b in &works {
+            if a.name != b.name {
+                assert!(!a.name.contains(b.name), "{} contains {}", a.name, b.name);
+            }
+        }
+    }
+}
+
+/// `## Sources` lists a source naming two works with both, in registry
+/// order, and nothing for a source that names none.
+#[test]
+fn a_source_naming_two_works_lists_both_in_order() {
+    let works = gametables::kinds::registry().works();
+    let s = sources::sources_section(["Gale 1974, as cited in the sen-ltd Chomp article"], &works);
+    let chomp = s.find("**sen-ltd Chomp article**").expect("sen-ltd listed");
+    let gale = s.find("**Gale 1974**").expect("Gale listed");
+    assert!(chomp < gale, "{s}");
+    assert!(s.contains("Amer. Math. Monthly 81 (1974)"), "{s}");
+    assert_eq!(sources::sources_section(["our own check"], &works), "");
 }

@@ -3,36 +3,15 @@
 //! is refused before anything runs, and jobs start only while their memory
 //! fits what the running ones leave of the budget.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
-use gametables::pipeline::result::ResultFile;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn gt() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gametables"));
-    c.env_remove("RUST_LOG")
-        .env_remove(gametables::pipeline::worker::DELAY_ENV);
-    c
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use crate::support::{
+    assert_plan_summary, gt, job_path, plan_cmd, reference_root, repo, root_of, run_cmd, text,
+};
 
 fn run_boxes(dir: &Path, extra: &[&str]) -> Output {
-    gt().arg("run")
-        .arg(repo().join("jobs/chomp-boxes.toml"))
-        .arg("--run-dir")
-        .arg(dir)
-        .arg("--no-progress")
+    run_cmd(&job_path("chomp-boxes"), dir)
         .args(extra)
         .output()
         .unwrap()
@@ -41,11 +20,7 @@ fn run_boxes(dir: &Path, extra: &[&str]) -> Output {
 #[test]
 fn plan_prints_every_jobs_memory_and_the_largest_job_with_the_totals() {
     let t = tempfile::tempdir().unwrap();
-    let o = gt()
-        .arg("plan")
-        .arg(repo().join("jobs/dodgem-4.toml"))
-        .arg("--run-dir")
-        .arg(t.path().join("run"))
+    let o = plan_cmd(&job_path("dodgem-4"), &t.path().join("run"))
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", text(&o));
@@ -59,17 +34,10 @@ fn plan_prints_every_jobs_memory_and_the_largest_job_with_the_totals() {
     );
     // The totals: the (3, 3) layer is the largest of 4×4 (C(16,3)·C(13,3)·2
     // = 160,160 positions), so the largest job is one of its jobs.
-    let summary = out
-        .lines()
-        .find(|l| l.contains(" job(s); largest "))
-        .unwrap_or_else(|| panic!("no summary line:\n{out}"));
-    assert!(
-        summary.starts_with("32 job(s); largest layer-3-3"),
-        "{summary}"
-    );
-    assert!(
-        summary.contains("shards ≈ ") && summary.contains("CPU ≈ "),
-        "{summary}"
+    assert_plan_summary(
+        &out,
+        "32 job(s); largest layer-3-3",
+        &["shards ≈ ", "CPU ≈ "],
     );
 }
 
@@ -150,9 +118,7 @@ fn job_intervals(dir: &Path) -> Vec<(String, String)> {
 
 #[test]
 fn jobs_start_only_while_their_memory_fits_what_the_running_ones_leave() {
-    let reference = ResultFile::load(&repo().join("manifests/chomp-boxes.toml"))
-        .unwrap()
-        .root;
+    let reference = reference_root("chomp-boxes");
     // Every box job is estimated at 37–46 MiB: with 48 MiB no two fit at once,
     // although two workers are allowed.
     let t = tempfile::tempdir().unwrap();
@@ -165,10 +131,7 @@ fn jobs_start_only_while_their_memory_fits_what_the_running_ones_leave() {
     for w in iv.windows(2) {
         assert!(w[0].1 <= w[1].0, "jobs overlapped: {w:?}");
     }
-    assert_eq!(
-        ResultFile::load(&dir.join("result.toml")).unwrap().root,
-        reference
-    );
+    assert_eq!(root_of(&dir), reference);
 
     // With room for two, two run at once somewhere in the run (14 jobs on 2
     // workers; the small boxes take milliseconds, so look for any overlap).
@@ -180,8 +143,5 @@ fn jobs_start_only_while_their_memory_fits_what_the_running_ones_leave() {
         iv.windows(2).any(|w| w[1].0 < w[0].1),
         "no two jobs ran at once with room for both: {iv:?}"
     );
-    assert_eq!(
-        ResultFile::load(&dir2.join("result.toml")).unwrap().root,
-        reference
-    );
+    assert_eq!(root_of(&dir2), reference);
 }

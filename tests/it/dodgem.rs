@@ -9,6 +9,8 @@ use gametables::games::dodgem::{
     reach_layer_by_sweeps, reach_layer_forward, reach_layer_with_threads, reflect_layer,
 };
 
+use crate::support::{gt, job_path, outcome, plan_cmd, run_cmd, run_job_ok, run_text, write_job};
+
 // ---------------------------------------------------------------------------
 // The naive solver: every position in a hash map, successors by coordinates,
 // simultaneous-update iteration to a fixpoint. No layers, no ranks, no
@@ -81,6 +83,15 @@ fn naive_successors(n: usize, p: NPos) -> Result<Vec<NPos>, Value> {
     }
 }
 
+/// The placement `blue`, `red` with Blue to move and with Red to move.
+fn either_to_move(blue: u64, red: u64) -> [NPos; 2] {
+    [true, false].map(|blue_to_move| NPos {
+        blue,
+        red,
+        blue_to_move,
+    })
+}
+
 fn naive_solve(n: usize) -> HashMap<NPos, Value> {
     let sq = n * n;
     let mut all = Vec::new();
@@ -90,13 +101,7 @@ fn naive_solve(n: usize) -> HashMap<NPos, Value> {
         }
         for red in 0u64..1 << sq {
             if red & blue == 0 && (red.count_ones() as usize) < n {
-                for blue_to_move in [true, false] {
-                    all.push(NPos {
-                        blue,
-                        red,
-                        blue_to_move,
-                    });
-                }
+                all.extend(either_to_move(blue, red));
             }
         }
     }
@@ -175,13 +180,7 @@ fn naive_solve_up_to(n: usize, max_total: usize) -> HashMap<NPos, Value> {
                 let mut reds = Vec::new();
                 combinations(&free, b, &mut reds);
                 for &red in &reds {
-                    for blue_to_move in [true, false] {
-                        all.push(NPos {
-                            blue,
-                            red,
-                            blue_to_move,
-                        });
-                    }
+                    all.extend(either_to_move(blue, red));
                 }
             }
         }
@@ -193,24 +192,36 @@ fn check_against_naive(n: usize) {
     let board = Board::new(n).unwrap();
     let tables = Tables::solve(board, 2);
     let naive = naive_solve(n);
+    let layers: Vec<(usize, usize)> = (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).collect();
+    let total = assert_layers_match_naive(&tables, &layers, &naive, &format!("{n}×{n}"));
+    assert_eq!(total, naive.len() as u64);
+}
+
+/// Every position of `layers` in `tables` has the naive solver's value;
+/// returns how many positions that is.
+fn assert_layers_match_naive(
+    tables: &Tables,
+    layers: &[(usize, usize)],
+    naive: &HashMap<NPos, Value>,
+    what: &str,
+) -> u64 {
+    let board = tables.board();
     let mut total = 0u64;
-    for a in 0..n {
-        for b in 0..n {
-            let (l, v) = tables.layer(a, b).unwrap();
-            total += l.len();
-            for i in 0..l.len() {
-                let p = l.position(i);
-                let q = NPos {
-                    blue: p.blue,
-                    red: p.red,
-                    blue_to_move: p.to_move == Side::Blue,
-                };
-                let ours = Value::from_byte(v[i as usize]).unwrap();
-                assert_eq!(ours, naive[&q], "{n}×{n} {}", board.position_text(&p));
-            }
+    for &(a, b) in layers {
+        let (l, v) = tables.layer(a, b).unwrap();
+        total += l.len();
+        for i in 0..l.len() {
+            let p = l.position(i);
+            let q = NPos {
+                blue: p.blue,
+                red: p.red,
+                blue_to_move: p.to_move == Side::Blue,
+            };
+            let ours = Value::from_byte(v[i as usize]).unwrap();
+            assert_eq!(ours, naive[&q], "{what} {}", board.position_text(&p));
         }
     }
-    assert_eq!(total, naive.len() as u64);
+    total
 }
 
 #[test]
@@ -231,23 +242,10 @@ fn six_by_six_layers_with_four_cars_in_all_agree_with_naive_solver() {
     let board = Board::new(6).unwrap();
     let tables = Tables::solve_layers(board, 2, &|a, b| a + b <= 4);
     let naive = naive_solve_up_to(6, 4);
-    let mut total = 0u64;
-    for a in 0..=4 {
-        for b in 0..=4 - a {
-            let (l, v) = tables.layer(a, b).unwrap();
-            total += l.len();
-            for i in 0..l.len() {
-                let p = l.position(i);
-                let q = NPos {
-                    blue: p.blue,
-                    red: p.red,
-                    blue_to_move: p.to_move == Side::Blue,
-                };
-                let ours = Value::from_byte(v[i as usize]).unwrap();
-                assert_eq!(ours, naive[&q], "6×6 {}", board.position_text(&p));
-            }
-        }
-    }
+    let layers: Vec<(usize, usize)> = (0..=4usize)
+        .flat_map(|a| (0..=4 - a).map(move |b| (a, b)))
+        .collect();
+    let total = assert_layers_match_naive(&tables, &layers, &naive, "6×6");
     assert_eq!(total, naive.len() as u64);
     assert_eq!(total, 2_004_386);
 }
@@ -798,7 +796,11 @@ fn six_by_six_layers_2_2_and_3_3_are_locally_consistent() {
     let small = |a: usize, b: usize| a <= 3 && b <= 3;
     let t = match std::env::var_os("GT_DODGEM6_RUN") {
         Some(dir) => {
-            let view = gametables::pipeline::RunView::open(std::path::Path::new(&dir)).unwrap();
+            let view = gametables::pipeline::RunView::open(
+                std::path::Path::new(&dir),
+                &gametables::kinds::registry(),
+            )
+            .unwrap();
             let which: Vec<(usize, usize)> =
                 (0..=3).flat_map(|a| (0..=3).map(move |b| (a, b))).collect();
             gametables::kinds::dodgem::kind::tables_from_run(&view, board, &which).unwrap()
@@ -909,17 +911,9 @@ fn desjardins_notation_is_the_diagonal_reflection() {
 // ---------------------------------------------------------------------------
 // Query command.
 
+/// `gametables query dodgem ARGS…`: (success, stdout, stderr).
 fn query(args: &[&str]) -> (bool, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gametables"))
-        .args(["query", "dodgem"])
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    finished(gt().args(["query", "dodgem"]).args(args))
 }
 
 #[test]
@@ -1021,18 +1015,7 @@ fn layer_row(t: &Tables, reach: &[Vec<Option<ReachBits>>], a: usize, b: usize) -
 fn layer_table_rows_equal_counts_of_the_solved_layers_4x4() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
-    let job = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("jobs/dodgem-4.toml");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gametables"))
-        .args(["run", "--no-progress", "--run-dir"])
-        .arg(&dir)
-        .arg(&job)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_job_ok(&job_path("dodgem-4"), &dir);
     let csv = std::fs::read_to_string(dir.join("tables/dodgem-4-layers.csv")).unwrap();
     let t = solved(4);
     let reach = reach_all(t.board());
@@ -1060,7 +1043,7 @@ fn layer_table_rows_equal_counts_of_the_solved_layers_4x4() {
 
 // ---------------------------------------------------------------------------
 // 5×5 (heavy: about a minute on 2 cores, ~300 MB):
-//   cargo test --release --test dodgem -- --ignored five
+//   cargo test --release --test it -- --ignored dodgem::five
 
 #[test]
 #[ignore]
@@ -1099,57 +1082,38 @@ fn five_by_five_published_facts() {
     assert_eq!(w.max(l), 81);
 }
 
+/// `gametables plan` of the job file `name` with text `body`, which must
+/// fail: its standard error.
+fn plan_error(name: &str, body: &str) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    let job = write_job(tmp.path(), name, body);
+    let out = plan_cmd(&job, &tmp.path().join("run")).output().unwrap();
+    assert!(!out.status.success());
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 #[test]
 fn seven_by_seven_is_refused_at_plan_time_with_the_size_of_the_board() {
     // 7×7: Σ 2·C(49, a)·C(49 − a, b) over a, b ≤ 6; largest layer (6, 6) =
     // 2·C(49, 6)·C(43, 6) = 170,503,381,976,928 positions.
-    let tmp = tempfile::tempdir().unwrap();
-    let job = tmp.path().join("dodgem-7.toml");
-    std::fs::write(&job, "kind = \"dodgem\"\nn = 7\n").unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gametables"))
-        .arg("plan")
-        .arg(&job)
-        .arg("--run-dir")
-        .arg(tmp.path().join("run"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    let err = plan_error("dodgem-7.toml", "kind = \"dodgem\"\nn = 7\n");
     assert!(err.contains("dodgem-7.toml:2:1"), "{err}");
     assert!(err.contains("n ≤ 6"), "{err}");
 }
 
 #[test]
 fn max_cars_beyond_the_cars_of_a_side_is_refused_naming_the_field() {
-    let tmp = tempfile::tempdir().unwrap();
-    let job = tmp.path().join("d.toml");
-    std::fs::write(&job, "kind = \"dodgem\"\nn = 4\nmax_cars = 4\n").unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gametables"))
-        .arg("plan")
-        .arg(&job)
-        .arg("--run-dir")
-        .arg(tmp.path().join("run"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    let err = plan_error("d.toml", "kind = \"dodgem\"\nn = 4\nmax_cars = 4\n");
     assert!(
         err.contains("d.toml:3:1") && err.contains("max_cars = 4"),
         "{err}"
     );
 }
 
-/// `gametables ARGS…`: (success, stdout, stderr).
-fn gametables(args: &[&std::ffi::OsStr]) -> (bool, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gametables"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+/// Runs a `gametables` command: (success, stdout, stderr).
+fn finished(cmd: &mut std::process::Command) -> (bool, String, String) {
+    let (code, out, err) = outcome(cmd);
+    (code == Some(0), out, err)
 }
 
 /// The estimate of job `name` in a `plan.toml`: (memory bytes, threads).
@@ -1173,14 +1137,9 @@ fn planned(plan_toml: &std::path::Path, name: &str) -> (u64, u64) {
 #[test]
 fn six_by_six_whole_board_is_planned_refused_here_and_asks_slurm_for_its_memory() {
     let tmp = tempfile::tempdir().unwrap();
-    let job = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("jobs/dodgem-6.toml");
+    let job = job_path("dodgem-6");
     let plan_dir = tmp.path().join("plan");
-    let (ok, out, err) = gametables(&[
-        "plan".as_ref(),
-        job.as_os_str(),
-        "--run-dir".as_ref(),
-        plan_dir.as_os_str(),
-    ]);
+    let (ok, out, err) = finished(&mut plan_cmd(&job, &plan_dir));
     assert!(ok, "{err}");
     // Every one of the 36 layer and 36 reach jobs on its own line with its memory.
     for a in 0..6 {
@@ -1202,29 +1161,19 @@ fn six_by_six_whole_board_is_planned_refused_here_and_asks_slurm_for_its_memory(
     assert!(out.contains("largest layer-5-5"), "{out}");
 
     let run_dir = tmp.path().join("run");
-    let (ok, _, err) = gametables(&[
-        "run".as_ref(),
-        job.as_os_str(),
-        "--run-dir".as_ref(),
-        run_dir.as_os_str(),
-        "--memory".as_ref(),
-        "16G".as_ref(),
-        "--no-progress".as_ref(),
-    ]);
+    let (ok, _, err) = finished(run_cmd(&job, &run_dir).args(["--memory", "16G"]));
     assert!(!ok);
     let gib = format!("{:.0} GiB", mem as f64 / (1u64 << 30) as f64);
     assert!(err.contains("layer-5-5") && err.contains(&gib), "{err}");
     assert!(!run_dir.join("shards").exists(), "nothing may run");
 
-    let (ok, out, err) = gametables(&[
-        "run".as_ref(),
-        job.as_os_str(),
-        "--run-dir".as_ref(),
-        tmp.path().join("slurm").as_os_str(),
-        "--executor".as_ref(),
-        "slurm".as_ref(),
-        "--dry-run".as_ref(),
-    ]);
+    let (ok, out, err) = finished(
+        gt().arg("run")
+            .arg(&job)
+            .arg("--run-dir")
+            .arg(tmp.path().join("slurm"))
+            .args(["--executor", "slurm", "--dry-run"]),
+    );
     assert!(ok, "{err}");
     let script = out
         .split("# ---- ")
@@ -1242,13 +1191,8 @@ fn six_by_six_whole_board_is_planned_refused_here_and_asks_slurm_for_its_memory(
 #[test]
 fn six_by_six_endgame_plan_fits_this_machine() {
     let tmp = tempfile::tempdir().unwrap();
-    let job = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("jobs/dodgem-6-endgame.toml");
-    let (ok, out, err) = gametables(&[
-        "plan".as_ref(),
-        job.as_os_str(),
-        "--run-dir".as_ref(),
-        tmp.path().as_os_str(),
-    ]);
+    let job = job_path("dodgem-6-endgame");
+    let (ok, out, err) = finished(&mut plan_cmd(&job, tmp.path()));
     assert!(ok, "{err}");
     assert!(out.contains("largest layer-4-4"), "{out}");
     assert!(
@@ -1278,7 +1222,11 @@ fn six_by_six_endgame_plan_fits_this_machine() {
 fn six_by_six_endgame_layers_solved_directly_equal_the_mirror_images() {
     use gametables::games::dodgem::{solve_layer_both_classes, solve_layer_classes};
     let dir = std::env::var_os("GT_DODGEM6_RUN").expect("GT_DODGEM6_RUN");
-    let view = gametables::pipeline::RunView::open(std::path::Path::new(&dir)).unwrap();
+    let view = gametables::pipeline::RunView::open(
+        std::path::Path::new(&dir),
+        &gametables::kinds::registry(),
+    )
+    .unwrap();
     let board = Board::new(6).unwrap();
     let load = |a: usize, b: usize| -> Vec<u8> {
         let t = gametables::kinds::dodgem::kind::tables_from_run(&view, board, &[(a, b)]).unwrap();
@@ -1343,30 +1291,19 @@ fn six_by_six_endgame_layers_solved_directly_equal_the_mirror_images() {
 #[test]
 fn query_six_by_six_answers_solved_layers_and_names_the_layer_others_need() {
     let tmp = tempfile::tempdir().unwrap();
-    let job = tmp.path().join("dodgem-6-small.toml");
-    std::fs::write(&job, "kind = \"dodgem\"\nn = 6\nmax_cars = 2\n").unwrap();
-    let dir = tmp.path().join("run");
-    let (ok, _, err) = gametables(&[
-        "run".as_ref(),
-        job.as_os_str(),
-        "--run-dir".as_ref(),
-        dir.as_os_str(),
-        "--no-progress".as_ref(),
-    ]);
-    assert!(ok, "{err}");
+    let job = "kind = \"dodgem\"\nn = 6\nmax_cars = 2\n";
+    let dir = run_text(tmp.path(), "dodgem-6-small", job);
     let board = Board::new(6).unwrap();
     let t = Tables::solve_layers(board, 1, &|a, b| a <= 2 && b <= 2);
     let text = "blue:a2,c3 red:b1,e2 to-move:red";
     let p = board.parse_position(text).unwrap();
-    let (ok, out, err) = query(&[
-        "--n",
-        "6",
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--position",
-        text,
-        "--json",
-    ]);
+    // `query dodgem --n 6 --run-dir DIR --position POSITION EXTRA…`.
+    let query6 = |position: &str, extra: &[&str]| {
+        let d = dir.to_str().unwrap();
+        let args = ["--n", "6", "--run-dir", d, "--position", position];
+        query(&[&args[..], extra].concat())
+    };
+    let (ok, out, err) = query6(text, &["--json"]);
     assert!(ok, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let want = value(&t, &p);
@@ -1375,14 +1312,7 @@ fn query_six_by_six_answers_solved_layers_and_names_the_layer_others_need() {
         (Some(want.word()), want.depth().map(u64::from))
     );
     assert_eq!(v["moves"].as_array().unwrap().len(), board.moves(&p).len());
-    let (ok, _, err) = query(&[
-        "--n",
-        "6",
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--position",
-        "blue:a2,c3,d4 red:b1 to-move:blue",
-    ]);
+    let (ok, _, err) = query6("blue:a2,c3,d4 red:b1 to-move:blue", &[]);
     assert!(!ok);
     assert!(
         err.contains("layer (3, 1)") && err.contains("at most 2 cars a side"),

@@ -4,10 +4,11 @@
 //! repository ("seed 000", "BRIEF.md", paths of the development machine).
 //! The README's list of published sources is the one `report.md` uses.
 
-use std::path::Path;
-use std::process::Command;
+fn works() -> Vec<gametables::pipeline::sources::Work> {
+    gametables::kinds::registry().works()
+}
 
-use gametables::pipeline::sources::WORKS;
+use crate::support::{gt, repo};
 
 /// Internal names that must not reach a user.
 const INTERNAL: &[&str] = &[
@@ -19,10 +20,6 @@ const INTERNAL: &[&str] = &[
     "the brief",
     "/work/",
 ];
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn internal_names_in(what: &str, text: &str) -> Vec<String> {
     text.lines()
@@ -40,9 +37,9 @@ fn internal_names_in(what: &str, text: &str) -> Vec<String> {
 fn readme_and_job_files_cite_no_internal_names() {
     let mut found = internal_names_in(
         "README.md",
-        &std::fs::read_to_string(root().join("README.md")).unwrap(),
+        &std::fs::read_to_string(repo().join("README.md")).unwrap(),
     );
-    let mut jobs: Vec<_> = std::fs::read_dir(root().join("jobs"))
+    let mut jobs: Vec<_> = std::fs::read_dir(repo().join("jobs"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
@@ -58,11 +55,7 @@ fn readme_and_job_files_cite_no_internal_names() {
 
 /// `gametables ARGS… --help`.
 fn help(args: &[&str]) -> String {
-    let o = Command::new(env!("CARGO_BIN_EXE_gametables"))
-        .args(args)
-        .arg("--help")
-        .output()
-        .unwrap();
+    let o = gt().args(args).arg("--help").output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{args:?}");
     String::from_utf8(o.stdout).unwrap()
 }
@@ -104,19 +97,19 @@ fn every_help_text_cites_no_internal_names() {
 
 #[test]
 fn readme_lists_every_published_source_as_report_md_does() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
     let section = readme
         .split("## Published sources")
         .nth(1)
         .expect("README has a Published sources section");
     let section = section.split("\n## ").next().unwrap();
-    for w in WORKS {
+    for w in works() {
         let line = format!("- **{}**: {}", w.name, w.reference);
         assert!(section.contains(&line), "README lacks\n{line}");
     }
     assert_eq!(
         section.lines().filter(|l| l.starts_with("- **")).count(),
-        WORKS.len(),
+        works().len(),
         "one line per work, no other"
     );
 }

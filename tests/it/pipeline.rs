@@ -3,168 +3,68 @@
 //! malformed inputs, locking and queries.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant, SystemTime};
+use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant};
 
+use gametables::kinds::chomp::boxes::BoxMeta;
+use gametables::pipeline::codec;
+use gametables::pipeline::plan::PlanFile;
 use gametables::pipeline::result::ResultFile;
 use gametables::pipeline::rundir::RunDir;
+use gametables::pipeline::shard;
+use gametables::pipeline::state::{JobState, job_state, written_state};
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::support::{
+    alive, children_of, exits, first_file, gt, job_path, ok, plan_cmd, repo, root_of, run_cmd,
+    run_job, run_job_ok, run_ok, run_text, shard_times, sigkill, text, wait_until, write_job,
+};
 
 fn boxes_job() -> PathBuf {
-    repo().join("jobs/chomp-boxes.toml")
+    job_path("chomp-boxes")
 }
 
 fn reference_root() -> String {
-    ResultFile::load(&repo().join("manifests/chomp-boxes.toml"))
-        .unwrap()
-        .root
-}
-
-fn gt() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gametables"));
-    c.env_remove("RUST_LOG")
-        .env_remove(gametables::pipeline::worker::DELAY_ENV);
-    c
-}
-
-fn run_ok(args: &[&str]) -> Output {
-    let out = gt().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "gametables {args:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-/// `gametables run JOB --run-dir DIR --no-progress`, whatever its exit status.
-fn run_job(job: &Path, dir: &Path) -> Output {
-    let (j, d) = (job.to_str().unwrap(), dir.to_str().unwrap());
-    gt().args(["run", j, "--run-dir", d, "--no-progress"])
-        .output()
-        .unwrap()
+    crate::support::reference_root("chomp-boxes")
 }
 
 /// Plans a one-box `chomp-boxes` job in `root/run` and returns the run
 /// directory and the path of the job's only manifest.
 fn plan_one_box(root: &Path, rows: u32, cols: u32) -> (PathBuf, PathBuf) {
     let dir = root.join("run");
-    let job = root.join("small.toml");
-    std::fs::write(
-        &job,
-        format!("kind = \"chomp-boxes\"\nboxes = [[{rows}, {cols}]]\n"),
-    )
-    .unwrap();
-    run_ok(&[
-        "plan",
-        job.to_str().unwrap(),
-        "--run-dir",
-        dir.to_str().unwrap(),
-    ]);
-    let m = std::fs::read_dir(dir.join("manifests"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+    let job = write_job(
+        root,
+        "small.toml",
+        &format!("kind = \"chomp-boxes\"\nboxes = [[{rows}, {cols}]]\n"),
+    );
+    ok(&mut plan_cmd(&job, &dir));
+    let m = first_file(&dir.join("manifests"));
     (dir, m)
 }
 
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+/// A job of two small boxes.
+const TWO_BOXES: &str = "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n";
+
+/// Writes the job file `root/small.toml`: (the run directory `root/run`, the job file).
+fn small_job(root: &Path, body: &str) -> (PathBuf, PathBuf) {
+    (root.join("run"), write_job(root, "small.toml", body))
 }
 
+/// `run jobs/chomp-boxes.toml` into `dir` with `extra` arguments, which must exit 0.
 fn run_boxes(dir: &Path, extra: &[&str]) -> Output {
-    let d = dir.to_str().unwrap();
-    let j = boxes_job();
-    let mut args = vec!["run", j.to_str().unwrap(), "--run-dir", d, "--no-progress"];
-    args.extend_from_slice(extra);
-    run_ok(&args)
-}
-
-fn root_of(dir: &Path) -> String {
-    ResultFile::load(&dir.join("result.toml")).unwrap().root
-}
-
-/// Shard files and their modification times.
-fn shard_times(dir: &Path) -> Vec<(PathBuf, SystemTime)> {
-    let mut v: Vec<_> = std::fs::read_dir(dir.join("shards"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "shard"))
-        .map(|p| {
-            let t = std::fs::metadata(&p).unwrap().modified().unwrap();
-            (p, t)
-        })
-        .collect();
-    v.sort();
-    v
-}
-
-fn children_of(pid: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(p) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) {
-            // Field 4 (after the parenthesised command) is the parent pid.
-            if let Some(rest) = stat.rsplit_once(')').map(|x| x.1) {
-                let f: Vec<&str> = rest.split_whitespace().collect();
-                if f.get(1).and_then(|s| s.parse::<u32>().ok()) == Some(pid) {
-                    out.push(p);
-                }
-            }
-        }
-    }
-    out
-}
-
-fn sigkill(pid: u32) {
-    let ok = Command::new("kill")
-        .args(["-9", &pid.to_string()])
-        .status()
-        .unwrap();
-    assert!(ok.success());
-}
-
-fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
-    let t0 = Instant::now();
-    while !f() {
-        assert!(
-            t0.elapsed() < Duration::from_secs(60),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    ok(run_cmd(&boxes_job(), dir).args(extra))
 }
 
 fn spawn_slow_run(dir: &Path, delay_ms: u32) -> Child {
-    gt().args([
-        "run",
-        boxes_job().to_str().unwrap(),
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--no-progress",
-        "--workers",
-        "2",
-    ])
-    .env(
-        gametables::pipeline::worker::DELAY_ENV,
-        delay_ms.to_string(),
-    )
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap()
+    run_cmd(&boxes_job(), dir)
+        .args(["--workers", "2"])
+        .env(
+            gametables::pipeline::worker::DELAY_ENV,
+            delay_ms.to_string(),
+        )
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
 }
 
 /// Acceptance 5 and 6 (foundation issue): two runs, `--workers 1` and
@@ -227,12 +127,7 @@ fn damaged_truncated_and_deleted_shards_are_detected_and_recomputed() {
     let job = |name: &str| plan.job(name).unwrap().id.clone();
     let shard = |name: &str| dir.join(format!("shards/{}.shard", job(name)));
     let verify = |expect: &str, file: &Path| {
-        let out = gt()
-            .args(["verify", dir.to_str().unwrap()])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(3), "{}", text(&out));
-        let s = text(&out);
+        let s = exits(gt().arg("verify").arg(&dir), 3);
         assert!(s.contains(expect), "{s}");
         assert!(
             s.contains(file.file_name().unwrap().to_str().unwrap()),
@@ -291,6 +186,20 @@ fn damaged_truncated_and_deleted_shards_are_detected_and_recomputed() {
     assert_eq!(changed, 3);
 }
 
+/// Runs the boxes again into `dir`: the shards `before` are skipped and
+/// untouched, and the root is the reference's.
+fn rerun_skips_the_finished_shards(dir: &Path, before: &[(PathBuf, std::time::SystemTime)]) {
+    let again = run_boxes(dir, &[]);
+    let s = text(&again);
+    assert!(s.contains(&format!("{} skipped", before.len())), "{s}");
+    assert_eq!(root_of(dir), reference_root());
+    let after = shard_times(dir);
+    assert!(
+        before.iter().all(|x| after.contains(x)),
+        "finished shards untouched"
+    );
+}
+
 /// Acceptance 7: SIGKILL one worker mid-run; the run fails naming the job and
 /// its log; the rerun completes without recomputing finished jobs.
 #[test]
@@ -300,11 +209,11 @@ fn killed_worker_then_rerun_completes_without_recomputing() {
     let child = spawn_slow_run(&dir, 1500);
     let pid = child.id();
     // Wait for the first shard, then kill a running worker.
-    wait_until("a first shard", || {
+    wait_until("a first shard", 60, || {
         dir.join("shards").is_dir() && !shard_times(&dir).is_empty()
     });
     let mut victim = None;
-    wait_until("a running worker", || {
+    wait_until("a running worker", 60, || {
         victim = children_of(pid).first().copied();
         victim.is_some()
     });
@@ -317,15 +226,7 @@ fn killed_worker_then_rerun_completes_without_recomputing() {
     let before = shard_times(&dir);
     assert!(!before.is_empty() && before.len() < 14, "{}", before.len());
 
-    let again = run_boxes(&dir, &[]);
-    let s = text(&again);
-    assert!(s.contains(&format!("{} skipped", before.len())), "{s}");
-    assert_eq!(root_of(&dir), reference_root());
-    let after = shard_times(&dir);
-    assert!(
-        before.iter().all(|x| after.contains(x)),
-        "finished shards untouched"
-    );
+    rerun_skips_the_finished_shards(&dir, &before);
 }
 
 /// Acceptance 7: SIGKILL the coordinator mid-run; the rerun completes, does
@@ -336,7 +237,7 @@ fn killed_coordinator_then_rerun_completes_without_recomputing() {
     let dir = t.path().join("run");
     // Each worker sleeps 5 s after solving, before writing its shard.
     let mut child = spawn_slow_run(&dir, 5000);
-    wait_until("two shards", || {
+    wait_until("two shards", 60, || {
         dir.join("shards").is_dir() && shard_times(&dir).len() >= 2
     });
     let orphans = children_of(child.id());
@@ -346,10 +247,8 @@ fn killed_coordinator_then_rerun_completes_without_recomputing() {
     child.wait().unwrap();
     // Workers die with their coordinator (PR_SET_PDEATHSIG), well before
     // their 5 s sleep ends; a kernel without it would let them finish.
-    wait_until("orphaned workers to exit", || {
-        orphans
-            .iter()
-            .all(|p| !Path::new(&format!("/proc/{p}")).exists())
+    wait_until("orphaned workers to exit", 60, || {
+        orphans.iter().all(|&p| !alive(p))
     });
     assert!(
         killed.elapsed() < Duration::from_millis(3000),
@@ -358,15 +257,7 @@ fn killed_coordinator_then_rerun_completes_without_recomputing() {
     );
     let before = shard_times(&dir);
     assert!(before.len() < 14);
-    let again = run_boxes(&dir, &[]);
-    let s = text(&again);
-    assert!(s.contains(&format!("{} skipped", before.len())), "{s}");
-    assert_eq!(root_of(&dir), reference_root());
-    let after = shard_times(&dir);
-    assert!(
-        before.iter().all(|x| after.contains(x)),
-        "finished shards untouched"
-    );
+    rerun_skips_the_finished_shards(&dir, &before);
 }
 
 /// Acceptance 7: a malformed job file gets a one-line error with file, line
@@ -402,9 +293,7 @@ fn malformed_job_files_get_one_line_errors_with_line_and_field() {
     for (i, (body, loc, field)) in cases.iter().enumerate() {
         let p = t.path().join(format!("bad{i}.toml"));
         std::fs::write(&p, body).unwrap();
-        let out = gt()
-            .args(["plan", p.to_str().unwrap(), "--run-dir"])
-            .arg(t.path().join(format!("r{i}")))
+        let out = plan_cmd(&p, &t.path().join(format!("r{i}")))
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(1), "case {i}");
@@ -460,12 +349,10 @@ fn second_coordinator_on_same_run_dir_is_refused() {
     let dir = t.path().join("run");
     let _held = RunDir::new(&dir).lock().unwrap();
     let out = gt()
-        .args([
-            "run",
-            boxes_job().to_str().unwrap(),
-            "--run-dir",
-            dir.to_str().unwrap(),
-        ])
+        .arg("run")
+        .arg(boxes_job())
+        .arg("--run-dir")
+        .arg(&dir)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -487,60 +374,39 @@ fn query_chomp_in_memory_json_and_from_run_dir() {
     assert_eq!(v["winning_moves"], serde_json::json!([]));
 
     let t = tempfile::tempdir().unwrap();
-    let dir = t.path().join("run");
-    let job = t.path().join("small.toml");
-    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[6, 13], [9, 10]]\n").unwrap();
-    run_ok(&[
-        "run",
-        job.to_str().unwrap(),
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--no-progress",
-    ]);
-    let out = run_ok(&[
-        "query",
-        "chomp",
-        "9x10",
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--json",
-    ]);
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let body = "kind = \"chomp-boxes\"\nboxes = [[6, 13], [9, 10]]\n";
+    let (dir, job) = (
+        run_text(t.path(), "small", body),
+        t.path().join("small.toml"),
+    );
+    // `query chomp RECT --run-dir DIR --json`, which must exit 0.
+    let from_run = |rect: &str| -> serde_json::Value {
+        let out = ok(gt()
+            .args(["query", "chomp", rect, "--json", "--run-dir"])
+            .arg(&dir));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let v = from_run("9x10");
     assert_eq!(v["winning_moves"], serde_json::json!([[6, 7], [8, 4]]));
     assert!(v["source"].as_str().unwrap().contains("box-9x10"));
     let out = gt()
-        .args([
-            "query",
-            "chomp",
-            "12x12",
-            "--run-dir",
-            dir.to_str().unwrap(),
-        ])
+        .args(["query", "chomp", "12x12", "--run-dir"])
+        .arg(&dir)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no box") && err.contains("12x12"), "{err}");
     // A rectangle covered only in its transpose is answered from the transposed box.
-    let out = run_ok(&[
-        "query",
-        "chomp",
-        "10x9",
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--json",
-    ]);
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = from_run("10x9");
     assert_eq!(v["winning_moves"], serde_json::json!([[4, 8], [7, 6]]));
     assert!(v["source"].as_str().unwrap().contains("transposed"));
     // A changed job file is refused on the same run directory without --force.
     std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[6, 13]]\n").unwrap();
     let out = gt()
-        .args([
-            "run",
-            job.to_str().unwrap(),
-            "--run-dir",
-            dir.to_str().unwrap(),
-        ])
+        .arg("run")
+        .arg(&job)
+        .arg("--run-dir")
+        .arg(&dir)
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("holds a different plan"));
@@ -561,9 +427,7 @@ fn regressions_huge_inputs_wrong_lengths_pipes_and_usage() {
     {
         let p = t.path().join(format!("huge{i}.toml"));
         std::fs::write(&p, format!("kind = \"chomp-boxes\"\n{body}\n")).unwrap();
-        let out = gt()
-            .args(["plan", p.to_str().unwrap(), "--run-dir"])
-            .arg(t.path().join(format!("h{i}")))
+        let out = plan_cmd(&p, &t.path().join(format!("h{i}")))
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(1), "{body}");
@@ -571,13 +435,12 @@ fn regressions_huge_inputs_wrong_lengths_pipes_and_usage() {
         assert!(err.contains(&format!("huge{i}.toml:2:1:")), "{err}");
     }
     // Regression: chomp-grundy shares the box-list check (a 3-number entry was truncated).
-    let p = t.path().join("grundy3.toml");
-    std::fs::write(&p, "kind = \"chomp-grundy\"\nboxes = [[2, 2, 2]]\n").unwrap();
-    let out = gt()
-        .args(["plan", p.to_str().unwrap(), "--run-dir"])
-        .arg(t.path().join("g3"))
-        .output()
-        .unwrap();
+    let p = write_job(
+        t.path(),
+        "grundy3.toml",
+        "kind = \"chomp-grundy\"\nboxes = [[2, 2, 2]]\n",
+    );
+    let out = plan_cmd(&p, &t.path().join("g3")).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("grundy3.toml:2:1:"));
     // Huge queries are refused before allocating, as bad arguments (exit 2,
@@ -629,26 +492,10 @@ fn regressions_huge_inputs_wrong_lengths_pipes_and_usage() {
 /// reported, not a panic.
 #[test]
 fn shard_with_foreign_meta_is_reported_not_a_panic() {
-    use gametables::kinds::chomp::boxes::BoxMeta;
-    use gametables::pipeline::codec;
-    use gametables::pipeline::shard;
     let t = tempfile::tempdir().unwrap();
-    let dir = t.path().join("run");
-    let job = t.path().join("small.toml");
-    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4]]\n").unwrap();
-    run_ok(&[
-        "run",
-        job.to_str().unwrap(),
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--no-progress",
-    ]);
-    let p = std::fs::read_dir(dir.join("shards"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+    let (dir, job) = small_job(t.path(), "kind = \"chomp-boxes\"\nboxes = [[3, 4]]\n");
+    run_job_ok(&job, &dir);
+    let p = first_file(&dir.join("shards"));
     let s = shard::decode(&std::fs::read(&p).unwrap()).unwrap();
     let mut sections = s.sections.clone();
     let meta: BoxMeta = codec::decode(&sections[0].bytes).unwrap();
@@ -674,13 +521,7 @@ fn shard_with_foreign_meta_is_reported_not_a_panic() {
         "{}",
         text(&st)
     );
-    let again = run_ok(&[
-        "run",
-        job.to_str().unwrap(),
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--no-progress",
-    ]);
+    let again = run_job_ok(&job, &dir);
     assert!(
         text(&again).contains("1 recomputed (damaged)"),
         "{}",
@@ -705,12 +546,7 @@ fn deferred_and_synced_shards_are_identical() {
         args.extend(extra);
         let out = gt().args(&args).output().unwrap();
         assert!(out.status.success(), "{}", text(&out));
-        let p = std::fs::read_dir(dir.join("shards"))
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path();
+        let p = first_file(&dir.join("shards"));
         let mode = std::fs::metadata(&p).unwrap().permissions().mode();
         assert_ne!(mode & 0o044, 0, "{extra:?}: mode {mode:o}");
         bytes.push((mode, std::fs::read(&p).unwrap()));
@@ -734,12 +570,8 @@ fn with_bad_body(bytes: &[u8]) -> Vec<u8> {
 /// file, `status` calls the shard damaged and `run` recomputes it.
 #[test]
 fn cheap_check_after_a_job_and_full_decode_in_merge() {
-    use gametables::pipeline::plan::PlanFile;
-    use gametables::pipeline::state::{JobState, job_state, written_state};
     let t = tempfile::tempdir().unwrap();
-    let dir = t.path().join("run");
-    let job = t.path().join("small.toml");
-    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n").unwrap();
+    let (dir, job) = small_job(t.path(), TWO_BOXES);
     let run = || run_job(&job, &dir);
     assert!(run().status.success());
     let root = root_of(&dir);
@@ -753,12 +585,7 @@ fn cheap_check_after_a_job_and_full_decode_in_merge() {
         s => panic!("{s:?}"),
     };
     let merge_fails = |why: &str| {
-        let out = gt()
-            .args(["merge", dir.to_str().unwrap()])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-        let s = text(&out);
+        let s = exits(gt().arg("merge").arg(&dir), 1);
         assert!(s.contains("box-4x5") && s.contains(&b.id), "{s}");
         assert!(s.contains(why), "{s}");
     };
@@ -779,7 +606,11 @@ fn cheap_check_after_a_job_and_full_decode_in_merge() {
     std::fs::write(&pb, with_bad_body(&good)).unwrap();
     assert_eq!(written_state(&rd, &plan.kind, b), JobState::Done);
     assert!(matches!(
-        job_state(&rd, &plan.kind, b),
+        job_state(
+            &rd,
+            gametables::kinds::registry().kind(&plan.kind).unwrap(),
+            b
+        ),
         JobState::Damaged(_)
     ));
     merge_fails("zstd");
@@ -812,12 +643,10 @@ fn cheap_check_after_a_job_and_full_decode_in_merge() {
         "{}",
         text(&st)
     );
-    let again = run();
-    assert!(again.status.success(), "{}", text(&again));
+    let s = exits(&mut run_cmd(&job, &dir), 0);
     assert!(
-        text(&again).contains("1 computed, 1 skipped, 1 recomputed (damaged)"),
-        "{}",
-        text(&again)
+        s.contains("1 computed, 1 skipped, 1 recomputed (damaged)"),
+        "{s}"
     );
     assert_eq!(std::fs::read(&pb).unwrap(), good);
     assert_eq!(root_of(&dir), root);
@@ -833,17 +662,11 @@ fn run_against_an_edited_reference_exits_3() {
     let (jobs, manifests) = (t.path().join("jobs"), t.path().join("manifests"));
     std::fs::create_dir_all(&jobs).unwrap();
     std::fs::create_dir_all(&manifests).unwrap();
-    let job = jobs.join("small.toml");
-    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n").unwrap();
+    let job = write_job(&jobs, "small.toml", TWO_BOXES);
     let dir = t.path().join("run");
     let run = || run_job(&job, &dir);
-    let first = run();
-    assert!(first.status.success(), "{}", text(&first));
-    assert!(
-        text(&first).contains("no reference manifest"),
-        "{}",
-        text(&first)
-    );
+    let s = exits(&mut run_cmd(&job, &dir), 0);
+    assert!(s.contains("no reference manifest"), "{s}");
     let result = ResultFile::load(&dir.join("result.toml")).unwrap();
     let write_ref = |r: &ResultFile| {
         std::fs::write(manifests.join("small.toml"), toml::to_string(r).unwrap()).unwrap()
@@ -859,22 +682,23 @@ fn run_against_an_edited_reference_exits_3() {
         r.root = gametables::pipeline::digest::sha256_hex(s.as_bytes());
         r
     };
+    // `run` against the reference `r`, which must exit `code`: its output.
+    let run_against = |r: &ResultFile, code: i32| -> String {
+        write_ref(r);
+        let out = run();
+        assert_eq!(out.status.code(), Some(code), "{}", text(&out));
+        text(&out)
+    };
+    let table_edited = || {
+        let mut r = result.clone();
+        r.tables[0].sha256 = "0".repeat(64);
+        r
+    };
     // The true result as reference: match.
-    write_ref(&result);
-    let ok = run();
-    assert!(ok.status.success(), "{}", text(&ok));
-    assert!(
-        text(&ok).contains("digests match the reference"),
-        "{}",
-        text(&ok)
-    );
+    let s = run_against(&result, 0);
+    assert!(s.contains("digests match the reference"), "{s}");
     // A table digest edited.
-    let mut r = result.clone();
-    r.tables[0].sha256 = "0".repeat(64);
-    write_ref(&reroot(r));
-    let out = run();
-    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
-    let s = text(&out);
+    let s = run_against(&reroot(table_edited()), 3);
     assert!(
         s.contains(&format!("table tables/{}", result.tables[0].name)),
         "{s}"
@@ -884,21 +708,11 @@ fn run_against_an_edited_reference_exits_3() {
     // A shard digest edited.
     let mut r = result.clone();
     r.shards[1].sha256 = "f".repeat(64);
-    write_ref(&reroot(r));
-    let out = run();
-    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
-    assert!(
-        text(&out).contains("shard of job box-4x5"),
-        "{}",
-        text(&out)
-    );
+    let s = run_against(&reroot(r), 3);
+    assert!(s.contains("shard of job box-4x5"), "{s}");
     // Edited without recomputing the root: refused as unusable.
-    let mut r = result.clone();
-    r.tables[0].sha256 = "0".repeat(64);
-    write_ref(&r);
-    let out = run();
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("unusable"), "{}", text(&out));
+    let s = run_against(&table_edited(), 1);
+    assert!(s.contains("unusable"), "{s}");
 }
 
 /// A run directory written by an older gametables (shard format 1) is named
@@ -907,12 +721,8 @@ fn run_against_an_edited_reference_exits_3() {
 /// root digest.
 #[test]
 fn an_old_format_run_directory_is_named_old_and_recomputed() {
-    use gametables::pipeline::plan::PlanFile;
-    use gametables::pipeline::state::{JobState, job_state};
     let t = tempfile::tempdir().unwrap();
-    let dir = t.path().join("run");
-    let job = t.path().join("small.toml");
-    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n").unwrap();
+    let (dir, job) = small_job(t.path(), TWO_BOXES);
     assert!(run_job(&job, &dir).status.success());
     let root = root_of(&dir);
     let rd = RunDir::new(&dir);
@@ -929,7 +739,11 @@ fn an_old_format_run_directory_is_named_old_and_recomputed() {
         b[n..].copy_from_slice(&d);
         std::fs::write(&p, &b).unwrap();
     }
-    match job_state(&rd, &plan.kind, a) {
+    match job_state(
+        &rd,
+        gametables::kinds::registry().kind(&plan.kind).unwrap(),
+        a,
+    ) {
         JobState::Old(m) => assert!(m.contains("old shard format 1"), "{m}"),
         s => panic!("{s:?}"),
     }
@@ -966,5 +780,12 @@ fn an_old_format_run_directory_is_named_old_and_recomputed() {
     assert!(out.status.success(), "{s}");
     assert!(s.contains("2 recomputed (old shard format)"), "{s}");
     assert_eq!(root_of(&dir), root);
-    assert_eq!(job_state(&rd, &plan.kind, a), JobState::Done);
+    assert_eq!(
+        job_state(
+            &rd,
+            gametables::kinds::registry().kind(&plan.kind).unwrap(),
+            a
+        ),
+        JobState::Done
+    );
 }

@@ -4,60 +4,37 @@
 //! errors exit 2 everywhere.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
-fn gt() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gametables"));
-    c.env_remove("RUST_LOG")
-        .env_remove(gametables::pipeline::worker::DELAY_ENV)
-        .stdin(Stdio::null());
-    c
-}
+use crate::support::{gt, run_job, shard_path, show, write_job};
 
-fn show(o: &Output) -> String {
-    format!(
-        "status {}\n--- stdout\n{}--- stderr\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn json_of(o: &Output) -> serde_json::Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", show(o)))
+/// `gametables COMMAND DIR --json`, which must exit `code` (any if `None`):
+/// what it prints, parsed.
+fn json_of(command: &str, dir: &Path, code: Option<i32>) -> serde_json::Value {
+    let o = gt().arg(command).arg(dir).arg("--json").output().unwrap();
+    if let Some(c) = code {
+        assert_eq!(o.status.code(), Some(c), "{}", show(&o));
+    }
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", show(&o)))
 }
 
 /// A finished two-box chomp-boxes run in `root/run`.
 fn small_run(root: &Path) -> PathBuf {
-    let job = root.join("small.toml");
-    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n").unwrap();
+    let job = write_job(
+        root,
+        "small.toml",
+        "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n",
+    );
     let dir = root.join("run");
-    let o = gt()
-        .arg("run")
-        .arg(&job)
-        .arg("--run-dir")
-        .arg(&dir)
-        .arg("--no-progress")
-        .output()
-        .unwrap();
+    let o = run_job(&job, &dir);
     assert!(o.status.success(), "{}", show(&o));
     dir
-}
-
-fn shard_of(dir: &Path, job: &str) -> PathBuf {
-    let plan =
-        gametables::pipeline::plan::PlanFile::load(&gametables::pipeline::rundir::RunDir::new(dir))
-            .unwrap();
-    dir.join(format!("shards/{}.shard", plan.job(job).unwrap().id))
 }
 
 #[test]
 fn status_json_has_a_summary_and_never_says_merged_over_missing_shards() {
     let t = tempfile::tempdir().unwrap();
     let dir = small_run(t.path());
-    let o = gt().arg("status").arg(&dir).arg("--json").output().unwrap();
-    assert!(o.status.success(), "{}", show(&o));
-    let v = json_of(&o);
+    let v = json_of("status", &dir, Some(0));
     let s = &v["summary"];
     assert_eq!(s["jobs"], 2);
     assert_eq!(s["done"], 2);
@@ -67,9 +44,8 @@ fn status_json_has_a_summary_and_never_says_merged_over_missing_shards() {
     assert_eq!(v["jobs"][0]["state"], "done");
 
     // Deleted after the merge: "deleted", not "pending", and not merged.
-    std::fs::remove_file(shard_of(&dir, "box-3x4")).unwrap();
-    let o = gt().arg("status").arg(&dir).arg("--json").output().unwrap();
-    let v = json_of(&o);
+    std::fs::remove_file(shard_path(&dir, "box-3x4")).unwrap();
+    let v = json_of("status", &dir, None);
     let s = &v["summary"];
     assert_eq!(
         (s["done"].clone(), s["deleted"].clone()),
@@ -85,16 +61,9 @@ fn status_json_has_a_summary_and_never_says_merged_over_missing_shards() {
     assert!(text.contains("1 deleted"), "{text}");
 
     // Damaged: not merged either.
-    let o = gt()
-        .arg("run")
-        .arg(t.path().join("small.toml"))
-        .arg("--run-dir")
-        .arg(&dir)
-        .arg("--no-progress")
-        .output()
-        .unwrap();
+    let o = run_job(&t.path().join("small.toml"), &dir);
     assert!(o.status.success(), "{}", show(&o));
-    let p = shard_of(&dir, "box-4x5");
+    let p = shard_path(&dir, "box-4x5");
     let mut b = std::fs::read(&p).unwrap();
     let k = b.len() / 2;
     b[k] ^= 0x40;
@@ -109,17 +78,13 @@ fn status_json_has_a_summary_and_never_says_merged_over_missing_shards() {
 fn verify_and_report_json() {
     let t = tempfile::tempdir().unwrap();
     let dir = small_run(t.path());
-    let o = gt().arg("verify").arg(&dir).arg("--json").output().unwrap();
-    assert!(o.status.success(), "{}", show(&o));
-    let v = json_of(&o);
+    let v = json_of("verify", &dir, Some(0));
     assert_eq!(v["ok"], true);
     assert_eq!(v["shards"], 2);
     assert!(v["tables"].as_u64().is_some_and(|n| n >= 3), "{v}");
     assert_eq!(v["problems"].as_array().map(Vec::len), Some(0));
 
-    let o = gt().arg("report").arg(&dir).arg("--json").output().unwrap();
-    assert!(o.status.success(), "{}", show(&o));
-    let v = json_of(&o);
+    let v = json_of("report", &dir, Some(0));
     let s = &v["summary"];
     let claims = v["claims"].as_array().unwrap();
     assert_eq!(s["claims"].as_u64(), Some(claims.len() as u64));
@@ -132,9 +97,7 @@ fn verify_and_report_json() {
 
     // A mismatch: exit 3 and the problem listed, still JSON.
     std::fs::write(dir.join("tables/boxes.csv"), "edited\n").unwrap();
-    let o = gt().arg("verify").arg(&dir).arg("--json").output().unwrap();
-    assert_eq!(o.status.code(), Some(3), "{}", show(&o));
-    let v = json_of(&o);
+    let v = json_of("verify", &dir, Some(3));
     assert_eq!(v["ok"], false);
     let problems = v["problems"].as_array().unwrap();
     assert!(

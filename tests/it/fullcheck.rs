@@ -6,49 +6,27 @@
 //! shards are well-formed and the merge accepts them.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use gametables::games::dodgem::{Board, Layer};
 use gametables::pipeline::RunView;
 use gametables::pipeline::shard::{self, Shard};
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::support::{gt, job_path, run_job, text, write_job};
 
-fn gt() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gametables"));
-    c.env_remove("RUST_LOG")
-        .env_remove(gametables::pipeline::worker::DELAY_ENV);
-    c
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-/// Runs a job file (given as text) into `root/run` and returns the run
-/// directory after checking that `verify --full` passes on it.
-fn run_passing(root: &Path, job_text: &str) -> PathBuf {
-    run_passing_claims(root, job_text, true)
+/// Runs a job file (given as text) into `run` in a new temporary directory
+/// and returns both after checking that `verify --full` passes on it.
+fn run_passing(job_text: &str) -> (tempfile::TempDir, PathBuf) {
+    run_passing_claims(job_text, true)
 }
 
 /// [`run_passing`]; with `claims_ok` false the run may exit 3 for claims
 /// that a small job file cannot reach (its report, not its values).
-fn run_passing_claims(root: &Path, job_text: &str, claims_ok: bool) -> PathBuf {
-    let job = root.join("job.toml");
-    std::fs::write(&job, job_text).unwrap();
-    let dir = root.join("run");
-    let out = gt()
-        .args(["run", job.to_str().unwrap(), "--run-dir"])
-        .arg(&dir)
-        .arg("--no-progress")
-        .output()
-        .unwrap();
+fn run_passing_claims(job_text: &str, claims_ok: bool) -> (tempfile::TempDir, PathBuf) {
+    let t = tempfile::tempdir().unwrap();
+    let job = write_job(t.path(), "job.toml", job_text);
+    let dir = t.path().join("run");
+    let out = run_job(&job, &dir);
     assert!(
         out.status.success() || (!claims_ok && out.status.code() == Some(3)),
         "{}",
@@ -57,7 +35,7 @@ fn run_passing_claims(root: &Path, job_text: &str, claims_ok: bool) -> PathBuf {
     let out = full(&dir);
     assert!(out.status.success(), "unmodified run: {}", text(&out));
     assert!(text(&out).contains("0 bad value(s)"), "{}", text(&out));
-    dir
+    (t, dir)
 }
 
 fn full(dir: &Path) -> Output {
@@ -67,7 +45,7 @@ fn full(dir: &Path) -> Output {
 /// Decodes job `name`'s shard, lets `edit` change it, writes it back with a
 /// valid checksum, and merges the run again.
 fn edit_shard(dir: &Path, name: &str, edit: impl FnOnce(&mut Shard)) {
-    let view = RunView::open(dir).unwrap();
+    let view = RunView::open(dir, &gametables::kinds::registry()).unwrap();
     let id = view.plan.job(name).unwrap().id.clone();
     let path = view.dir.shard_path(&id);
     let mut s = shard::decode(&std::fs::read(&path).unwrap()).unwrap();
@@ -88,6 +66,17 @@ fn section<'a>(s: &'a mut Shard, name: &str) -> &'a mut Vec<u8> {
         .bytes
 }
 
+/// Decodes the `meta` section of `s`, lets `edit` change it, encodes it back.
+fn edit_meta<T: serde::Serialize + serde::de::DeserializeOwned>(
+    s: &mut Shard,
+    edit: impl FnOnce(&mut T),
+) {
+    let m = section(s, "meta");
+    let mut meta: T = gametables::pipeline::codec::decode(m).unwrap();
+    edit(&mut meta);
+    *m = gametables::pipeline::codec::encode(&meta).unwrap();
+}
+
 /// `verify --full` exits 3 and lists every one of `lines`.
 fn assert_found(dir: &Path, lines: &[&str]) {
     let out = full(dir);
@@ -102,11 +91,7 @@ fn assert_found(dir: &Path, lines: &[&str]) {
 /// two rows differing by one: seed 000) stored as an N-position.
 #[test]
 fn boxes_one_p_bit() {
-    let t = tempfile::tempdir().unwrap();
-    let dir = run_passing(
-        t.path(),
-        "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n",
-    );
+    let (_t, dir) = run_passing("kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n");
     edit_shard(&dir, "box-4x5", |s| {
         let p = section(s, "p-positions");
         assert_eq!(p[0] >> 6 & 1, 1, "2,1 is a P-position");
@@ -114,11 +99,9 @@ fn boxes_one_p_bit() {
         // Keep the shard self-consistent (the merge checks the meta's P
         // count and the per-size counts against the bits): only the rules
         // can tell the bit is wrong.
-        let m = section(s, "meta");
-        let mut meta: gametables::kinds::chomp::boxes::BoxMeta =
-            gametables::pipeline::codec::decode(m).unwrap();
-        meta.p_positions -= 1;
-        *m = gametables::pipeline::codec::encode(&meta).unwrap();
+        edit_meta(s, |meta: &mut gametables::kinds::chomp::boxes::BoxMeta| {
+            meta.p_positions -= 1;
+        });
         let sizes = section(s, "sizes");
         let at = 3 * 16 + 8; // P-positions of 3 squares
         let n = u64::from_le_bytes(sizes[at..at + 8].try_into().unwrap());
@@ -137,18 +120,18 @@ fn boxes_one_p_bit() {
 /// kept consistent.
 #[test]
 fn census_one_p_bit() {
-    let t = tempfile::tempdir().unwrap();
-    let dir = run_passing(t.path(), "kind = \"chomp-census\"\nn_max = 12\n");
+    let (_t, dir) = run_passing("kind = \"chomp-census\"\nn_max = 12\n");
     edit_shard(&dir, "s3", |s| {
         let p = section(s, "p-positions");
         assert_eq!(p[0], 0b010, "of 1,1,1 / 2,1 / 3 only 2,1 is P");
         p[0] = 0;
-        let m = section(s, "meta");
-        let mut meta: gametables::kinds::chomp::census::CensusMeta =
-            gametables::pipeline::codec::decode(m).unwrap();
-        meta.p -= 1;
-        meta.one += 1;
-        *m = gametables::pipeline::codec::encode(&meta).unwrap();
+        edit_meta(
+            s,
+            |meta: &mut gametables::kinds::chomp::census::CensusMeta| {
+                meta.p -= 1;
+                meta.one += 1;
+            },
+        );
     });
     assert_found(
         &dir,
@@ -161,8 +144,7 @@ fn census_one_p_bit() {
 /// chomp-grundy: the value of 2,1 in the 4×5 box (0, a P-position) stored as 1.
 #[test]
 fn grundy_one_value() {
-    let t = tempfile::tempdir().unwrap();
-    let dir = run_passing(t.path(), "kind = \"chomp-grundy\"\nboxes = [[4, 5]]\n");
+    let (_t, dir) = run_passing("kind = \"chomp-grundy\"\nboxes = [[4, 5]]\n");
     edit_shard(&dir, "grundy-4x5", |s| {
         let v = section(s, "values");
         assert_eq!(v[6], 0);
@@ -181,12 +163,8 @@ fn grundy_one_value() {
 /// the periodicity proved from rule-checked values).
 #[test]
 fn octal_one_value_below_and_one_above_2_16() {
-    let t = tempfile::tempdir().unwrap();
-    let dir = run_passing(
-        t.path(),
-        "kind = \"octal\"\ncode = \"0.77\"\nn_max = 70000\nranges = 2\n",
-    );
-    let view = RunView::open(&dir).unwrap();
+    let (_t, dir) = run_passing("kind = \"octal\"\ncode = \"0.77\"\nn_max = 70000\nranges = 2\n");
+    let view = RunView::open(&dir, &gametables::kinds::registry()).unwrap();
     let first_end = view.plan.jobs[0].params["end"].as_integer().unwrap() as usize;
     assert!(100 < first_end && first_end <= 69_999);
     // Kayles (period 12 from 72: 4 1 2 8 1 4 7 2 1 8 2 7): G(100) = 1, G(69,999) = 8.
@@ -217,8 +195,7 @@ fn octal_one_value_below_and_one_above_2_16() {
 /// 20, and a won position of layer (1, 1) stored as a draw.
 #[test]
 fn dodgem_depth_off_by_one_and_win_as_draw() {
-    let t = tempfile::tempdir().unwrap();
-    let dir = run_passing(t.path(), "kind = \"dodgem\"\nn = 3\n");
+    let (_t, dir) = run_passing("kind = \"dodgem\"\nn = 3\n");
     let board = Board::new(3).unwrap();
     let top = Layer::new(board, 2, 2);
     let start = top.index(&board.start());
@@ -249,8 +226,7 @@ fn dodgem_depth_off_by_one_and_win_as_draw() {
 /// A reachable position's move to a position stored as unreachable is found.
 #[test]
 fn dodgem_reach_bit_cleared() {
-    let t = tempfile::tempdir().unwrap();
-    let dir = run_passing(t.path(), "kind = \"dodgem\"\nn = 3\n");
+    let (_t, dir) = run_passing("kind = \"dodgem\"\nn = 3\n");
     let board = Board::new(3).unwrap();
     let top = Layer::new(board, 2, 2);
     let start = board.start();
@@ -262,11 +238,12 @@ fn dodgem_reach_bit_cleared() {
         let r = section(s, "reachable");
         assert_eq!(r[(i / 8) as usize] >> (i % 8) & 1, 1);
         r[(i / 8) as usize] &= !(1 << (i % 8));
-        let m = section(s, "meta");
-        let mut meta: gametables::kinds::dodgem::kind::ReachMeta =
-            gametables::pipeline::codec::decode(m).unwrap();
-        meta.reachable -= 1;
-        *m = gametables::pipeline::codec::encode(&meta).unwrap();
+        edit_meta(
+            s,
+            |meta: &mut gametables::kinds::dodgem::kind::ReachMeta| {
+                meta.reachable -= 1;
+            },
+        );
     });
     assert_found(
         &dir,
@@ -281,10 +258,8 @@ fn dodgem_reach_bit_cleared() {
 #[test]
 fn standard_small_job_files_pass() {
     for name in ["dodgem-3", "dodgem-4", "chomp-census-60"] {
-        let t = tempfile::tempdir().unwrap();
-        let job = repo().join(format!("jobs/{name}.toml"));
-        let text = std::fs::read_to_string(job).unwrap();
-        run_passing(t.path(), &text);
+        let text = std::fs::read_to_string(job_path(name)).unwrap();
+        run_passing(&text);
     }
 }
 
@@ -292,11 +267,9 @@ fn standard_small_job_files_pass() {
 /// diagonal, each changed by one.
 #[test]
 fn three_row_one_f() {
-    let t = tempfile::tempdir().unwrap();
     // Q = 300 cannot decide the published rows 94 and 120: the report's
     // claims fail, the values are right.
-    let dir = run_passing_claims(
-        t.path(),
+    let (_t, dir) = run_passing_claims(
         "kind = \"three-row\"\nq_max = 300\nq_range = 100\nr_range = 100\n",
         false,
     );

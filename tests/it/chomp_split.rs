@@ -4,77 +4,31 @@
 //! plans of the 20×20 and 22×22 boxes.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant, SystemTime};
+use std::process::{Output, Stdio};
+use std::time::Duration;
 
-use gametables::pipeline::plan::PlanFile;
-use gametables::pipeline::result::ResultFile;
-use gametables::pipeline::rundir::RunDir;
 use gametables::pipeline::shard::ShardFile;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn gt() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gametables"));
-    c.env_remove("RUST_LOG")
-        .env_remove(gametables::pipeline::worker::DELAY_ENV);
-    c
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn ok(cmd: &mut Command) -> Output {
-    let o = cmd.output().unwrap();
-    assert!(o.status.success(), "{cmd:?} failed:\n{}", text(&o));
-    o
-}
+use crate::support::{
+    assert_plan_summary, gt, job_path, ok, plan, plan_cmd, repo, result, run_cmd, run_job_ok,
+    shard_times, sigkill, table_digests, text, wait_until, write_job,
+};
 
 /// Writes a `chomp-boxes` job file with `extra` lines into `root`.
 fn job_file(root: &Path, name: &str, boxes: &str, extra: &str) -> PathBuf {
-    let p = root.join(format!("{name}.toml"));
-    std::fs::write(
-        &p,
-        format!("kind = \"chomp-boxes\"\nboxes = {boxes}\n{extra}"),
+    write_job(
+        root,
+        &format!("{name}.toml"),
+        &format!("kind = \"chomp-boxes\"\nboxes = {boxes}\n{extra}"),
     )
-    .unwrap();
-    p
 }
 
 fn run(job: &Path, dir: &Path) -> Output {
-    ok(gt()
-        .arg("run")
-        .arg(job)
-        .arg("--run-dir")
-        .arg(dir)
-        .arg("--no-progress"))
+    run_job_ok(job, dir)
 }
 
 fn table(dir: &Path, name: &str) -> Vec<u8> {
     std::fs::read(dir.join("tables").join(name)).unwrap()
-}
-
-fn result(dir: &Path) -> ResultFile {
-    ResultFile::load(&dir.join("result.toml")).unwrap()
-}
-
-fn table_digests(dir: &Path) -> Vec<(String, String)> {
-    result(dir)
-        .tables
-        .iter()
-        .map(|t| (t.name.clone(), t.sha256.clone()))
-        .collect()
-}
-
-fn plan(dir: &Path) -> PlanFile {
-    PlanFile::load(&RunDir::new(dir)).unwrap()
 }
 
 /// The box's P-bits: the `p-positions` sections of its jobs, in plan order,
@@ -88,22 +42,43 @@ fn box_bits(dir: &Path) -> Vec<u8> {
     out
 }
 
+/// The job file `root/split.toml`: the box `[[n, n]]` in windows of `window` ranks.
+fn split_job(root: &Path, n: u32, window: u64) -> PathBuf {
+    let extra = format!("window_positions = {window}\n");
+    job_file(root, "split", &format!("[[{n}, {n}]]"), &extra)
+}
+
+/// Runs the box `[[n, n]]` as one job into `root/one`, and split into
+/// windows of `window` ranks into `root/split`: the two run directories and
+/// the split run's output.
+fn one_and_split(root: &Path, n: u32, window: u64) -> (PathBuf, PathBuf, Output) {
+    let one = job_file(root, "one", &format!("[[{n}, {n}]]"), "");
+    let split = split_job(root, n, window);
+    let (a, b) = (root.join("one"), root.join("split"));
+    run(&one, &a);
+    let o = run(&split, &b);
+    (a, b, o)
+}
+
+/// The `n`×`n` box's tables of runs `a` and `b` are the same bytes.
+fn assert_same_box_tables(a: &Path, b: &Path, n: u32) {
+    for name in [
+        "rectangles.csv".to_string(),
+        "multi-winning.csv".to_string(),
+        "boxes.csv".to_string(),
+        format!("sizes-{n}x{n}.csv"),
+    ] {
+        assert!(table(a, &name) == table(b, &name), "{name} differs");
+    }
+}
+
 /// Acceptance 1 (issue 12): the 14×14 box solved in 3 parts gives the
 /// single job's `rectangles.csv`, `multi-winning.csv`, P-position count
 /// and per-size table, byte for byte.
 #[test]
 fn split_14x14_gives_the_single_jobs_tables() {
     let t = tempfile::tempdir().unwrap();
-    let one = job_file(t.path(), "one", "[[14, 14]]", "");
-    let split = job_file(
-        t.path(),
-        "split",
-        "[[14, 14]]",
-        "window_positions = 14000000\n",
-    );
-    let (a, b) = (t.path().join("one"), t.path().join("split"));
-    run(&one, &a);
-    let o = run(&split, &b);
+    let (a, b, o) = one_and_split(t.path(), 14, 14_000_000);
     let names: Vec<String> = plan(&b).jobs.iter().map(|j| j.name.clone()).collect();
     assert_eq!(
         names,
@@ -116,14 +91,7 @@ fn split_14x14_gives_the_single_jobs_tables() {
         2,
         "part 3 reads parts 1 and 2"
     );
-    for name in [
-        "rectangles.csv",
-        "multi-winning.csv",
-        "boxes.csv",
-        "sizes-14x14.csv",
-    ] {
-        assert!(table(&a, name) == table(&b, name), "{name} differs");
-    }
+    assert_same_box_tables(&a, &b, 14);
     // 40,116,600 ranks, the empty board excluded; the P count is the sum of
     // the parts' counts.
     let boxes = String::from_utf8(table(&b, "boxes.csv")).unwrap();
@@ -137,16 +105,7 @@ fn split_14x14_gives_the_single_jobs_tables() {
 #[test]
 fn split_12x12_agrees_with_one_job_on_every_rank() {
     let t = tempfile::tempdir().unwrap();
-    let one = job_file(t.path(), "one", "[[12, 12]]", "");
-    let split = job_file(
-        t.path(),
-        "split",
-        "[[12, 12]]",
-        "window_positions = 600000\n",
-    );
-    let (a, b) = (t.path().join("one"), t.path().join("split"));
-    run(&one, &a);
-    run(&split, &b);
+    let (a, b, _) = one_and_split(t.path(), 12, 600_000);
     assert_eq!(plan(&b).jobs.len(), 5);
     let (x, y) = (box_bits(&a), box_bits(&b));
     assert_eq!(x.len(), 2_704_156usize.div_ceil(64) * 8);
@@ -189,7 +148,7 @@ fn split_12x12_agrees_with_one_job_on_every_rank() {
 /// Plans `job` into `dir` and runs every job by hand with `gametables
 /// worker --threads N`, in plan order, then merges.
 fn run_by_hand(job: &Path, dir: &Path, threads: u32) {
-    ok(gt().arg("plan").arg(job).arg("--run-dir").arg(dir));
+    ok(&mut plan_cmd(job, dir));
     for j in &plan(dir).jobs {
         ok(gt()
             .arg("worker")
@@ -204,18 +163,10 @@ fn run_by_hand(job: &Path, dir: &Path, threads: u32) {
 #[test]
 fn threads_and_splits_do_not_change_the_digests() {
     let t = tempfile::tempdir().unwrap();
-    let a = job_file(
-        t.path(),
-        "a",
-        "[[11, 13], [13, 11]]",
-        "window_positions = 700000\n",
-    );
-    let b = job_file(
-        t.path(),
-        "b",
-        "[[11, 13], [13, 11]]",
-        "window_positions = 1500000\n",
-    );
+    let [a, b] = [("a", 700_000), ("b", 1_500_000)].map(|(name, window)| {
+        let extra = format!("window_positions = {window}\n");
+        job_file(t.path(), name, "[[11, 13], [13, 11]]", &extra)
+    });
     let (d1, d2, d3) = (t.path().join("t1"), t.path().join("t2"), t.path().join("b"));
     run_by_hand(&a, &d1, 1);
     run_by_hand(&a, &d2, 2);
@@ -231,66 +182,27 @@ fn threads_and_splits_do_not_change_the_digests() {
     assert_eq!(table(&d3, "sizes-11x13.csv"), table(&d3, "sizes-13x11.csv"));
 }
 
-fn shard_times(dir: &Path) -> Vec<(PathBuf, SystemTime)> {
-    let mut v: Vec<_> = std::fs::read_dir(dir.join("shards"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "shard"))
-        .map(|p| {
-            let t = std::fs::metadata(&p).unwrap().modified().unwrap();
-            (p, t)
-        })
-        .collect();
-    v.sort();
-    v
-}
-
-fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
-    let t0 = Instant::now();
-    while !f() {
-        assert!(
-            t0.elapsed() < Duration::from_secs(120),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// Acceptance 3 (issue 12), at small scale: the coordinator of a split run
 /// is killed while a part runs; the rerun keeps every finished part and
 /// recomputes only the rest, and gives the digests of an uninterrupted run.
 #[test]
 fn killed_coordinator_during_a_split_run_loses_only_the_running_part() {
     let t = tempfile::tempdir().unwrap();
-    let job = job_file(
-        t.path(),
-        "split",
-        "[[12, 12]]",
-        "window_positions = 600000\n",
-    );
+    let job = split_job(t.path(), 12, 600_000);
     let clean = t.path().join("clean");
     run(&job, &clean);
     let dir = t.path().join("run");
     // Each worker sleeps 2 s after solving, before writing its shard.
-    let mut child = gt()
-        .arg("run")
-        .arg(&job)
-        .arg("--run-dir")
-        .arg(&dir)
-        .arg("--no-progress")
+    let mut child = run_cmd(&job, &dir)
         .env(gametables::pipeline::worker::DELAY_ENV, "2000")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    wait_until("two parts", || {
+    wait_until("two parts", 120, || {
         dir.join("shards").is_dir() && shard_times(&dir).len() >= 2
     });
-    let ok_kill = Command::new("kill")
-        .args(["-9", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(ok_kill.success());
+    sigkill(child.id());
     child.wait().unwrap();
     std::thread::sleep(Duration::from_millis(300));
     let before = shard_times(&dir);
@@ -319,7 +231,7 @@ fn killed_coordinator_during_a_split_run_loses_only_the_running_part() {
 
 /// `plan` output of a job file: the job lines and the summary line.
 fn plan_output(job: &Path, dir: &Path) -> String {
-    text(&ok(gt().arg("plan").arg(job).arg("--run-dir").arg(dir)))
+    text(&ok(&mut plan_cmd(job, dir)))
 }
 
 /// Acceptance 4 (issue 12): the 22×22 box (2.1·10¹² staircases) plans into
@@ -346,18 +258,8 @@ fn plan_of_the_22x22_box_fits_16_gb_per_job() {
         next = end;
     }
     assert_eq!(next, 2_104_098_963_720, "the parts cover C(44, 22) ranks");
-    let summary = out
-        .lines()
-        .find(|l| l.contains(" job(s); largest "))
-        .unwrap_or_else(|| panic!("no summary line:\n{out}"));
-    assert!(
-        summary.starts_with(&format!("{n} job(s); largest box-22x22-part-")),
-        "{summary}"
-    );
-    assert!(
-        summary.contains(" GiB peak memory") && summary.contains("shards ≈ "),
-        "{summary}"
-    );
+    let start = format!("{n} job(s); largest box-22x22-part-");
+    assert_plan_summary(&out, &start, &[" GiB peak memory", "shards ≈ "]);
 }
 
 /// Acceptance 4: `run --executor slurm --dry-run` of `jobs/chomp-20x20.toml`
@@ -366,7 +268,7 @@ fn plan_of_the_22x22_box_fits_16_gb_per_job() {
 #[test]
 fn slurm_dry_run_of_20x20_asks_for_the_planned_memory() {
     let t = tempfile::tempdir().unwrap();
-    let job = repo().join("jobs/chomp-20x20.toml");
+    let job = job_path("chomp-20x20");
     plan_output(&job, &t.path().join("plan"));
     let p = plan(&t.path().join("plan"));
     assert!(p.jobs.len() >= 4, "{} jobs", p.jobs.len());
@@ -407,25 +309,9 @@ fn slurm_dry_run_of_20x20_asks_for_the_planned_memory() {
 #[ignore]
 fn split_16x16_gives_the_single_jobs_tables() {
     let t = tempfile::tempdir().unwrap();
-    let one = job_file(t.path(), "one", "[[16, 16]]", "");
-    let split = job_file(
-        t.path(),
-        "split",
-        "[[16, 16]]",
-        "window_positions = 210000000\n",
-    );
-    let (a, b) = (t.path().join("one"), t.path().join("split"));
-    run(&one, &a);
-    run(&split, &b);
+    let (a, b, _) = one_and_split(t.path(), 16, 210_000_000);
     assert_eq!(plan(&b).jobs.len(), 3);
-    for name in [
-        "rectangles.csv",
-        "multi-winning.csv",
-        "boxes.csv",
-        "sizes-16x16.csv",
-    ] {
-        assert!(table(&a, name) == table(&b, name), "{name} differs");
-    }
+    assert_same_box_tables(&a, &b, 16);
 }
 
 /// Bad values of the new job-file fields are one-line errors naming the
@@ -440,13 +326,7 @@ fn bad_split_fields_are_refused_at_plan_time() {
         ("job_memory = \"1M\"\n", "more than job_memory"),
     ] {
         let job = job_file(t.path(), "bad", "[[14, 14]]", extra);
-        let o = gt()
-            .arg("plan")
-            .arg(&job)
-            .arg("--run-dir")
-            .arg(t.path().join("run"))
-            .output()
-            .unwrap();
+        let o = plan_cmd(&job, &t.path().join("run")).output().unwrap();
         assert!(!o.status.success(), "{extra}");
         assert!(text(&o).contains(want), "{extra}: {}", text(&o));
     }

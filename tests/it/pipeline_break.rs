@@ -6,7 +6,7 @@
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -15,45 +15,19 @@ use gametables::pipeline::result::ResultFile;
 use gametables::pipeline::rundir::RunDir;
 use gametables::pipeline::shard::craft;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn gt() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gametables"));
-    c.env_remove("RUST_LOG")
-        .env_remove(gametables::pipeline::worker::DELAY_ENV);
-    c
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
+use crate::support::{gt, job_path, output_with_rusage, run_cmd, text};
 
 fn reference_root() -> String {
-    ResultFile::load(&repo().join("manifests/dodgem-3.toml"))
-        .unwrap()
-        .root
+    crate::support::reference_root("dodgem-3")
 }
 
 /// `gametables run jobs/dodgem-3.toml --run-dir DIR` (compared with
 /// manifests/dodgem-3.toml).
 fn run3(dir: &Path) -> Output {
-    gt().args([
-        "run",
-        repo().join("jobs/dodgem-3.toml").to_str().unwrap(),
-        "--run-dir",
-        dir.to_str().unwrap(),
-        "--no-progress",
-        "--workers",
-        "1",
-    ])
-    .output()
-    .unwrap()
+    run_cmd(&job_path("dodgem-3"), dir)
+        .args(["--workers", "1"])
+        .output()
+        .unwrap()
 }
 
 fn cmd(args: &[&str], dir: &Path) -> Output {
@@ -80,6 +54,14 @@ fn setup() -> (tempfile::TempDir, PathBuf, RunDir, PlanFile) {
     let rd = RunDir::new(&dir);
     let plan = PlanFile::load(&rd).unwrap();
     (t, dir, rd, plan)
+}
+
+/// [`setup`], and the shard file of job `name` with its bytes.
+fn setup_shard(name: &str) -> (tempfile::TempDir, PathBuf, RunDir, PathBuf, Vec<u8>) {
+    let (t, dir, rd, plan) = setup();
+    let p = rd.shard_path(&plan.job(name).unwrap().id);
+    let good = std::fs::read(&p).unwrap();
+    (t, dir, rd, p, good)
 }
 
 /// A shard whose trailer is valid but whose header declares other section
@@ -143,10 +125,7 @@ fn declared_lengths_unlike_the_body_are_named_everywhere_and_recomputed() {
 /// the original, `verify` calls result.toml stale.
 #[test]
 fn same_content_other_bytes_is_reported_against_result_and_reference() {
-    let (_t, dir, rd, plan) = setup();
-    let j = plan.job("layer-2-2").unwrap();
-    let p = rd.shard_path(&j.id);
-    let good = std::fs::read(&p).unwrap();
+    let (_t, dir, _rd, p, good) = setup_shard("layer-2-2");
     let other = same_content_other_bytes(&good);
     assert_ne!(other, good);
     std::fs::write(&p, &other).unwrap();
@@ -228,10 +207,7 @@ fn end_fifo(path: &Path, stop: &AtomicBool, h: std::thread::JoinHandle<usize>) -
 /// naming the job and saying it changed, and writes no result.
 #[test]
 fn merge_refuses_a_shard_changed_after_hashing() {
-    let (_t, dir, rd, plan) = setup();
-    let j = plan.job("layer-0-0").unwrap();
-    let p = rd.shard_path(&j.id);
-    let good = std::fs::read(&p).unwrap();
+    let (_t, dir, rd, p, good) = setup_shard("layer-0-0");
     std::fs::remove_file(rd.result_path()).unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     let h = serve_fifo(
@@ -254,10 +230,7 @@ fn merge_refuses_a_shard_changed_after_hashing() {
 /// verify): verify must report something (exit 3 or 1), never panic.
 #[test]
 fn verify_with_a_shard_repaired_between_hash_and_listing_does_not_panic() {
-    let (_t, dir, rd, plan) = setup();
-    let j = plan.job("layer-0-0").unwrap();
-    let p = rd.shard_path(&j.id);
-    let good = std::fs::read(&p).unwrap();
+    let (_t, dir, _rd, p, good) = setup_shard("layer-0-0");
     let mut bad = good.clone();
     bad[20] ^= 1;
     let stop = Arc::new(AtomicBool::new(false));
@@ -279,10 +252,8 @@ fn verify_with_a_shard_repaired_between_hash_and_listing_does_not_panic() {
 /// layer (`JobKind::max_raw_bytes`) before decompressing anything.
 #[test]
 fn zstd_bomb_is_refused_without_a_huge_allocation() {
-    let (_t, dir, rd, plan) = setup();
-    let j = plan.job("layer-2-2").unwrap();
-    let p = rd.shard_path(&j.id);
-    let good = craft::split(&std::fs::read(&p).unwrap());
+    let (_t, dir, _rd, p, good) = setup_shard("layer-2-2");
+    let good = craft::split(&good);
     const BIG: u64 = 1 << 30;
     let others: u64 = good
         .header
@@ -317,14 +288,10 @@ fn zstd_bomb_is_refused_without_a_huge_allocation() {
     let bomb = craft::assemble(&bomb);
     assert!(bomb.len() < 1 << 20, "{} bytes", bomb.len());
     std::fs::write(&p, &bomb).unwrap();
-    let st = cmd(&["status"], &dir);
+    // Peak RSS of `status` alone: getrusage(RUSAGE_CHILDREN) would be the
+    // largest child of any test in this process.
+    let (st, ru) = output_with_rusage(gt().arg("status").arg(&dir));
     assert!(text(&st).contains("1 damaged"), "{}", text(&st));
-    // Peak RSS of the largest child so far (this test's children only).
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    assert_eq!(
-        unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) },
-        0
-    );
     let peak_mb = ru.ru_maxrss / 1024;
     assert!(
         peak_mb < 256,

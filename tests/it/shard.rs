@@ -329,7 +329,7 @@ fn streaming_writer_gives_the_same_bytes() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(crate::support::proptest_config(2000))]
 
     #[test]
     fn decoder_never_panics_on_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {

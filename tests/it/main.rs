@@ -1,0 +1,44 @@
+//! gametables' integration tests, in one test binary (`cargo test --release
+//! --test it`): one module per subject, the helpers they share in
+//! [`support`]. One binary links the library once instead of once per file.
+//!
+//! The tests of all modules run in one process, two at a time (or as many as
+//! `--test-threads` says): none may change the process's environment, current
+//! directory or limits; commands get theirs on the child (`Command::env`,
+//! `current_dir`, `ulimit` in a shell), and what measures a child measures
+//! only that child (`support::output_with_rusage`).
+//!
+//! Ignored tests are run by name, e.g.
+//! `cargo test --release --test it -- --ignored dodgem::five_by_five`.
+
+mod support;
+
+mod architecture;
+mod browser;
+mod census;
+mod census_pipeline;
+mod chomp;
+mod chomp_policy;
+mod chomp_split;
+mod chomp_window;
+mod claims;
+mod cli_output;
+mod conformance;
+mod degenerate_input;
+mod dodgem;
+mod dodgem_break;
+mod dodgem_resume;
+mod full_disk;
+mod fullcheck;
+mod grundy;
+mod impartial;
+mod limits;
+mod pipeline;
+mod pipeline_break;
+mod plot;
+mod probe;
+mod resources;
+mod shard;
+mod slurm;
+mod three_row;
+mod user_text;
