@@ -42,7 +42,7 @@
 //! client's previous request, or for the CPU); for saturation the requests
 //! answered per second. At the end the server's peak and current RSS.
 //!
-//! `GT_DODGEM5_RUN=DIR cargo bench --bench serve_load` (DIR: a finished
+//! `GT_DODGEM5_RUN=DIR cargo bench -p gametables-benches --bench serve_load` (DIR: a finished
 //! `gametables run jobs/dodgem-5.toml --run-dir DIR`). Optional:
 //! `GT_LOAD_MODE` (`both`, the default; `bounded`; `saturate`),
 //! `GT_LOAD_CLIENTS` (64), `GT_LOAD_REQUESTS` (20000, bounded phase),

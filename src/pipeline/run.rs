@@ -85,7 +85,7 @@ pub enum RunEvent<'a> {
         /// Seconds from the start of the executor to the report.
         seconds: f64,
         /// The merged result.
-        result: ResultFile,
+        result: Box<ResultFile>,
         /// The reference it matched, if one was compared.
         reference: Option<PathBuf>,
         /// The claims of `report.md`.
@@ -221,7 +221,7 @@ fn run_one(
         dir: &dir,
         summary,
         seconds: t0.elapsed().as_secs_f64(),
-        result,
+        result: Box::new(result),
         reference,
         claims,
     });

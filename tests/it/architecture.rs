@@ -196,11 +196,11 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         fn walk(c: &mut Collector<'_>, tokens: proc_macro2::TokenStream) {
             let mut run: Vec<String> = Vec::new();
             let mut colons = 0;
-            let mut flush = |c: &mut Collector<'_>, run: &mut Vec<String>| {
-                if run.len() > 1 {
-                    if let Some(abs) = c.absolute(run) {
-                        c.facts.paths.push(abs);
-                    }
+            let flush = |c: &mut Collector<'_>, run: &mut Vec<String>| {
+                if run.len() > 1
+                    && let Some(abs) = c.absolute(run)
+                {
+                    c.facts.paths.push(abs);
                 }
                 run.clear();
             };
@@ -266,10 +266,10 @@ impl Graph {
         for (m, f) in &facts {
             let e = edges.entry(m.clone()).or_default();
             for p in &f.paths {
-                if let Some(target) = resolve(&modules, &facts, p, 0) {
-                    if &target != m {
-                        e.insert(target);
-                    }
+                if let Some(target) = resolve(&modules, &facts, p, 0)
+                    && &target != m
+                {
+                    e.insert(target);
                 }
             }
         }
@@ -370,15 +370,16 @@ fn resolve(
         k -= 1;
     }
     let m = path[..k].to_vec();
-    if depth < 8 && k < path.len() {
-        if let Some(target) = facts.get(&m).and_then(|f| f.reexports.get(&path[k])) {
-            let mut t = target.clone();
-            t.extend(path[k + 1..].iter().cloned());
-            if &t != path {
-                if let Some(r) = resolve(modules, facts, &t, depth + 1) {
-                    return Some(r);
-                }
-            }
+    if depth < 8
+        && k < path.len()
+        && let Some(target) = facts.get(&m).and_then(|f| f.reexports.get(&path[k]))
+    {
+        let mut t = target.clone();
+        t.extend(path[k + 1..].iter().cloned());
+        if &t != path
+            && let Some(r) = resolve(modules, facts, &t, depth + 1)
+        {
+            return Some(r);
         }
     }
     modules.contains(&m).then_some(m)

@@ -11,7 +11,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use gametables::pipeline::plan::PlanFile;
-use gametables::pipeline::result::ResultFile;
 use gametables::pipeline::rundir::RunDir;
 use gametables::pipeline::shard::craft;
 

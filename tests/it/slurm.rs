@@ -17,7 +17,6 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use gametables::pipeline::plan::PlanFile;
-use gametables::pipeline::result::ResultFile;
 use gametables::pipeline::rundir::RunDir;
 use gametables::pipeline::slurm::SubmissionRecord;
 

@@ -1,0 +1,1 @@
+//! Criterion benchmarks of gametables: `cargo bench -p gametables-benches --bench NAME`.
