@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::pipeline::RunView;
 use crate::pipeline::executor::LocalOptions;
@@ -16,7 +16,7 @@ use crate::pipeline::jobfile::read_job_file;
 use crate::pipeline::merge;
 use crate::pipeline::plan::{PlanFile, write_plan};
 use crate::pipeline::probe::{ProbeError, Progress};
-use crate::pipeline::registry::{QueryCommand, Registry};
+use crate::pipeline::registry::{QueryCommand, Registry, StandardJob};
 use crate::pipeline::resources::{
     available_memory, cores, fmt_bytes, parse_size, set_allocation_limit, set_worker_threads,
 };
@@ -34,6 +34,40 @@ fn registry() -> Registry {
     crate::kinds::registry()
 }
 
+/// `--help` examples from the registered games' standard job files.
+fn with_examples(cmd: clap::Command) -> clap::Command {
+    let jobs: Vec<&StandardJob> = crate::kinds::GAMES
+        .iter()
+        .flat_map(|g| g.standard_jobs.iter())
+        .collect();
+    let Some(first) = jobs.iter().find(|j| !j.query.is_empty()) else {
+        return cmd;
+    };
+    let n = first.name;
+    let top = format!(
+        "Typical use:\n  gametables run jobs/{n}.toml      plan, run, merge, verify, report into runs/{n}/\n  \
+         gametables status runs/{n}        which jobs are done, pending or damaged\n  \
+         gametables verify runs/{n} --against manifests/{n}.toml\n  \
+         gametables query {}\n\n\
+         Logging: RUST_LOG (e.g. RUST_LOG=debug); each job's log is RUN_DIR/logs/JOB_ID.log.\n\
+         Exit status: 0 ok, 1 error, 2 usage, 3 verification mismatch.",
+        first.query.join(" ")
+    );
+    let served: Vec<&&StandardJob> = jobs.iter().filter(|j| !j.probe.0.is_empty()).collect();
+    let dirs: Vec<String> = served.iter().map(|j| format!("runs/{}", j.name)).collect();
+    let urls: Vec<String> = served
+        .iter()
+        .map(|j| format!("  http://127.0.0.1:8080/api/v1/{}?{}", j.probe.0, j.probe.1))
+        .collect();
+    let serve = format!(
+        "Example:\n  gametables serve {} --bind 127.0.0.1:8080\n  then open http://127.0.0.1:8080/ in a browser, or ask\n{}",
+        dirs.join(" "),
+        urls.join("\n")
+    );
+    cmd.after_help(top)
+        .mut_subcommand("serve", |s| s.after_help(serve))
+}
+
 /// Exit status for verification failures (digest mismatch, damaged shard,
 /// failed claim).
 pub const EXIT_MISMATCH: u8 = 3;
@@ -48,8 +82,7 @@ pub const EXIT_USAGE: u8 = 2;
     version,
     about = "Solve combinatorial games exhaustively: plan jobs, run them on all cores, \
              write checksummed shards, merge and verify the tables, check published results.",
-    long_about = None,
-    after_help = "Typical use:\n  gametables run jobs/chomp-boxes.toml      plan, run, merge, verify, report into runs/chomp-boxes/\n  gametables status runs/chomp-boxes        which jobs are done, pending or damaged\n  gametables verify runs/chomp-boxes --against manifests/chomp-boxes.toml\n  gametables query chomp 8x10               winning moves of a rectangle\n\nLogging: RUST_LOG (e.g. RUST_LOG=debug); each job's log is RUN_DIR/logs/JOB_ID.log.\nExit status: 0 ok, 1 error, 2 usage, 3 verification mismatch."
+    long_about = None
 )]
 struct Cli {
     #[command(subcommand)]
@@ -132,14 +165,14 @@ enum Command {
     ///
     /// With --full, also check every stored value against the game's rules
     /// from its successors' stored values (P iff no move reaches a
-    /// P-position, Grundy value = mex of the options, Dodgem's win/loss
-    /// depths and draws, reachability), by a checker that shares no code with
+    /// P-position, Grundy value = mex of the options, win/loss depths and
+    /// draws, reachability), by a checker that shares no code with
     /// the solvers; bad values are listed (kind, job, position, what is
     /// wrong; the first 30) with their total count, and exit 3.
     Verify {
         /// The run directory.
         dir: PathBuf,
-        /// Reference digests, e.g. manifests/chomp-boxes.toml.
+        /// Reference digests, e.g. manifests/NAME.toml.
         #[arg(long)]
         against: Option<PathBuf>,
         /// Machine-readable output: {"ok", "shards", "tables", "root", "against", "problems"}.
@@ -160,10 +193,8 @@ enum Command {
     },
     /// Draw the merged tables of DIR as pictures in DIR/plots/ (SVG and PNG; not in the digests).
     ///
-    /// Three-row Chomp: three-row-f-minus-q (f(q, r) − q over the (q, r) triangle, row classes).
-    /// Chomp census: census-counts (P-positions, one and several winning bites by number of
-    /// squares, log scale). Dodgem: dodgem-N-layers (wins / losses / draws per layer). Octal:
-    /// octal-grundy (G(n) with the period marked). Chomp boxes and Grundy draw nothing yet.
+    /// Each job kind draws its own pictures (README's tour of the job kinds
+    /// names them); a kind without pictures says so.
     Plot {
         /// The run directory (merged).
         dir: PathBuf,
@@ -171,26 +202,21 @@ enum Command {
     /// Look up results.
     Query(QueryArgs),
     /// Serve run directories over HTTP: a JSON API and a web page to play
-    /// Chomp and Dodgem against the solved tables.
+    /// against the solved tables.
     ///
-    /// GET /api/v1/dodgem?n=5&position=…&moves=…, /api/v1/chomp?rect=8x10 or
-    /// ?position=10,10,9,4 (&grundy=1), /api/v1/three-row?q=…&r=…,
-    /// /api/v1/octal?code=0.77&n=…: the JSON `query … --json` prints; errors
-    /// as {"error": …, "status": …} with HTTP 400 (bad request), 404 (outside
-    /// the solved tables) or 500 (damaged shard). GET / is the page;
-    /// GET /api/v1/ lists what is served.
-    #[command(
-        after_help = "Example:\n  gametables serve runs/dodgem-5 runs/chomp-boxes --bind 127.0.0.1:8080\n  then open http://127.0.0.1:8080/ in a browser."
-    )]
+    /// GET /api/v1/GAME?key=value… (GAME: a served game; GET /api/v1/ lists
+    /// them and what they answer): the JSON `query GAME … --json` prints;
+    /// errors as {"error": …, "status": …} with HTTP 400 (bad request), 404
+    /// (outside the solved tables) or 500 (damaged shard). GET / is the page.
     Serve {
-        /// Run directories (dodgem, chomp-boxes, chomp-grundy, three-row, …).
+        /// Run directories, of any job kind with a probe.
         dirs: Vec<PathBuf>,
         /// Address and port to listen on (port 0: any free port).
         #[arg(long, default_value = "127.0.0.1:8080")]
         bind: std::net::SocketAddr,
         /// Size of the shard block cache, in MiB (decompressed 128 KiB blocks
-        /// shared by all requests). The default holds most of 5×5 Dodgem's
-        /// 240 MB of values and keeps the server under 300 MB.
+        /// shared by all requests). The default keeps the server under about
+        /// 300 MB.
         #[arg(long, default_value_t = crate::pipeline::probe::blocks::SERVE_CACHE_BYTES >> 20)]
         cache_mb: u64,
     },
@@ -320,7 +346,10 @@ pub fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = Cli::parse();
+    let cli = match Cli::from_arg_matches(&with_examples(Cli::command()).get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let is_worker = matches!(cli.command, Command::Worker { .. });
     init_logging(if is_worker { "info" } else { "warn" });
     let code = match dispatch(cli) {
@@ -703,7 +732,6 @@ fn parse_memory(s: &str) -> Result<u64, String> {
 
 fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if args.run_dir.is_some() && args.job_files.len() > 1 {
-        use clap::CommandFactory;
         Cli::command()
             .error(
                 clap::error::ErrorKind::ArgumentConflict,
@@ -735,7 +763,6 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         latency_wait: Duration::from_secs(args.latency_wait),
     });
     if slurm_opts.is_some() && args.memory.is_some() {
-        use clap::CommandFactory;
         Cli::command()
             .error(
                 clap::error::ErrorKind::ArgumentConflict,
@@ -747,7 +774,6 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if slurm_opts.is_none()
         && (args.partition.is_some() || !args.sbatch_args.is_empty() || args.detach || args.dry_run)
     {
-        use clap::CommandFactory;
         Cli::command()
             .error(
                 clap::error::ErrorKind::ArgumentConflict,

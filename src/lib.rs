@@ -2,7 +2,9 @@
 //! that runs them as jobs, writes checksummed shards, merges and verifies the
 //! global tables, and checks them against published results.
 //!
-//! - [`games`]: pure solvers (Chomp boxes, …).
+//! - [`games`]: pure solvers, one folder per game.
+//! - [`kinds`]: one folder per game joining it to the pipeline, and the registry
+//!   [`kinds::GAMES`].
 //! - [`pipeline`]: job files, planning, manifests, shards, executors, merge,
 //!   verify, report; generic over [`pipeline::JobKind`].
 //! - [`plot`]: pictures of merged tables (SVG and PNG), drawn with plotters.

@@ -14,7 +14,7 @@ use super::kind::{JobKind, JobSpec};
 pub struct JobFile {
     /// Where it was read from.
     pub path: PathBuf,
-    /// Its name: the file stem (`jobs/chomp-boxes.toml` → `chomp-boxes`).
+    /// Its name: the file stem (`jobs/NAME.toml` → `NAME`).
     pub name: String,
     /// The `kind` value.
     pub kind: String,

@@ -177,7 +177,7 @@ pub trait ShardSource {
     /// and index checked, each block checked when read; the whole-file
     /// trailer is not), after checking that its header names this job. For
     /// readers that must not hold a whole large shard in memory (a part of
-    /// a split Chomp box streams its earlier parts). The default refuses.
+    /// a job split by rank windows streams its earlier parts). The default refuses.
     ///
     /// # Errors
     /// If block reads are not available here, or the shard is missing,

@@ -4,9 +4,9 @@
 //!
 //! Pictures are not results: they are never listed in `result.toml`, never
 //! read by `verify`, and a new `plot` simply replaces them (each file is
-//! written atomically). Drawing reads the merged tables (and, for three-row
-//! Chomp, the sample grid in the tile shards, each shard verified on
-//! reading), so the run must be merged first.
+//! written atomically). Drawing reads the merged tables (and, for some
+//! kinds, sections of the shards, each shard verified on reading), so the
+//! run must be merged first.
 
 use std::path::PathBuf;
 

@@ -68,7 +68,7 @@ pub struct StandardJob {
 
 /// One game: everything the pipeline, `serve` and the CLI know of it.
 pub struct Game {
-    /// The folder name, e.g. `dodgem`.
+    /// The folder name (`src/kinds/NAME/`).
     pub name: &'static str,
     /// Its job kinds (the `kind = "…"` values of job files).
     pub kinds: &'static [&'static dyn JobKind],

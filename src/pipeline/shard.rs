@@ -108,7 +108,7 @@ impl Section {
 /// sections (on disk the names and lengths are in the index).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShardHeader {
-    /// Job kind, e.g. `chomp-boxes`.
+    /// Job kind (the `kind = "…"` of its job file).
     pub kind: String,
     /// Job name within its plan, e.g. `box-14x14`.
     pub job_name: String,

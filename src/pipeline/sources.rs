@@ -5,7 +5,7 @@
 //! joins them.
 //!
 //! A claim's source is free text that contains one or more of these names
-//! (e.g. "Gale 1974, as cited in the sen-ltd Chomp article"); `report.md`
+//! (e.g. "A 1974, as cited in the B article" names works `A 1974` and `B article`); `report.md`
 //! ends with the full reference of every work named in its claims or notes
 //! ([`cited`]). Keep the names in a game's works and in its claim sources the same
 //! text, and never cite an internal name (a file of this repository or of

@@ -30,7 +30,7 @@ pub const FONT: &str = "DejaVu Sans";
 /// One picture in both formats.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlotFile {
-    /// File stem, e.g. `three-row-f-minus-q` (files `STEM.svg`, `STEM.png`).
+    /// File stem (files `STEM.svg`, `STEM.png`).
     pub stem: String,
     /// What it shows, one line (for `plot`'s output and the web page).
     pub title: String,

@@ -3,8 +3,8 @@
 //!
 //! - `GET /api/v1/` — what is served: the run directories, each game's
 //!   tables (board sizes, boxes) and the pictures found in `RUN_DIR/plots/`.
-//! - `GET /api/v1/GAME?key=value…` — `dodgem`, `chomp`, `three-row`,
-//!   `octal`: exactly the JSON `gametables query GAME … --json` prints;
+//! - `GET /api/v1/GAME?key=value…` — each registered game's probe
+//!   (`GET /api/v1/` lists them): exactly the JSON `gametables query GAME … --json` prints;
 //!   errors as `{"error": "…", "status": N}` with HTTP status 400 (bad
 //!   request), 404 (outside the solved tables) or 500 (damaged shard).
 //! - `GET /plots/K/FILE` — a PNG or SVG from the K-th run directory's `plots/`.
@@ -12,9 +12,9 @@
 //!   external assets).
 //!
 //! A request whose answer is in memory (every block it needs cached: most
-//! Dodgem lookups on a warm server) is answered on the async threads
+//! lookups of one value on a warm server) is answered on the async threads
 //! ([`crate::pipeline::probe::Probe::query_cached`]); the others run on tokio's blocking pool (a
-//! lookup reads and decompresses a block; a three-row request may compute).
+//! lookup reads and decompresses a block; some requests compute in memory).
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;

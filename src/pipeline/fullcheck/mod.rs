@@ -8,22 +8,23 @@
 //! (ARCHITECTURE.md, Job kinds) and checks each stored value against the
 //! values of its successors, by move generation written here again from the
 //! rules of each game. It never calls a solver, its ranking tables or its
-//! shortcuts: where it must map a shard index to a position (Chomp's colex
-//! ranks, the census's partition ranks, Dodgem's layer index) it implements
-//! the documented formula itself, which cross-checks the solver's ranking.
+//! shortcuts: where it must map a shard index to a position (a colex rank,
+//! a partition rank, a layer index) it implements the documented formula
+//! itself, which cross-checks the solver's ranking.
 //!
-//! A local check suffices because every game here is finite and acyclic
-//! apart from Dodgem's sideways moves: values that satisfy the local rule
-//! at every position (P iff no move leads to P; the mex of the options;
-//! Dodgem's depth rule, a win in d having a move to a loss in d − 1 and none
-//! shorter, …) are the unique solution, so they are the game's values.
+//! A local check suffices because every game is finite: values that satisfy
+//! the local rule at every position (P iff no move leads to P; the mex of
+//! the options; for games with draws, a win in d having a move to a loss in
+//! d − 1 and none shorter, a loss in d only moves to wins, the longest
+//! d − 1, a draw no move to a loss and one to a draw) are the unique
+//! solution, so they are the game's values.
 //! What each kind's check proves, and what it does not, is in
 //! ARCHITECTURE.md ("What `verify --full` proves").
 //!
 //! - One [`Checker`] per kind, in the kind's game folder
 //!   (`src/kinds/<game>/fullcheck…`), listed in the game's
 //!   [`Game`](super::registry::Game) value. A checker imports no solver
-//!   (`src/games/`): `tests/architecture.rs` fails the build's tests if one
+//!   (`src/games/`): `tests/it/architecture.rs` fails the build's tests if one
 //!   does, directly or through another module.
 //! - [`full_check`] runs the kind's checker over a run directory and
 //!   returns a [`FullReport`]: every bad value counted, the first
@@ -31,9 +32,9 @@
 //!   notation, what is wrong), and what share of the stored values was
 //!   checked.
 //!
-//! Memory: a checker holds one box, one census size (with the P-bits of the
-//! smaller sizes), one Dodgem layer with the two below it, one octal
-//! sequence, or three-row's row states; shards are decoded one at a time.
+//! Memory: a checker holds what one step of its game needs (a box, a layer
+//! with the layers its moves reach, a sequence), decoding shards one at a
+//! time; each game's checker says what.
 
 use std::fmt;
 use std::sync::Mutex;

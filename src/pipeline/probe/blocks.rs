@@ -16,7 +16,8 @@ use crate::pipeline::state::shard_error;
 pub const DEFAULT_CACHE_BYTES: u64 = 64 << 20;
 
 /// Default size of the block cache of `serve` (192 MiB: most of 5×5
-/// Dodgem's 240 MB of values; the server stays under 300 MB resident).
+/// of the largest standard run served in the load test, 240 MB of values; the server stays under
+/// 300 MB resident).
 /// Under random 5×5 positions it cuts the server's CPU per request by about
 /// a quarter against 64 MiB (fewer blocks decompressed).
 pub const SERVE_CACHE_BYTES: u64 = 192 << 20;

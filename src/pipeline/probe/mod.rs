@@ -116,7 +116,7 @@ pub type Params = BTreeMap<String, String>;
 /// A game's probe as `serve` sees it: requests as `key=value` pairs,
 /// answers as the JSON that `gametables query … --json` prints.
 pub trait Probe: Send + Sync {
-    /// The game's name in URLs (`/api/v1/NAME`), e.g. `dodgem`.
+    /// The game's name in URLs (`/api/v1/NAME`).
     fn game(&self) -> &'static str;
 
     /// Answers one request.
@@ -186,7 +186,7 @@ pub fn flag(params: &Params, key: &str) -> ProbeResult<bool> {
 
 /// Parses a comma-separated list of non-negative integers, e.g. `3,4,5`
 /// (spaces around items are allowed). The one list parser of every query:
-/// Nim heaps, subtraction sets and heaps, Chomp row lengths.
+/// heap sizes, sets, row lengths.
 ///
 /// # Errors
 /// [`ProbeError::BadRequest`] quoting the list as the user wrote it: empty
