@@ -5,8 +5,10 @@
 //! The tests of all modules run in one process, two at a time (or as many as
 //! `--test-threads` says): none may change the process's environment, current
 //! directory or limits; commands get theirs on the child (`Command::env`,
-//! `current_dir`, `ulimit` in a shell), and what measures a child measures
-//! only that child (`support::output_with_rusage`).
+//! `current_dir`, `ulimit` in a shell). A test that measures a child's memory
+//! measures that child alone (`support::output_with_rusage`) from a process of
+//! its own (`support::in_own_process`): Linux charges a child, at its `exec`,
+//! with the peak memory of the process it was spawned from.
 //!
 //! Ignored tests are run by name, e.g.
 //! `cargo test --release --test it -- --ignored dodgem::five_by_five`.

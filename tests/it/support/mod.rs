@@ -274,9 +274,14 @@ pub fn sigkill(pid: u32) {
 }
 
 /// Runs `cmd` to its end and returns its output with the resources of that
-/// child alone (`wait4`; its `ru_maxrss` is its peak, in KiB).
-/// `getrusage(RUSAGE_CHILDREN)` would be the largest of every child this
-/// process has waited for, which in one test process means other tests' too.
+/// child alone (`wait4`; `getrusage(RUSAGE_CHILDREN)` would be the largest
+/// of every child this process has waited for, other tests' too).
+///
+/// Its `ru_maxrss` (KiB) is the child's peak or this process's, whichever
+/// is larger: Linux charges a child, at its `exec`, with the peak of the
+/// memory it was spawned from (std spawns with `CLONE_VM`). A test that
+/// measures a child's memory therefore runs in a process of its own
+/// ([`in_own_process`]), where this process is small.
 #[expect(clippy::zombie_processes, reason = "reaped by wait4, not Child::wait")]
 pub fn output_with_rusage(cmd: &mut Command) -> (Output, libc::rusage) {
     use std::io::Read;
@@ -312,6 +317,38 @@ pub fn output_with_rusage(cmd: &mut Command) -> (Output, libc::rusage) {
         stderr,
     };
     (out, ru)
+}
+
+/// Set in a process of this test binary that [`in_own_process`] started.
+const OWN_PROCESS_ENV: &str = "GAMETABLES_TEST_OWN_PROCESS";
+
+/// For a test that must not share its process with other tests (it
+/// measures what its children use): true in a new process of this test
+/// binary that runs only the test `name` (its full path, e.g.
+/// `pipeline_break::zstd_bomb_is_refused_without_a_huge_allocation`), where
+/// the caller goes on with the test's body; false in the first process,
+/// after that run has passed.
+pub fn in_own_process(name: &str) -> bool {
+    if std::env::var_os(OWN_PROCESS_ENV).is_some() {
+        return true;
+    }
+    let o = Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--test-threads=1"])
+        .env(OWN_PROCESS_ENV, "1")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{name} in its own process:\n{}",
+        show(&o)
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("test result: ok. 1 passed"),
+        "{name} did not run in its own process:\n{}",
+        show(&o)
+    );
+    false
 }
 
 /// A child process killed (and reaped) when dropped, also when a test fails.
