@@ -36,6 +36,80 @@ const fn binomial_table() -> [[u64; CELLS + 1]; CELLS + 1] {
     t
 }
 
+/// `POP8[x]` = bits set in the byte x (the default x86-64 target has no
+/// `popcnt` instruction).
+static POP8: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = (i as u32).count_ones() as u8;
+        i += 1;
+    }
+    t
+};
+
+/// `COLEX8[j][k][x]`: the colex-rank terms of the cells set in byte x of
+/// chunk j (cells 8j … 8j+7) when k cells below the chunk are in the set:
+/// `Σ C(8j + bit, k + order of bit in x)` (terms past 25 cells are 0).
+static COLEX8: [[[u64; 256]; CELLS + 1]; 4] = {
+    let mut t = [[[0u64; 256]; CELLS + 1]; 4];
+    let mut j = 0;
+    while j < 4 {
+        let mut k = 0;
+        while k <= CELLS {
+            let mut x = 0;
+            while x < 256 {
+                let mut sum = 0;
+                let mut cnt = k;
+                let mut bit = 0;
+                while bit < 8 {
+                    if x >> bit & 1 == 1 {
+                        cnt += 1;
+                        let c = 8 * j + bit;
+                        if c <= CELLS && cnt <= CELLS {
+                            sum += BINOM[c][cnt];
+                        }
+                    }
+                    bit += 1;
+                }
+                t[j][k][x] = sum;
+                x += 1;
+            }
+            k += 1;
+        }
+        j += 1;
+    }
+    t
+};
+
+/// `PEXT8[f][x]`: the bits of x at the set bits of f, packed low (a byte's
+/// parallel bit extract).
+static PEXT8: [[u8; 256]; 256] = {
+    let mut t = [[0u8; 256]; 256];
+    let mut f = 0;
+    while f < 256 {
+        let mut x = 0;
+        while x < 256 {
+            let mut out = 0;
+            let mut o = 0;
+            let mut bit = 0;
+            while bit < 8 {
+                if f >> bit & 1 == 1 {
+                    if x >> bit & 1 == 1 {
+                        out |= 1 << o;
+                    }
+                    o += 1;
+                }
+                bit += 1;
+            }
+            t[f][x] = out;
+            x += 1;
+        }
+        f += 1;
+    }
+    t
+};
+
 /// `C(m, k)`, exact; 0 when `k > m`.
 ///
 /// # Panics
@@ -95,9 +169,26 @@ pub fn solve_order(n: usize) -> Vec<(usize, usize)> {
     layers(n).into_iter().filter(|&(a, b)| a >= b).collect()
 }
 
-/// Colex rank of the set `mask` (any number of bits).
+/// Colex rank of the set `mask` (cells below 25), a byte at a time.
 #[inline]
-fn colex_rank(mut mask: u32) -> u64 {
+fn colex_rank(mask: u32) -> u64 {
+    let mut r = 0;
+    let mut k = 0;
+    let mut j = 0;
+    let mut m = mask;
+    while m != 0 {
+        let x = (m & 0xff) as usize;
+        r += COLEX8[j][k][x];
+        k += POP8[x] as usize;
+        m >>= 8;
+        j += 1;
+    }
+    r
+}
+
+/// Colex rank of `mask`, a bit at a time (the definition; for tests).
+#[cfg(test)]
+fn colex_rank_by_bits(mut mask: u32) -> u64 {
     let mut r = 0;
     let mut i = 1;
     while mask != 0 {
@@ -131,6 +222,22 @@ fn colex_unrank(mut r: u64, k: usize, m: usize) -> u32 {
 #[inline]
 fn compress(theirs: u32, free: u32) -> u32 {
     let mut out = 0;
+    let mut shift = 0;
+    let (mut t, mut f) = (theirs, free);
+    while t != 0 {
+        let fb = (f & 0xff) as usize;
+        out |= (PEXT8[fb][(t & 0xff) as usize] as u32) << shift;
+        shift += POP8[fb] as u32;
+        t >>= 8;
+        f >>= 8;
+    }
+    out
+}
+
+/// [`compress`] a bit at a time (the definition; for tests).
+#[cfg(test)]
+fn compress_by_bits(theirs: u32, free: u32) -> u32 {
+    let mut out = 0;
     let mut m = theirs;
     while m != 0 {
         let c = m.trailing_zeros();
@@ -154,6 +261,15 @@ fn expand(mut packed: u32, free: u32) -> u32 {
         packed >>= 1;
     }
     out
+}
+
+/// [`Layer::rank`] without the layer: `theirs_ranks` = `C(n² − a, b)` of
+/// the board's layer `(a, b)`, `full` the mask of the n² cells.
+#[inline]
+pub(super) fn rank_in_layer(board: Board, theirs_ranks: u64, full: u32) -> u64 {
+    debug_assert_eq!(board.mine & board.theirs, 0);
+    let free = !board.mine & full;
+    colex_rank(board.mine) * theirs_ranks + colex_rank(compress(board.theirs, free))
 }
 
 /// The ranking of layer `(a, b)` of the n×n board: the boards with `a`
@@ -228,9 +344,11 @@ impl Layer {
     #[inline]
     pub fn rank(&self, board: Board) -> u64 {
         debug_assert_eq!(board.layer(), (self.a, self.b));
-        debug_assert_eq!(board.mine & board.theirs, 0);
-        let free = !board.mine & ((1u64 << (self.n * self.n)) - 1) as u32;
-        colex_rank(board.mine) * self.theirs_ranks + colex_rank(compress(board.theirs, free))
+        rank_in_layer(
+            board,
+            self.theirs_ranks,
+            ((1u64 << (self.n * self.n)) - 1) as u32,
+        )
     }
 
     /// The board of rank `r`.
@@ -248,6 +366,22 @@ impl Layer {
             free,
         );
         Board { mine, theirs }
+    }
+
+    /// Every board of the layer in rank order (rank 0 first), cheaper than
+    /// unranking each: the `mine` sets in colex order, and for each the
+    /// `theirs` sets among the free cells in colex order.
+    pub fn boards(&self) -> LayerBoards {
+        let cells = self.n * self.n;
+        let mine = (1u32 << self.a) - 1;
+        LayerBoards {
+            cells,
+            b: self.b,
+            mine,
+            free: !mine & ((1u64 << cells) - 1) as u32,
+            packed: (1u32 << self.b) - 1,
+            done: false,
+        }
     }
 
     /// The layers the moves of this one can reach: `(b, a)` (a cube of the
@@ -272,10 +406,79 @@ impl Layer {
     }
 }
 
+/// The next larger mask with as many bits (Gosper's hack), or `None` past
+/// `limit` bits. The empty set has no successor.
+#[inline]
+fn next_set(x: u32, limit: usize) -> Option<u32> {
+    if x == 0 {
+        return None;
+    }
+    let x = x as u64;
+    let c = x & x.wrapping_neg();
+    let r = x + c;
+    let y = (((r ^ x) >> 2) / c) | r;
+    (y < 1u64 << limit).then_some(y as u32)
+}
+
+/// The boards of a layer in rank order ([`Layer::boards`]).
+#[derive(Debug, Clone)]
+pub struct LayerBoards {
+    cells: usize,
+    b: usize,
+    mine: u32,
+    free: u32,
+    packed: u32,
+    done: bool,
+}
+
+impl Iterator for LayerBoards {
+    type Item = Board;
+
+    #[inline]
+    fn next(&mut self) -> Option<Board> {
+        if self.done {
+            return None;
+        }
+        let out = Board {
+            mine: self.mine,
+            theirs: expand(self.packed, self.free),
+        };
+        let a = self.mine.count_ones() as usize;
+        if let Some(p) = next_set(self.packed, self.cells - a) {
+            self.packed = p;
+        } else if let Some(m) = next_set(self.mine, self.cells) {
+            self.mine = m;
+            self.free = !m & ((1u64 << self.cells) - 1) as u32;
+            self.packed = (1u32 << self.b) - 1;
+        } else {
+            self.done = true;
+        }
+        Some(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testutil::{Rng, all_boards};
     use super::*;
+
+    #[test]
+    fn byte_tables_agree_with_the_definitions() {
+        let mut rng = Rng(31);
+        for _ in 0..200_000 {
+            let mask = rng.next() as u32 & ((1 << 25) - 1);
+            let free = rng.next() as u32 & ((1 << 25) - 1);
+            assert_eq!(colex_rank(mask), colex_rank_by_bits(mask));
+            assert_eq!(
+                compress(mask & free, free),
+                compress_by_bits(mask & free, free)
+            );
+            assert_eq!(expand(compress(mask & free, free), free), mask & free);
+        }
+        for mask in 0..1u32 << 16 {
+            assert_eq!(colex_rank(mask), colex_rank_by_bits(mask));
+        }
+    }
 
     #[test]
     fn binomials() {
@@ -372,8 +575,10 @@ mod tests {
                     continue;
                 }
                 let mut prev: Option<Board> = None;
+                let mut it = layer.boards();
                 for r in 0..layer.size() {
                     let board = layer.unrank(r);
+                    assert_eq!(it.next(), Some(board));
                     assert_eq!(board.layer(), (a, b));
                     assert_eq!(board.mine & board.theirs, 0);
                     assert_eq!((board.mine | board.theirs) >> (n * n), 0);
@@ -387,6 +592,7 @@ mod tests {
                     }
                     prev = Some(board);
                 }
+                assert_eq!(it.next(), None);
             }
         }
     }

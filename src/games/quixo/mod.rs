@@ -35,7 +35,11 @@
 //! is GamesmanOne's `QuixoPrimitive` (the current player wins if there is a
 //! line of their pieces, "regardless of whether there is a k in a row of the
 //! opponent's piece", else loses if the opponent has one). Play can cycle:
-//! positions nobody can force are draws.
+//! positions nobody can force are draws. The paper's own statement of the
+//! rules (its §1.1) could not be read here, so no page is cited for it; its
+//! authors' code follows this rule, since the tests reproduce their 5×5
+//! per-layer counts (Checks, below). The paper's abstract: 5×5 Quixo "is a
+//! Draw game".
 //!
 //! **Side to move is always "mine".** A [`Board`] is two masks, `mine` (the
 //! cubes of the player to move) and `theirs`; a move produces the child as
@@ -54,6 +58,13 @@
 //! in all (19,683; 43,046,721; 847,288,609,443 for n = 3, 4, 5); counting
 //! the absolute colour to move doubles that (GamesmanOne's 1,694,577,218,886
 //! for 5×5).
+//!
+//! **Checks.** The tests (in `brute`) solve 2×2 and 3×3 with a naive
+//! solver that shares nothing with these rules and agree on every position;
+//! solve 4×4 whole (`#[ignore]`); and solve the 2^25 boards of 5×5 without a
+//! blank cube, matching the per-layer win / loss / draw counts of the
+//! paper's authors (github.com/st34-satoshi/quixo-cpp,
+//! `python/result-5by5-activeIsO.txt`) on all 26 layers (`#[ignore]`).
 //!
 //! **Symmetry.** The 8 symmetries of the square ([`Symmetry`]) map moves to
 //! moves and lines to lines, so they preserve values; [`Rules::canonical`]
@@ -82,7 +93,7 @@ mod brute;
 mod testutil;
 
 pub use board::{Board, Edge, Move, Outcome, Rules};
-pub use index::{Layer, binomial, layer_size, layers, solve_order, total_boards};
+pub use index::{Layer, LayerBoards, binomial, layer_size, layers, solve_order, total_boards};
 pub use notation::{Colour, Position};
 pub use symmetry::{Canonical, Symmetry};
 
