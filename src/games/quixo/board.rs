@@ -166,6 +166,8 @@ pub struct Rules {
     border: u32,
     lines: Vec<u32>,
     slides: Vec<Slide>,
+    /// `slot[cell][edge]`: the move's position in `slides`, or `u8::MAX`.
+    slot: [[u8; 4]; 32],
     /// `perm[s][c]`: the cell that symmetry `s` sends cell `c` to.
     pub(super) perm: [[u8; 32]; 8],
 }
@@ -239,12 +241,17 @@ impl Rules {
                 });
             }
         }
+        let mut slot = [[u8::MAX; 4]; 32];
+        for (i, s) in slides.iter().enumerate() {
+            slot[s.mv.source as usize][s.mv.edge as usize] = i as u8;
+        }
         Ok(Rules {
             n,
             full,
             border,
             lines,
             slides,
+            slot,
             perm: cell_maps(n),
         })
     }
@@ -283,7 +290,8 @@ impl Rules {
     /// The position of `mv` in [`Rules::all_moves`], if it is a move of this
     /// size (source on the border and not on `edge`).
     pub fn move_index(&self, mv: Move) -> Option<usize> {
-        self.slides.iter().position(|s| s.mv == mv)
+        let i = *self.slot.get(mv.source as usize)?.get(mv.edge as usize)?;
+        (i != u8::MAX).then_some(i as usize)
     }
 
     /// The cell where `mv` pushes its cube in: the end of the source's row
@@ -580,6 +588,43 @@ mod tests {
                 };
                 assert_eq!(k, want, "cell {c} on {n}x{n}");
             }
+        }
+        for n in 2..=5 {
+            let r = rules(n);
+            for (i, mv) in r.all_moves().enumerate() {
+                assert_eq!(r.move_index(mv), Some(i));
+            }
+            // a1 is on the left and bottom edges; an inner cell has no move.
+            assert_eq!(
+                r.move_index(Move {
+                    source: 0,
+                    edge: Edge::Left
+                }),
+                None
+            );
+            assert_eq!(
+                r.move_index(Move {
+                    source: 0,
+                    edge: Edge::Bottom
+                }),
+                None
+            );
+            if n >= 3 {
+                assert_eq!(
+                    r.move_index(Move {
+                        source: (n + 1) as u8,
+                        edge: Edge::Top
+                    }),
+                    None
+                );
+            }
+            assert_eq!(
+                r.move_index(Move {
+                    source: 40,
+                    edge: Edge::Top
+                }),
+                None
+            );
         }
         assert_eq!(Rules::new(1).unwrap_err(), QuixoError::BadSize(1));
         assert_eq!(Rules::new(6).unwrap_err(), QuixoError::BadSize(6));
