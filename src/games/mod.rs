@@ -4,4 +4,5 @@
 pub mod chomp;
 pub mod dodgem;
 pub mod impartial;
+pub mod quixo;
 pub mod three_row;
