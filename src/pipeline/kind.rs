@@ -328,3 +328,17 @@ pub trait Kinds {
     /// Every kind's name, for messages.
     fn names(&self) -> Vec<&'static str>;
 }
+
+/// Writes [`JobKind::name`] and [`JobKind::about`] inside an `impl JobKind`
+/// block: `kind_names!("my-kind", "What it computes, one line");`.
+macro_rules! kind_names {
+    ($name:literal, $about:literal) => {
+        fn name(&self) -> &'static str {
+            $name
+        }
+        fn about(&self) -> &'static str {
+            $about
+        }
+    };
+}
+pub(crate) use kind_names;

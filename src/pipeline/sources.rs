@@ -20,6 +20,13 @@ pub struct Work {
     pub reference: &'static str,
 }
 
+impl Work {
+    /// The work cited as `name`, with its full `reference`.
+    pub const fn new(name: &'static str, reference: &'static str) -> Work {
+        Work { name, reference }
+    }
+}
+
 /// The start of a claim source that is no published work but an
 /// independent computation of ours (e.g. a naive search), named in the rest
 /// of the source.

@@ -1009,13 +1009,10 @@ pub fn box_job_memory(len: u64) -> u64 {
 }
 
 impl JobKind for ChompBoxes {
-    fn name(&self) -> &'static str {
-        "chomp-boxes"
-    }
-
-    fn about(&self) -> &'static str {
+    crate::pipeline::kind::kind_names!(
+        "chomp-boxes",
         "Chomp: P-positions of m×n boxes and the winning moves of every rectangle in them"
-    }
+    );
 
     fn plan(&self, path: &Path, text: &str) -> Result<(toml::Table, Vec<JobSpec>)> {
         let p: JobFileParams = parse_params(path, text)?;

@@ -194,13 +194,10 @@ fn is_p(bits: &[u64], x: u64) -> bool {
 }
 
 impl JobKind for ChompCensus {
-    fn name(&self) -> &'static str {
-        "chomp-census"
-    }
-
-    fn about(&self) -> &'static str {
+    crate::pipeline::kind::kind_names!(
+        "chomp-census",
         "Chomp: every position of s ≤ n_max squares (partitions of s); P-positions and winning-bite counts per size"
-    }
+    );
 
     fn plan(&self, path: &Path, text: &str) -> Result<(toml::Table, Vec<JobSpec>)> {
         let p: JobFileParams = parse_params(path, text)?;

@@ -135,13 +135,10 @@ fn parse_rectangles(text: &str) -> std::result::Result<BTreeMap<(u32, u32), u32>
 }
 
 impl JobKind for ChompGrundy {
-    fn name(&self) -> &'static str {
-        "chomp-grundy"
-    }
-
-    fn about(&self) -> &'static str {
+    crate::pipeline::kind::kind_names!(
+        "chomp-grundy",
         "Chomp: the Sprague–Grundy value of every staircase of m×n boxes"
-    }
+    );
 
     fn plan(&self, path: &Path, text: &str) -> Result<(toml::Table, Vec<JobSpec>)> {
         let p: JobFileParams = parse_params(path, text)?;

@@ -30,54 +30,54 @@ pub const KITATAI: &str = "Kitatai, chomp-memoized-search";
 
 /// Every work this game cites, in the order `report.md` lists them.
 pub const WORKS: &[Work] = &[
-    Work {
-        name: SEN_CHOMP,
-        reference: "sen-ltd, “Chomp（毒入りチョコレート）— 完全プレイヤーを作り、Brouwer の表と OEIS \
+    Work::new(
+        SEN_CHOMP,
+        "sen-ltd, “Chomp（毒入りチョコレート）— 完全プレイヤーを作り、Brouwer の表と OEIS \
                     を全部計算し直したら 1 つだけ数字がずれていた” (Qiita, 2026): the 823 rectangles \
                     of 14 row-count boxes, the census by number of squares to 60, three-row Chomp to \
                     q = 16,000 against Brouwer's tables, Nivasch's rows and OEIS. Playable page \
                     https://sen.ltd/portfolio/chomp/, code https://github.com/sen-ltd/chomp",
-    },
-    Work {
-        name: BROUWER,
-        reference: "A. E. Brouwer, “The game of Chomp”, https://www.win.tue.nl/~aeb/games/chomp.html \
+    ),
+    Work::new(
+        BROUWER,
+        "A. E. Brouwer, “The game of Chomp”, https://www.win.tue.nl/~aeb/games/chomp.html \
                     (three-row Chomp: the recurrence for f(q, r), the table of f, the rows where \
                     p − q ends constant, the pattern table of the periodic rows)",
-    },
-    Work {
-        name: NIVASCH,
-        reference: "G. Nivasch, the periodic rows r ≤ 10,000 of three-row Chomp (141 of period 2, 7 of \
+    ),
+    Work::new(
+        NIVASCH,
+        "G. Nivasch, the periodic rows r ≤ 10,000 of three-row Chomp (141 of period 2, 7 of \
                     period 3, 54 of period 4, 2 of period 9), as reported in the sen-ltd Chomp article",
-    },
-    Work {
-        name: GALE,
-        reference: "D. Gale, “A curious Nim-type game”, Amer. Math. Monthly 81 (1974), 876–879 \
+    ),
+    Work::new(
+        GALE,
+        "D. Gale, “A curious Nim-type game”, Amer. Math. Monthly 81 (1974), 876–879 \
                     (2×n, n×n, 4×5 and 4×6 have one winning move), as cited in the sen-ltd Chomp \
                     article",
-    },
-    Work {
-        name: DAY72,
-        reference: "“Chomp”, day 72 of the “game from zero” series (one game a day in plain JavaScript): \
+    ),
+    Work::new(
+        DAY72,
+        "“Chomp”, day 72 of the “game from zero” series (one game a day in plain JavaScript): \
                     the 10×10 box and four policies on the bars 2×2 … 8×8. Playable page \
                     https://dev48.infy.uk/game/day72-chomp.html, series \
                     https://dev48.infy.uk/gamefromzero.php",
-    },
-    Work {
-        name: MEIRI,
-        reference: "每日算法, “使用java实现Chomp：组合博弈论必败态策略分析” (Chomp in Java: the \
+    ),
+    Work::new(
+        MEIRI,
+        "每日算法, “使用java实现Chomp：组合博弈论必败态策略分析” (Chomp in Java: the \
                     Sprague–Grundy value of every position by memoized search; P-positions are the \
                     positions of value 0)",
-    },
-    Work {
-        name: OEIS,
-        reference: "The On-Line Encyclopedia of Integer Sequences, https://oeis.org/ (each sequence at \
+    ),
+    Work::new(
+        OEIS,
+        "The On-Line Encyclopedia of Integer Sequences, https://oeis.org/ (each sequence at \
                     https://oeis.org/A…, e.g. https://oeis.org/A112470)",
-    },
-    Work {
-        name: KITATAI,
-        reference: "Kitatai, “chomp-memoized-search” (C++, GitHub, \
+    ),
+    Work::new(
+        KITATAI,
+        "Kitatai, “chomp-memoized-search” (C++, GitHub, \
                     https://github.com/Kitatai/chomp-memoized-search): the winning first moves of \
                     every rectangle up to 20×20 by memoized negamax search (about 34 GB); its README \
                     states that none has three or more",
-    },
+    ),
 ];

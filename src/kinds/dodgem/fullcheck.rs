@@ -671,9 +671,7 @@ fn take(shard: &mut Shard, name: &str) -> Option<Vec<u8>> {
 }
 
 impl Checker for DodgemChecker {
-    fn kind(&self) -> &'static str {
-        "dodgem"
-    }
+    crate::pipeline::fullcheck::checks_kind!("dodgem");
 
     fn check(&self, cx: &Ctx) -> Result<Vec<Coverage>> {
         let run = cx.run();

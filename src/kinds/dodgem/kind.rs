@@ -327,13 +327,10 @@ pub fn move_rank(v: Value) -> (u8, i32) {
 }
 
 impl JobKind for Dodgem {
-    fn name(&self) -> &'static str {
-        "dodgem"
-    }
-
-    fn about(&self) -> &'static str {
+    crate::pipeline::kind::kind_names!(
+        "dodgem",
         "Dodgem n×n: win/loss/draw and depth of every position, one job per layer (a, b)"
-    }
+    );
 
     fn plan(&self, path: &Path, text: &str) -> Result<(toml::Table, Vec<JobSpec>)> {
         let p: JobFileParams = parse_params(path, text)?;

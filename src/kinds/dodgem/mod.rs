@@ -13,7 +13,7 @@ use std::sync::Arc;
 use crate::pipeline::JobKind;
 use crate::pipeline::RunView;
 use crate::pipeline::probe::blocks::BlockCache;
-use crate::pipeline::probe::{Probe, ProbeResult};
+use crate::pipeline::probe::{Probe, ProbeResult, one_probe};
 use crate::pipeline::registry::{Game, StandardJob};
 
 pub mod fullcheck;
@@ -28,11 +28,9 @@ pub mod sources;
 pub const DODGEM: &dyn JobKind = &kind::Dodgem;
 
 fn probes(runs: Vec<RunView>, cache: Arc<BlockCache>) -> ProbeResult<Vec<Box<dyn Probe>>> {
-    let mut p = probe::DodgemProbe::with_cache(cache);
-    for view in runs {
-        p.add_run(view)?;
-    }
-    Ok(vec![Box::new(p)])
+    one_probe(probe::DodgemProbe::with_cache(cache), runs, |p, v| {
+        p.add_run(v).map(drop)
+    })
 }
 
 /// Dodgem in the registry.

@@ -15,23 +15,23 @@ pub const GAMESCRAFTERS: &str = "GamesCrafters";
 
 /// Every work this game cites, in the order `report.md` lists them.
 pub const WORKS: &[Work] = &[
-    Work {
-        name: SEN_DODGEM,
-        reference: "sen-ltd, Dodgem article and solver (2026): 3×3 to 5×5 solved, with the 1996 \
+    Work::new(
+        SEN_DODGEM,
+        "sen-ltd, Dodgem article and solver (2026): 3×3 to 5×5 solved, with the 1996 \
                     rec.games.abstract thread, Winning Ways and the GamesCrafters figures checked \
                     again. Playable page https://sen.ltd/portfolio/dodgem/, code \
                     https://github.com/sen-ltd/dodgem",
-    },
-    Work {
-        name: DODGEM_THREAD,
-        reference: "“'Dodgem' . . . any info?”, rec.games.abstract, March 1996: posts by J. Erickson \
+    ),
+    Work::new(
+        DODGEM_THREAD,
+        "“'Dodgem' . . . any info?”, rec.games.abstract, March 1996: posts by J. Erickson \
                     (position counts), M. Fleury (666 placements) and D. desJardins (4×4 and 5×5 \
                     solved: draws), archived by D. Eppstein at \
                     https://www.ics.uci.edu/~eppstein/cgt/dodgem.html",
-    },
-    Work {
-        name: GAMESCRAFTERS,
-        reference: "GamesCrafters (UC Berkeley), Dodgem figures as quoted in Wikipedia, “Dodgem”, \
+    ),
+    Work::new(
+        GAMESCRAFTERS,
+        "GamesCrafters (UC Berkeley), Dodgem figures as quoted in Wikipedia, “Dodgem”, \
                     https://en.wikipedia.org/wiki/Dodgem",
-    },
+    ),
 ];

@@ -114,9 +114,7 @@ fn mex_small(g: &[u8], digits: &[u8], n: usize) -> u32 {
 }
 
 impl Checker for OctalChecker {
-    fn kind(&self) -> &'static str {
-        "octal"
-    }
+    crate::pipeline::fullcheck::checks_kind!("octal");
 
     fn check(&self, cx: &Ctx) -> Result<Vec<Coverage>> {
         let run = cx.run();

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use crate::pipeline::JobKind;
 use crate::pipeline::RunView;
 use crate::pipeline::probe::blocks::BlockCache;
-use crate::pipeline::probe::{Probe, ProbeResult};
+use crate::pipeline::probe::{Probe, ProbeResult, one_probe};
 use crate::pipeline::registry::{Game, StandardJob};
 
 pub mod fullcheck;
@@ -29,11 +29,11 @@ pub mod sources;
 pub const OCTAL: &dyn JobKind = &octal::Octal;
 
 fn probes(runs: Vec<RunView>, cache: Arc<BlockCache>) -> ProbeResult<Vec<Box<dyn Probe>>> {
-    let mut p = octal_probe::OctalProbe::with_cache(cache);
-    for view in runs {
-        p.add_run(view)?;
-    }
-    Ok(vec![Box::new(p)])
+    one_probe(
+        octal_probe::OctalProbe::with_cache(cache),
+        runs,
+        octal_probe::OctalProbe::add_run,
+    )
 }
 
 /// The impartial games in the registry.

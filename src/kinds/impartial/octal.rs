@@ -213,13 +213,10 @@ pub fn parse_b_file(text: &str) -> std::result::Result<Vec<u32>, String> {
 }
 
 impl JobKind for Octal {
-    fn name(&self) -> &'static str {
-        "octal"
-    }
-
-    fn about(&self) -> &'static str {
+    crate::pipeline::kind::kind_names!(
+        "octal",
         "Octal games: the Grundy sequence to n_max in ranges, periodicity proved by the Guy–Smith theorem"
-    }
+    );
 
     fn plan(&self, path: &Path, text: &str) -> Result<(toml::Table, Vec<JobSpec>)> {
         let p: JobFileParams = parse_params(path, text)?;

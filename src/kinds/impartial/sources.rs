@@ -15,21 +15,21 @@ pub const WINNING_WAYS: &str = "Winning Ways";
 
 /// Every work this game cites, in the order `report.md` lists them.
 pub const WORKS: &[Work] = &[
-    Work {
-        name: BOUTON,
-        reference: "C. L. Bouton, “Nim, a game with a complete mathematical theory”, Annals of \
+    Work::new(
+        BOUTON,
+        "C. L. Bouton, “Nim, a game with a complete mathematical theory”, Annals of \
                     Mathematics (2) 3 (1901/02), 35–39 (normal and misère Nim)",
-    },
-    Work {
-        name: GUY_SMITH,
-        reference: "R. K. Guy and C. A. B. Smith, “The G-values of various games”, Proc. Cambridge \
+    ),
+    Work::new(
+        GUY_SMITH,
+        "R. K. Guy and C. A. B. Smith, “The G-values of various games”, Proc. Cambridge \
                     Philos. Soc. 52 (1956), 514–526 (octal games, Kayles and Dawson's Kayles, the \
                     periodicity theorem)",
-    },
-    Work {
-        name: WINNING_WAYS,
-        reference: "E. R. Berlekamp, J. H. Conway, R. K. Guy, Winning Ways for your Mathematical Plays, \
+    ),
+    Work::new(
+        WINNING_WAYS,
+        "E. R. Berlekamp, J. H. Conway, R. K. Guy, Winning Ways for your Mathematical Plays, \
                     2nd ed., A K Peters, 2001–2004 (Kayles and the octal games: vol. 1, ch. 4; \
                     Dodgem 3×3: vol. 3)",
-    },
+    ),
 ];

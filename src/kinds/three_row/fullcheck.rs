@@ -446,9 +446,7 @@ fn rules_check(cx: &Ctx, t: &Small, owner: &(dyn Fn(u32, u32) -> String + Sync))
 }
 
 impl Checker for ThreeRowChecker {
-    fn kind(&self) -> &'static str {
-        "three-row"
-    }
+    crate::pipeline::fullcheck::checks_kind!("three-row");
 
     #[allow(clippy::too_many_lines)]
     fn check(&self, cx: &Ctx) -> Result<Vec<Coverage>> {

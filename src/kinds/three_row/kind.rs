@@ -813,13 +813,10 @@ pub fn parse_b_file(text: &str) -> std::result::Result<Vec<u64>, String> {
 }
 
 impl JobKind for ThreeRow {
-    fn name(&self) -> &'static str {
-        "three-row"
-    }
-
-    fn about(&self) -> &'static str {
+    crate::pipeline::kind::kind_names!(
+        "three-row",
         "three-row Chomp: f(q, r) by Brouwer's recurrence in q×r tiles, row classes, OEIS b-files"
-    }
+    );
 
     fn plan(&self, path: &Path, text: &str) -> Result<(toml::Table, Vec<JobSpec>)> {
         let p: JobFileParams = parse_params(path, text)?;

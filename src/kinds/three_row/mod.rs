@@ -11,7 +11,7 @@ use std::sync::Arc;
 use crate::pipeline::JobKind;
 use crate::pipeline::RunView;
 use crate::pipeline::probe::blocks::BlockCache;
-use crate::pipeline::probe::{Probe, ProbeResult};
+use crate::pipeline::probe::{Probe, ProbeResult, one_probe};
 use crate::pipeline::registry::{Game, StandardJob};
 
 pub mod fullcheck;
@@ -25,11 +25,11 @@ pub mod query;
 pub const THREE_ROW: &dyn JobKind = &kind::ThreeRow;
 
 fn probes(runs: Vec<RunView>, cache: Arc<BlockCache>) -> ProbeResult<Vec<Box<dyn Probe>>> {
-    let mut p = probe::ThreeRowProbe::with_cache(cache);
-    for view in runs {
-        p.add_run(view)?;
-    }
-    Ok(vec![Box::new(p)])
+    one_probe(
+        probe::ThreeRowProbe::with_cache(cache),
+        runs,
+        probe::ThreeRowProbe::add_run,
+    )
 }
 
 /// Three-row Chomp in the registry. Its claims cite the Chomp works

@@ -361,3 +361,14 @@ pub fn le_u32s(bytes: &[u8]) -> Option<Vec<u32>> {
 pub fn bit(words: &[u64], i: u64) -> bool {
     words[(i / 64) as usize] >> (i % 64) & 1 == 1
 }
+
+/// Writes [`Checker::kind`] inside an `impl Checker` block:
+/// `checks_kind!("my-kind");`.
+macro_rules! checks_kind {
+    ($name:literal) => {
+        fn kind(&self) -> &'static str {
+            $name
+        }
+    };
+}
+pub(crate) use checks_kind;

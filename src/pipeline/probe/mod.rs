@@ -243,6 +243,23 @@ pub fn run_dirs<'a>(runs: impl IntoIterator<Item = &'a RunView>) -> String {
         .join(", ")
 }
 
+/// A game's one probe over its runs: `probe` (made with the server's
+/// cache) given each run by `add`; what a [`Game`](super::registry::Game)'s
+/// probe constructor usually is.
+///
+/// # Errors
+/// What `add` refuses (e.g. two runs of the same board).
+pub fn one_probe<P: Probe + 'static>(
+    mut probe: P,
+    runs: Vec<RunView>,
+    add: impl Fn(&mut P, RunView) -> ProbeResult<()>,
+) -> ProbeResult<Vec<Box<dyn Probe>>> {
+    for view in runs {
+        add(&mut probe, view)?;
+    }
+    Ok(vec![Box::new(probe)])
+}
+
 /// Every game's probe over a set of run directories, for `serve`
 /// ([`Registry::probes`](super::registry::Registry::probes) opens them):
 /// each directory goes to the probes of its kind's game; games without a

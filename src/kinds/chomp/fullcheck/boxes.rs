@@ -39,9 +39,7 @@ pub(crate) fn box_params(job: &JobSpec) -> Option<(u32, u32)> {
 }
 
 impl Checker for BoxesChecker {
-    fn kind(&self) -> &'static str {
-        "chomp-boxes"
-    }
+    crate::pipeline::fullcheck::checks_kind!("chomp-boxes");
 
     fn check(&self, cx: &Ctx) -> Result<Vec<Coverage>> {
         let jobs = cx.run().jobs();

@@ -208,9 +208,7 @@ impl Run<'_> {
 }
 
 impl Checker for CensusChecker {
-    fn kind(&self) -> &'static str {
-        "chomp-census"
-    }
+    crate::pipeline::fullcheck::checks_kind!("chomp-census");
 
     fn check(&self, cx: &Ctx) -> Result<Vec<Coverage>> {
         let run = cx.run();

@@ -21,9 +21,7 @@ use crate::pipeline::fullcheck::{Checker, Coverage, Ctx, for_chunks};
 pub struct GrundyChecker;
 
 impl Checker for GrundyChecker {
-    fn kind(&self) -> &'static str {
-        "chomp-grundy"
-    }
+    crate::pipeline::fullcheck::checks_kind!("chomp-grundy");
 
     fn check(&self, cx: &Ctx) -> Result<Vec<Coverage>> {
         let jobs = cx.run().jobs();
