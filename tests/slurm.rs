@@ -138,7 +138,8 @@ fn dry_run_without_slurm_assumes_the_default_max_array_size() {
         out.contains("# MaxArraySize 1001 (assumed: no `scontrol` on PATH): 1 array job(s)"),
         "{out}"
     );
-    assert!(out.contains("#SBATCH --array=0-13\n"), "{out}");
+    // The default throttle: at most 64 tasks of an array at once.
+    assert!(out.contains("#SBATCH --array=0-13%64\n"), "{out}");
 }
 
 fn assert_one_line_error(o: &Output, needles: &[&str]) {
