@@ -594,9 +594,10 @@ fn slurm_scancel_of_one_task_fails_the_run_and_rerun_resubmits_only_it() {
     );
 }
 
-/// `--detach` submits and returns; a second `run` is refused while the jobs
-/// are queued; `status` shows the Slurm progress; the merge job finishes the
-/// run, and `verify --against` the manifest passes.
+/// `--detach` submits and returns; `status` shows the Slurm progress; a
+/// second `run` adopts the jobs still queued (submits nothing) and waits for
+/// them; the merge job finishes the run, and `verify --against` the manifest
+/// passes.
 #[test]
 #[ignore = "needs Slurm: scripts/ci-slurm-tests.sh"]
 fn slurm_detach_then_status_and_verify() {
@@ -623,14 +624,6 @@ fn slurm_detach_then_status_and_verify() {
         "{script}"
     );
 
-    let again = run_slurm("chomp-boxes", &run, &[], None);
-    assert_eq!(again.status.code(), Some(1), "{}", show(&again));
-    assert!(
-        text(&again.stderr).contains("still queued or running"),
-        "{}",
-        show(&again)
-    );
-
     let st = gt().arg("status").arg(&run).output().unwrap();
     let st = text(&st.stdout);
     assert!(
@@ -641,6 +634,15 @@ fn slurm_detach_then_status_and_verify() {
         "{st}"
     );
     assert!(st.contains(" waiting, 0 failed; merge "), "{st}");
+
+    let again = run_slurm("chomp-boxes", &run, &[], None);
+    assert!(again.status.success(), "{}", show(&again));
+    assert!(
+        text(&again.stderr).contains("adopting submission 1"),
+        "{}",
+        show(&again)
+    );
+    assert_eq!(submission(&run).submission, 1, "nothing submitted again");
 
     wait_for("result.toml from the merge job", 300, || {
         run.join("result.toml").exists().then_some(())

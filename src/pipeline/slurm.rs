@@ -1557,10 +1557,13 @@ fn log_says_out_of_memory(log: &Path) -> bool {
 ///   job's own, or someone meant it to stop.
 ///
 /// Each job is tried again at most `max_retries` times.
+/// `mem_override` is a `--mem…` given with `--sbatch-arg`: it wins over the
+/// script's, so a task out of memory under it is not tried again.
 fn decide(
     f: &Failure,
     prev: Option<&Retry>,
     max_retries: u32,
+    mem_override: Option<&str>,
 ) -> std::result::Result<(Retry, String), String> {
     let mut r = prev.cloned().unwrap_or_default();
     let oom = f.state == "OUT_OF_MEMORY" || (f.state != "TIMEOUT" && log_says_out_of_memory(&f.log));
@@ -1575,6 +1578,12 @@ fn decide(
         ));
     }
     let action = if oom {
+        if let Some(m) = mem_override {
+            return Err(format!(
+                " (out of memory under --sbatch-arg={m}, which overrides the estimate on every \
+                 try: not resubmitted; give more memory or drop the override)"
+            ));
+        }
         if r.mem_factor >= 2 {
             return Err(format!(
                 " (out of memory again with --mem {} MiB, twice the estimate: not resubmitted; \
@@ -1659,6 +1668,11 @@ fn follow(
                 merged: true,
             });
         }
+        let mem_override = opts
+            .sbatch_args
+            .iter()
+            .find(|a| a.starts_with("--mem"))
+            .map(String::as_str);
         let mut fatal: Vec<String> = Vec::new();
         let mut not_run: Vec<String> = Vec::new();
         let mut again: Vec<(usize, Retry, Resubmission)> = Vec::new();
@@ -1666,7 +1680,7 @@ fn follow(
             match f.job {
                 _ if f.not_run => not_run.push(f.line.clone()),
                 None => fatal.push(f.line.clone()),
-                Some(i) => match decide(f, retries.get(&i), opts.max_retries) {
+                Some(i) => match decide(f, retries.get(&i), opts.max_retries, mem_override) {
                     Ok((r, action)) => again.push((
                         i,
                         r.clone(),
@@ -2446,29 +2460,29 @@ mod tests {
 
     #[test]
     fn failures_are_resubmitted_only_when_another_try_can_cure_them() {
-        let (r, what) = decide(&failure("NODE_FAIL", "n2"), None, 2).unwrap();
+        let (r, what) = decide(&failure("NODE_FAIL", "n2"), None, 2, None).unwrap();
         assert_eq!(r.exclude, ["n2".to_string()].into());
         assert_eq!(r.attempts, 1);
         assert!(what.contains("--exclude=n2"), "{what}");
-        let (r2, _) = decide(&failure("NODE_FAIL", "n3"), Some(&r), 2).unwrap();
+        let (r2, _) = decide(&failure("NODE_FAIL", "n3"), Some(&r), 2, None).unwrap();
         assert_eq!(r2.exclude, ["n2".to_string(), "n3".to_string()].into());
         // Bounded: a third failure is not resubmitted.
-        let no = decide(&failure("NODE_FAIL", "n1"), Some(&r2), 2).unwrap_err();
+        let no = decide(&failure("NODE_FAIL", "n1"), Some(&r2), 2, None).unwrap_err();
         assert!(no.contains("failed 3 times"), "{no}");
 
-        let (r, what) = decide(&failure("TIMEOUT", "n1"), None, 2).unwrap();
+        let (r, what) = decide(&failure("TIMEOUT", "n1"), None, 2, None).unwrap();
         assert_eq!((r.time_factor, r.exclude.len()), (4, 0));
         assert!(what.contains("--time 40 min"), "{what}");
 
-        let (r, what) = decide(&failure("OUT_OF_MEMORY", "n1"), None, 2).unwrap();
+        let (r, what) = decide(&failure("OUT_OF_MEMORY", "n1"), None, 2, None).unwrap();
         assert_eq!(r.mem_factor, 2);
         assert!(what.contains("--mem 1024 MiB"), "{what}");
-        let no = decide(&failure("OUT_OF_MEMORY", "n1"), Some(&r), 2).unwrap_err();
+        let no = decide(&failure("OUT_OF_MEMORY", "n1"), Some(&r), 2, None).unwrap_err();
         assert!(no.contains("out of memory again with --mem 512 MiB"), "{no}");
 
-        assert!(decide(&failure("PREEMPTED", ""), None, 2).is_ok());
+        assert!(decide(&failure("PREEMPTED", ""), None, 2, None).is_ok());
         for state in ["FAILED", "CANCELLED", "GONE"] {
-            assert_eq!(decide(&failure(state, "n1"), None, 2).unwrap_err(), "");
+            assert_eq!(decide(&failure(state, "n1"), None, 2, None).unwrap_err(), "");
         }
         // Killed by Slurm's memory sampler: FAILED, but the log says why.
         let t = tempfile::tempdir().unwrap();
@@ -2480,7 +2494,9 @@ mod tests {
         .unwrap();
         let mut f = failure("FAILED", "n1");
         f.log = log;
-        assert_eq!(decide(&f, None, 2).unwrap().0.mem_factor, 2);
+        assert_eq!(decide(&f, None, 2, None).unwrap().0.mem_factor, 2);
+        let no = decide(&f, None, 2, Some("--mem=5M")).unwrap_err();
+        assert!(no.contains("--sbatch-arg=--mem=5M"), "{no}");
     }
 
     #[test]
