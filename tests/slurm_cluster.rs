@@ -288,13 +288,19 @@ fn cluster_node_lost_mid_run_is_survived() {
     let again: usize = rec.arrays.iter().map(|a| a.jobs.len()).sum();
     assert!(again < 14, "{rec:?}");
     for a in &rec.arrays {
-        if a.jobs.iter().any(|id| rec.resubmitted.iter().any(|r| &r.id == id)) {
+        if a.jobs
+            .iter()
+            .any(|id| rec.resubmitted.iter().any(|r| &r.id == id))
+        {
             assert_eq!(a.exclude, vec![victim.clone()], "{rec:?}");
         }
     }
     let st = gt().arg("status").arg(&run).output().unwrap();
     let st = text(&st.stdout);
-    assert!(st.contains("resubmitted box-") && st.contains("NODE_FAIL"), "{st}");
+    assert!(
+        st.contains("resubmitted box-") && st.contains("NODE_FAIL"),
+        "{st}"
+    );
     assert!(result(&run).diff(&reference("chomp-boxes")).is_empty());
 }
 
@@ -327,11 +333,17 @@ fn cluster_task_killed_at_its_time_limit_is_resubmitted_with_more_time() {
     let rec = submission(&run);
     assert_eq!(rec.submission, 2, "{rec:?}");
     assert!(rec.arrays.iter().all(|a| a.time_minutes == 4), "{rec:?}");
-    assert!(rec.resubmitted.iter().all(|r| r.state == "TIMEOUT"), "{rec:?}");
+    assert!(
+        rec.resubmitted.iter().all(|r| r.state == "TIMEOUT"),
+        "{rec:?}"
+    );
     assert_eq!(result(&run), local);
     let first = &rec.resubmitted[0].slurm_id;
     let log = std::fs::read_to_string(run.join(format!("logs/slurm-{first}.out"))).unwrap();
-    assert!(log.contains("SIGUSR1") && log.contains("DUE TO TIME LIMIT"), "{log}");
+    assert!(
+        log.contains("SIGUSR1") && log.contains("DUE TO TIME LIMIT"),
+        "{log}"
+    );
 }
 
 /// Acceptance 3b: a task out of memory under a too-small `--mem` given on the
@@ -412,7 +424,12 @@ fn cluster_coordinator_killed_and_restarted_adopts_its_jobs() {
             "--format=%F",
         ])
         .output()
-        .map(|o| text(&o.stdout).lines().map(|l| l.trim().to_string()).collect())
+        .map(|o| {
+            text(&o.stdout)
+                .lines()
+                .map(|l| l.trim().to_string())
+                .collect()
+        })
         .unwrap();
     assert_eq!(all, ids, "no duplicate submission");
     assert!(result(&run).diff(&reference("chomp-boxes")).is_empty());

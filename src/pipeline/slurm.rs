@@ -357,7 +357,11 @@ struct Retry {
 
 impl Retry {
     fn key(&self) -> (u64, u64, &BTreeSet<String>) {
-        (self.time_factor.max(1), self.mem_factor.max(1), &self.exclude)
+        (
+            self.time_factor.max(1),
+            self.mem_factor.max(1),
+            &self.exclude,
+        )
     }
 }
 
@@ -373,7 +377,11 @@ struct TimePolicy {
 /// estimate / its threads, at least `floor` and 1 min, times `factor`.
 fn time_minutes(cpu_seconds: u64, threads: u32, policy: TimePolicy, factor: u64) -> u64 {
     let secs = (cpu_seconds as f64 * policy.margin.max(0.0) / f64::from(threads.max(1))).ceil();
-    let secs = if secs.is_finite() { secs as u64 } else { u64::MAX / 4 };
+    let secs = if secs.is_finite() {
+        secs as u64
+    } else {
+        u64::MAX / 4
+    };
     secs.max(policy.floor.as_secs())
         .div_ceil(60)
         .max(1)
@@ -645,7 +653,11 @@ impl Submission<'_> {
             "  *) echo \"error: no job for array task ${{SLURM_ARRAY_TASK_ID:-}}\" >&2; exit 1 ;;"
         );
         let _ = writeln!(s, "esac");
-        let _ = writeln!(s, "echo \"gametables: job $JOB_ID on ${{SLURMD_NODENAME:-$(hostname)}}, Slurm job ${{SLURM_ARRAY_JOB_ID:-}}_${{SLURM_ARRAY_TASK_ID:-}}, limit {} min\" >&2", part.minutes);
+        let _ = writeln!(
+            s,
+            "echo \"gametables: job $JOB_ID on ${{SLURMD_NODENAME:-$(hostname)}}, Slurm job ${{SLURM_ARRAY_JOB_ID:-}}_${{SLURM_ARRAY_TASK_ID:-}}, limit {} min\" >&2",
+            part.minutes
+        );
         let _ = writeln!(
             s,
             "trap 'echo \"gametables: SIGUSR1 after $SECONDS s: the time limit ({} min) is near; if the job is killed, the coordinator resubmits it with more time\" >&2' USR1",
@@ -657,7 +669,10 @@ impl Submission<'_> {
             self.opts.latency_wait.as_secs()
         );
         let _ = writeln!(s, "WORKER=$!");
-        let _ = writeln!(s, "# wait again after the trap ran; the last wait gives the worker's status");
+        let _ = writeln!(
+            s,
+            "# wait again after the trap ran; the last wait gives the worker's status"
+        );
         let _ = writeln!(
             s,
             "while wait \"$WORKER\"; [ $? -gt 128 ] && kill -0 \"$WORKER\" 2>/dev/null; do :; done"
@@ -1536,9 +1551,14 @@ fn log_says_out_of_memory(log: &Path) -> bool {
     let text = std::fs::read(log).unwrap_or_default();
     let tail = &text[text.len().saturating_sub(64 << 10)..];
     let t = String::from_utf8_lossy(tail).to_lowercase();
-    ["exceeded memory limit", "exceeded job memory limit", "oom-kill", "out of memory"]
-        .iter()
-        .any(|p| t.contains(p))
+    [
+        "exceeded memory limit",
+        "exceeded job memory limit",
+        "oom-kill",
+        "out of memory",
+    ]
+    .iter()
+    .any(|p| t.contains(p))
 }
 
 /// What to do about a failed task of a job whose earlier failures left
@@ -1566,8 +1586,12 @@ fn decide(
     mem_override: Option<&str>,
 ) -> std::result::Result<(Retry, String), String> {
     let mut r = prev.cloned().unwrap_or_default();
-    let oom = f.state == "OUT_OF_MEMORY" || (f.state != "TIMEOUT" && log_says_out_of_memory(&f.log));
-    let curable = matches!(f.state.as_str(), "NODE_FAIL" | "BOOT_FAIL" | "PREEMPTED" | "TIMEOUT") || oom;
+    let oom =
+        f.state == "OUT_OF_MEMORY" || (f.state != "TIMEOUT" && log_says_out_of_memory(&f.log));
+    let curable = matches!(
+        f.state.as_str(),
+        "NODE_FAIL" | "BOOT_FAIL" | "PREEMPTED" | "TIMEOUT"
+    ) || oom;
     if !curable {
         return Err(String::new());
     }
@@ -1592,7 +1616,11 @@ fn decide(
             ));
         }
         r.mem_factor = 2;
-        format!("out of memory at --mem {} MiB: again with --mem {} MiB", f.mem_mib, f.mem_mib * 2)
+        format!(
+            "out of memory at --mem {} MiB: again with --mem {} MiB",
+            f.mem_mib,
+            f.mem_mib * 2
+        )
     } else {
         match f.state.as_str() {
             "TIMEOUT" => {
@@ -1617,7 +1645,11 @@ fn decide(
                 } else {
                     format!(
                         "node {} lost: again with --exclude={}",
-                        if f.node.is_empty() { "?" } else { f.node.as_str() },
+                        if f.node.is_empty() {
+                            "?"
+                        } else {
+                            f.node.as_str()
+                        },
                         r.exclude.iter().cloned().collect::<Vec<_>>().join(",")
                     )
                 }
@@ -1739,7 +1771,11 @@ fn follow(
                 res.job,
                 res.slurm_id,
                 res.state,
-                if res.node.is_empty() { "?" } else { res.node.as_str() },
+                if res.node.is_empty() {
+                    "?"
+                } else {
+                    res.node.as_str()
+                },
                 res.action,
                 r.attempts + 1,
                 opts.max_retries + 1
@@ -1763,7 +1799,11 @@ fn resubmission_lines(list: &[Resubmission]) -> Vec<String> {
                 &r.id[..12.min(r.id.len())],
                 r.slurm_id,
                 r.state,
-                if r.node.is_empty() { "?" } else { r.node.as_str() },
+                if r.node.is_empty() {
+                    "?"
+                } else {
+                    r.node.as_str()
+                },
                 r.attempt,
                 r.action
             )
@@ -1904,8 +1944,16 @@ fn wait(
                     "done {} (Slurm {} on {}, {} elapsed)",
                     plan.jobs[t.job].name,
                     t.slurm_id(),
-                    if t.node.is_empty() { "?" } else { t.node.as_str() },
-                    if t.elapsed.is_empty() { "?" } else { t.elapsed.as_str() }
+                    if t.node.is_empty() {
+                        "?"
+                    } else {
+                        t.node.as_str()
+                    },
+                    if t.elapsed.is_empty() {
+                        "?"
+                    } else {
+                        t.elapsed.as_str()
+                    }
                 ));
             }
         }
@@ -2175,7 +2223,9 @@ pub fn status(dir: &RunDir, plan: &PlanFile) -> (Vec<String>, serde_json::Value)
                 let state = row.map_or("left the queue".to_string(), state_text);
                 let node = row
                     .filter(|r| !r.node.is_empty())
-                    .map_or(String::new(), |r| format!(" on {} after {}", r.node, r.elapsed));
+                    .map_or(String::new(), |r| {
+                        format!(" on {} after {}", r.node, r.elapsed)
+                    });
                 failed.push(format!(
                     "  FAILED {name} ({}): Slurm job {sid} {state}{node}, no shard; log: {}",
                     &id[..12.min(id.len())],
@@ -2371,7 +2421,10 @@ mod tests {
         assert!(script.contains("#SBATCH --cpus-per-task=4\n"), "{script}");
         // The floor (the test jobs estimate 0 CPU seconds), a signal a
         // minute before, no requeue by Slurm, the default throttle, the account.
-        assert!(script.contains("#SBATCH --time=10 # 3 x the CPU estimate"), "{script}");
+        assert!(
+            script.contains("#SBATCH --time=10 # 3 x the CPU estimate"),
+            "{script}"
+        );
         assert!(script.contains("#SBATCH --signal=B:USR1@60\n"), "{script}");
         assert!(script.contains("#SBATCH --no-requeue\n"), "{script}");
         assert!(script.contains("#SBATCH --array=0-0%64\n"), "{script}");
@@ -2384,7 +2437,10 @@ mod tests {
     fn node_limits_are_the_largest_node() {
         assert_eq!(
             parse_node_limits("2|1536\n4+|3000\n"),
-            Some(NodeLimits { cpus: 4, mem_mib: 3000 })
+            Some(NodeLimits {
+                cpus: 4,
+                mem_mib: 3000
+            })
         );
         assert_eq!(parse_node_limits(""), None);
     }
@@ -2403,8 +2459,30 @@ mod tests {
         assert_eq!(time_minutes(3600, 4, p, 1), 45);
         assert_eq!(time_minutes(3600, 4, p, 4), 180);
         // Rounded up to whole minutes, never below one.
-        assert_eq!(time_minutes(61, 1, TimePolicy { margin: 1.0, floor: Duration::ZERO }, 1), 2);
-        assert_eq!(time_minutes(0, 1, TimePolicy { margin: 1.0, floor: Duration::ZERO }, 1), 1);
+        assert_eq!(
+            time_minutes(
+                61,
+                1,
+                TimePolicy {
+                    margin: 1.0,
+                    floor: Duration::ZERO
+                },
+                1
+            ),
+            2
+        );
+        assert_eq!(
+            time_minutes(
+                0,
+                1,
+                TimePolicy {
+                    margin: 1.0,
+                    floor: Duration::ZERO
+                },
+                1
+            ),
+            1
+        );
         assert_eq!(signal_before(1), 30);
         assert_eq!(signal_before(10), 60);
         assert_eq!(signal_before(600), 300);
@@ -2478,11 +2556,17 @@ mod tests {
         assert_eq!(r.mem_factor, 2);
         assert!(what.contains("--mem 1024 MiB"), "{what}");
         let no = decide(&failure("OUT_OF_MEMORY", "n1"), Some(&r), 2, None).unwrap_err();
-        assert!(no.contains("out of memory again with --mem 512 MiB"), "{no}");
+        assert!(
+            no.contains("out of memory again with --mem 512 MiB"),
+            "{no}"
+        );
 
         assert!(decide(&failure("PREEMPTED", ""), None, 2, None).is_ok());
         for state in ["FAILED", "CANCELLED", "GONE"] {
-            assert_eq!(decide(&failure(state, "n1"), None, 2, None).unwrap_err(), "");
+            assert_eq!(
+                decide(&failure(state, "n1"), None, 2, None).unwrap_err(),
+                ""
+            );
         }
         // Killed by Slurm's memory sampler: FAILED, but the log says why.
         let t = tempfile::tempdir().unwrap();
@@ -2529,7 +2613,10 @@ mod tests {
             ]
         );
         assert!(rows[0].active());
-        assert_eq!((rows[0].node.as_str(), rows[0].elapsed.as_str()), ("n2", "0:05"));
+        assert_eq!(
+            (rows[0].node.as_str(), rows[0].elapsed.as_str()),
+            ("n2", "0:05")
+        );
         assert!(!parse_squeue("12|1|CANCELLED|n1|0:01|None")[0].active());
     }
 
