@@ -232,7 +232,7 @@ struct RunArgs {
     run_dir: Option<PathBuf>,
     /// Worker processes at once (default: available cores). With --executor
     /// slurm: at most this many tasks of each job array at once (`%K`; default
-    /// no limit).
+    /// 64).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     workers: Option<u32>,
     /// Memory budget of a local run, e.g. 16G or 512M (default: the memory
@@ -254,6 +254,25 @@ struct RunArgs {
     /// Slurm partition for every job (default: the cluster's default partition).
     #[arg(long)]
     partition: Option<String>,
+    /// Slurm account for every job (sbatch --account).
+    #[arg(long)]
+    account: Option<String>,
+    /// Slurm quality of service for every job (sbatch --qos).
+    #[arg(long)]
+    qos: Option<String>,
+    /// Slurm: each task's --time is FACTOR x its job's CPU estimate / its
+    /// threads, at least --time-floor; a task killed at its limit is
+    /// resubmitted with 4 times the limit.
+    #[arg(long, value_name = "FACTOR", default_value_t = slurm::DEFAULT_TIME_MARGIN)]
+    time_margin: f64,
+    /// Slurm: the least --time of a task, minutes.
+    #[arg(long, value_name = "MINUTES", default_value_t = slurm::DEFAULT_TIME_FLOOR.as_secs() / 60,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    time_floor: u64,
+    /// Slurm: how many times one job is resubmitted after a lost node, a time
+    /// limit, a preemption or (once, with twice the memory) running out of memory.
+    #[arg(long, value_name = "N", default_value_t = slurm::DEFAULT_MAX_RETRIES)]
+    max_retries: u32,
     /// Extra sbatch argument, repeatable, e.g. --sbatch-arg=--time=2:00:00.
     #[arg(long = "sbatch-arg", value_name = "ARG", allow_hyphen_values = true)]
     sbatch_args: Vec<String>,
@@ -756,6 +775,11 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         partition: args.partition.clone(),
         sbatch_args: args.sbatch_args.clone(),
         array_limit: args.workers.map(|w| w as usize),
+        account: args.account.clone(),
+        qos: args.qos.clone(),
+        time_margin: args.time_margin,
+        time_floor: Duration::from_secs(args.time_floor * 60),
+        max_retries: args.max_retries,
         detach: args.detach,
         force: args.force,
         progress: !args.no_progress,
@@ -772,12 +796,17 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             .exit();
     }
     if slurm_opts.is_none()
-        && (args.partition.is_some() || !args.sbatch_args.is_empty() || args.detach || args.dry_run)
+        && (args.partition.is_some()
+            || args.account.is_some()
+            || args.qos.is_some()
+            || !args.sbatch_args.is_empty()
+            || args.detach
+            || args.dry_run)
     {
         Cli::command()
             .error(
                 clap::error::ErrorKind::ArgumentConflict,
-                "--partition, --sbatch-arg, --detach and --dry-run need --executor slurm",
+                "--partition, --account, --qos, --sbatch-arg, --detach and --dry-run need --executor slurm",
             )
             .exit();
     }
@@ -886,7 +915,7 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
     let deleted = count(|s| *s == JobState::Deleted);
     let damaged = count(|s| matches!(s, JobState::Damaged(_)));
     let old = count(|s| matches!(s, JobState::Old(_)));
-    let slurm = slurm::status_lines(&view.dir, &view.plan);
+    let (slurm, slurm_tasks) = slurm::status(&view.dir, &view.plan);
     if json {
         let jobs: Vec<serde_json::Value> = rows
             .iter()
@@ -923,6 +952,7 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                 "slurm": slurm,
             },
             "jobs": jobs,
+            "slurm": slurm_tasks,
         });
         outln!("{}", serde_json::to_string_pretty(&v)?);
     } else {

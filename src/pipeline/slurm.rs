@@ -68,7 +68,9 @@ use super::resources::slurm_mem_mib;
 use super::rundir::{RunDir, RunLock};
 
 /// Version of `submission.toml`.
-pub const SUBMISSION_SCHEMA: u32 = 1;
+/// (2 added `time_minutes`, `mem_mib` and `exclude` to the arrays and
+/// `resubmitted`; a version-1 file reads with those empty).
+pub const SUBMISSION_SCHEMA: u32 = 2;
 
 /// `MaxArraySize` assumed when `scontrol` cannot tell (Slurm's default).
 pub const DEFAULT_MAX_ARRAY_SIZE: usize = 1001;
@@ -83,6 +85,32 @@ pub const DEFAULT_LATENCY_WAIT: Duration = Duration::from_secs(60);
 /// `scancel` are tried again after transient controller failures ("Socket
 /// timed out on send/recv operation", …).
 pub const DEFAULT_SLURM_RETRY: Duration = Duration::from_secs(300);
+
+/// Default of `--time-margin`: a task's `--time` is this many times its
+/// job's single-core CPU estimate divided by its threads (estimates are taken
+/// on one machine; cluster nodes may be slower or shared).
+pub const DEFAULT_TIME_MARGIN: f64 = 3.0;
+
+/// Default of `--time-floor`: no task asks for less (reading inputs, a slow
+/// shared filesystem and start-up are not in the CPU estimate).
+pub const DEFAULT_TIME_FLOOR: Duration = Duration::from_secs(10 * 60);
+
+/// A task that ran out of time is resubmitted with this many times its limit.
+pub const TIMEOUT_FACTOR: u32 = 4;
+
+/// Default of `--max-retries`: how many times one job is resubmitted after a
+/// failure that another try can cure (node lost, time limit, preemption,
+/// memory once).
+pub const DEFAULT_MAX_RETRIES: u32 = 2;
+
+/// Array throttle (`--array=…%K`) when `--workers` is not given: at most this
+/// many tasks of one array run at once, so that a level of thousands of jobs
+/// does not flood the cluster.
+pub const DEFAULT_ARRAY_LIMIT: usize = 64;
+
+/// How long before its time limit a task is sent `SIGUSR1` (`--signal`),
+/// at most: a tenth of the limit, between 30 s and this.
+pub const MAX_SIGNAL_BEFORE: Duration = Duration::from_secs(300);
 
 /// How long `status` retries `squeue` after transient failures.
 const STATUS_RETRY: Duration = Duration::from_secs(20);
@@ -110,8 +138,21 @@ pub struct SlurmOptions {
     pub partition: Option<String>,
     /// Extra `sbatch` arguments, passed verbatim before the script (e.g. `--time=1:00:00`).
     pub sbatch_args: Vec<String>,
-    /// At most this many tasks of one array at once (`--array=…%K`).
+    /// At most this many tasks of one array at once (`--array=…%K`;
+    /// [`DEFAULT_ARRAY_LIMIT`] if `None`).
     pub array_limit: Option<usize>,
+    /// `--account` for every job.
+    pub account: Option<String>,
+    /// `--qos` for every job.
+    pub qos: Option<String>,
+    /// `--time` = this × the job's CPU estimate / its threads
+    /// ([`DEFAULT_TIME_MARGIN`]), at least [`SlurmOptions::time_floor`].
+    pub time_margin: f64,
+    /// The least `--time` of a task ([`DEFAULT_TIME_FLOOR`]; at least 1 min).
+    pub time_floor: Duration,
+    /// How many times one job is resubmitted after curable failures
+    /// ([`DEFAULT_MAX_RETRIES`]).
+    pub max_retries: u32,
     /// Submit and return without waiting.
     pub detach: bool,
     /// Resubmit every job, deleting existing shards first.
@@ -159,6 +200,36 @@ pub struct ArrayRecord {
     pub slurm_job_id: String,
     /// Job ids; array task `i` runs `jobs[i]`.
     pub jobs: Vec<String>,
+    /// `--time` of every task, minutes.
+    #[serde(default)]
+    pub time_minutes: u64,
+    /// `--mem` of every task, MiB.
+    #[serde(default)]
+    pub mem_mib: u64,
+    /// Nodes its tasks must avoid (`--exclude`): nodes that failed them before.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+}
+
+/// A job resubmitted after a failure, in `submission.toml` (the submissions
+/// after the failure carry every earlier entry too).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Resubmission {
+    /// Job name.
+    pub job: String,
+    /// Job id.
+    pub id: String,
+    /// The Slurm task that failed (`ARRAY_TASK`).
+    pub slurm_id: String,
+    /// Its final Slurm state, e.g. `NODE_FAIL`, `TIMEOUT`, `OUT_OF_MEMORY`.
+    pub state: String,
+    /// The node(s) it ran on, if known.
+    pub node: String,
+    /// What changed for the next try, e.g. `--exclude=n2`, `--time 40 min`.
+    pub action: String,
+    /// The try that failed (1 = the first submission).
+    pub attempt: u32,
 }
 
 /// The merge job in `submission.toml`.
@@ -187,6 +258,9 @@ pub struct SubmissionRecord {
     pub arrays: Vec<ArrayRecord>,
     /// The merge job.
     pub merge: MergeRecord,
+    /// Jobs resubmitted after failures, oldest first.
+    #[serde(default)]
+    pub resubmitted: Vec<Resubmission>,
 }
 
 impl SubmissionRecord {
@@ -263,6 +337,62 @@ struct Part {
     memory: u64,
     /// `--cpus-per-task`: the threads its jobs can use.
     threads: u32,
+    /// `--time` of every task, minutes: the largest of its jobs' ([`time_minutes`]).
+    minutes: u64,
+    /// `--exclude`: nodes that failed its jobs before.
+    exclude: Vec<String>,
+}
+
+/// What earlier failures changed for a job's next try ([`decide`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Retry {
+    /// Failed tries so far.
+    attempts: u32,
+    /// `--time` multiplier ([`TIMEOUT_FACTOR`] for each time-out; 0 = 1).
+    time_factor: u64,
+    /// `--mem` multiplier (2 after running out of memory; 0 = 1).
+    mem_factor: u64,
+    /// Nodes it must avoid.
+    exclude: BTreeSet<String>,
+}
+
+impl Retry {
+    fn key(&self) -> (u64, u64, &BTreeSet<String>) {
+        (
+            self.time_factor.max(1),
+            self.mem_factor.max(1),
+            &self.exclude,
+        )
+    }
+}
+
+/// How `--time` is chosen: [`SlurmOptions::time_margin`] and
+/// [`SlurmOptions::time_floor`].
+#[derive(Debug, Clone, Copy)]
+struct TimePolicy {
+    margin: f64,
+    floor: Duration,
+}
+
+/// The `--time` of a job in whole minutes: `margin` × its single-core CPU
+/// estimate / its threads, at least `floor` and 1 min, times `factor`.
+fn time_minutes(cpu_seconds: u64, threads: u32, policy: TimePolicy, factor: u64) -> u64 {
+    let secs = (cpu_seconds as f64 * policy.margin.max(0.0) / f64::from(threads.max(1))).ceil();
+    let secs = if secs.is_finite() {
+        secs as u64
+    } else {
+        u64::MAX / 4
+    };
+    secs.max(policy.floor.as_secs())
+        .div_ceil(60)
+        .max(1)
+        .saturating_mul(factor.max(1))
+}
+
+/// How long before a limit of `minutes` the task is sent `SIGUSR1`:
+/// a tenth of the limit, 30 s to [`MAX_SIGNAL_BEFORE`].
+fn signal_before(minutes: u64) -> u64 {
+    (minutes * 6).clamp(30, MAX_SIGNAL_BEFORE.as_secs())
 }
 
 /// Groups the pending jobs (plan indices, in plan order) into array parts.
@@ -272,7 +402,27 @@ struct Part {
 /// by memory, so that no task asks for more than twice its own estimate
 /// (an array asks the same `--mem` for every task); within a group the
 /// costliest jobs come first.
+#[cfg(test)]
 fn parts_of(plan: &PlanFile, pending: &[usize], max_array_size: usize) -> Vec<Part> {
+    let policy = TimePolicy {
+        margin: DEFAULT_TIME_MARGIN,
+        floor: DEFAULT_TIME_FLOOR,
+    };
+    parts_with(plan, pending, max_array_size, &BTreeMap::new(), policy)
+}
+
+/// [`parts_of`] for jobs some of which failed before: jobs with different
+/// [`Retry`] settings go into different parts, and a part asks for its jobs'
+/// multiplied time and memory and excludes their failed nodes.
+fn parts_with(
+    plan: &PlanFile,
+    pending: &[usize],
+    max_array_size: usize,
+    retries: &BTreeMap<usize, Retry>,
+    policy: TimePolicy,
+) -> Vec<Part> {
+    let none = Retry::default();
+    let retry = |i: usize| retries.get(&i).unwrap_or(&none);
     let is_pending: BTreeSet<usize> = pending.iter().copied().collect();
     let index: BTreeMap<&str, usize> = plan
         .jobs
@@ -320,7 +470,8 @@ fn parts_of(plan: &PlanFile, pending: &[usize], max_array_size: usize) -> Vec<Pa
                 Some(g)
                     if g.len() < max_array_size.max(1)
                         && plan.jobs[g[0]].threads == j.threads
-                        && j.memory.saturating_mul(2) >= plan.jobs[g[0]].memory =>
+                        && j.memory.saturating_mul(2) >= plan.jobs[g[0]].memory
+                        && retry(i).key() == retry(g[0]).key() =>
                 {
                     g.push(i)
                 }
@@ -344,9 +495,18 @@ fn parts_of(plan: &PlanFile, pending: &[usize], max_array_size: usize) -> Vec<Pa
                 after: after.into_iter().collect(),
                 memory: chunk
                     .iter()
-                    .map(|&i| plan.jobs[i].memory)
+                    .map(|&i| plan.jobs[i].memory.saturating_mul(retry(i).key().1))
                     .max()
                     .unwrap_or(0),
+                minutes: chunk
+                    .iter()
+                    .map(|&i| {
+                        let j = &plan.jobs[i];
+                        time_minutes(j.cpu_seconds, j.threads, policy, retry(i).key().0)
+                    })
+                    .max()
+                    .unwrap_or(1),
+                exclude: retry(chunk[0]).exclude.iter().cloned().collect(),
                 threads: chunk
                     .iter()
                     .map(|&i| plan.jobs[i].threads)
@@ -416,6 +576,12 @@ impl Submission<'_> {
         if let Some(p) = &self.opts.partition {
             let _ = writeln!(out, "#SBATCH --partition={p}");
         }
+        if let Some(a) = &self.opts.account {
+            let _ = writeln!(out, "#SBATCH --account={a}");
+        }
+        if let Some(q) = &self.opts.qos {
+            let _ = writeln!(out, "#SBATCH --qos={q}");
+        }
         let _ = writeln!(out, "#SBATCH --kill-on-invalid-dep=yes");
     }
 
@@ -453,15 +619,25 @@ impl Submission<'_> {
                 part.name, part.level
             ),
         );
-        let limit = self
-            .opts
-            .array_limit
-            .map_or(String::new(), |k| format!("%{k}"));
-        let _ = writeln!(s, "#SBATCH --array=0-{}{limit}", n - 1);
+        let limit = self.opts.array_limit.unwrap_or(DEFAULT_ARRAY_LIMIT).max(1);
+        let _ = writeln!(s, "#SBATCH --array=0-{}%{limit}", n - 1);
         // From the plan's estimates; an --sbatch-arg given on the command
         // line overrides these lines (sbatch's rule).
         let _ = writeln!(s, "#SBATCH --mem={}M", slurm_mem_mib(part.memory));
         let _ = writeln!(s, "#SBATCH --cpus-per-task={}", part.threads.max(1));
+        let _ = writeln!(
+            s,
+            "#SBATCH --time={} # {} x the CPU estimate / threads, at least {} min",
+            part.minutes,
+            self.opts.time_margin,
+            self.opts.time_floor.as_secs().div_ceil(60).max(1)
+        );
+        let _ = writeln!(s, "#SBATCH --signal=B:USR1@{}", signal_before(part.minutes));
+        // Failed tasks are resubmitted by the coordinator, which knows why.
+        let _ = writeln!(s, "#SBATCH --no-requeue");
+        if !part.exclude.is_empty() {
+            let _ = writeln!(s, "#SBATCH --exclude={}", part.exclude.join(","));
+        }
         let _ = writeln!(
             s,
             "#SBATCH --output={}/logs/slurm-%A_%a.out",
@@ -480,9 +656,29 @@ impl Submission<'_> {
         let _ = writeln!(s, "esac");
         let _ = writeln!(
             s,
-            "exec \"$GAMETABLES\" worker \"$RUN_DIR/manifests/$JOB_ID.toml\" --run-dir \"$RUN_DIR\" \\\n  --latency-wait {}",
+            "echo \"gametables: job $JOB_ID on ${{SLURMD_NODENAME:-$(hostname)}}, Slurm job ${{SLURM_ARRAY_JOB_ID:-}}_${{SLURM_ARRAY_TASK_ID:-}}, limit {} min\" >&2",
+            part.minutes
+        );
+        let _ = writeln!(
+            s,
+            "trap 'echo \"gametables: SIGUSR1 after $SECONDS s: the time limit ({} min) is near; if the job is killed, the coordinator resubmits it with more time\" >&2' USR1",
+            part.minutes
+        );
+        let _ = writeln!(
+            s,
+            "\"$GAMETABLES\" worker \"$RUN_DIR/manifests/$JOB_ID.toml\" --run-dir \"$RUN_DIR\" \\\n  --latency-wait {} &",
             self.opts.latency_wait.as_secs()
         );
+        let _ = writeln!(s, "WORKER=$!");
+        let _ = writeln!(
+            s,
+            "# wait again after the trap ran; the last wait gives the worker's status"
+        );
+        let _ = writeln!(
+            s,
+            "while wait \"$WORKER\"; [ $? -gt 128 ] && kill -0 \"$WORKER\" 2>/dev/null; do :; done"
+        );
+        let _ = writeln!(s, "wait \"$WORKER\"");
         s
     }
 
@@ -531,12 +727,16 @@ impl Submission<'_> {
                         .iter()
                         .map(|&i| self.plan.jobs[i].id.clone())
                         .collect(),
+                    time_minutes: p.minutes,
+                    mem_mib: slurm_mem_mib(p.memory),
+                    exclude: p.exclude.clone(),
                 })
                 .collect(),
             merge: MergeRecord {
                 script: self.script_rel("merge"),
                 slurm_job_id: String::new(),
             },
+            resubmitted: Vec::new(),
         }
     }
 }
@@ -722,7 +922,7 @@ fn max_array_size(tools: &Tools) -> Result<usize> {
     Ok(parse_max_array_size(&config))
 }
 
-/// One row of `squeue --noheader --array --states=all --format=%F|%K|%T|%r`.
+/// One row of `squeue --noheader --array --states=all --format=%F|%K|%T|%N|%M|%r`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct QueueRow {
     /// Array job id (job id for a plain job).
@@ -731,6 +931,10 @@ struct QueueRow {
     task: Option<u32>,
     /// State, e.g. `RUNNING`, `CANCELLED`.
     state: String,
+    /// Node(s) it runs or ran on (empty while pending).
+    node: String,
+    /// Time it has run, as squeue prints it (`1:02`, `1-00:00:00`).
+    elapsed: String,
     /// Reason, e.g. `Dependency`, `NonZeroExitCode`.
     reason: String,
 }
@@ -750,7 +954,7 @@ impl QueueRow {
     }
 }
 
-const SQUEUE_FORMAT: &str = "--format=%F|%K|%T|%r";
+const SQUEUE_FORMAT: &str = "--format=%F|%K|%T|%N|%M|%r";
 
 /// Expands a task field: `7`, or a range list like `[3-5,9%2]` (squeue
 /// prints one for tasks not yet split off, even with `--array` on some
@@ -777,8 +981,8 @@ fn task_ids(field: &str) -> Option<Vec<Option<u32>>> {
 fn parse_squeue(text: &str) -> Vec<QueueRow> {
     let mut rows = Vec::new();
     for line in text.lines() {
-        let f: Vec<&str> = line.trim().splitn(4, '|').collect();
-        let [job, task, state, reason] = f[..] else {
+        let f: Vec<&str> = line.trim().splitn(6, '|').collect();
+        let [job, task, state, node, elapsed, reason] = f[..] else {
             continue;
         };
         // States may carry a suffix (e.g. `CANCELLED by 0`) in some versions.
@@ -788,6 +992,8 @@ fn parse_squeue(text: &str) -> Vec<QueueRow> {
                 job: job.to_string(),
                 task: t,
                 state: state.clone(),
+                node: node.trim().to_string(),
+                elapsed: elapsed.trim().to_string(),
                 reason: reason.to_string(),
             });
         }
@@ -886,17 +1092,82 @@ fn build<'a>(
     opts: &'a SlurmOptions,
     pending: &[usize],
     max_array_size: usize,
+    retries: &BTreeMap<usize, Retry>,
+    nodes: Option<NodeLimits>,
 ) -> Result<Submission<'a>> {
     let root = absolute(dir.root())?;
+    let policy = TimePolicy {
+        margin: opts.time_margin,
+        floor: opts.time_floor,
+    };
+    let mut parts = parts_with(plan, pending, max_array_size, retries, policy);
+    if let Some(n) = nodes {
+        for p in &mut parts {
+            // A task asking for more CPUs than any node has would wait
+            // forever; the worker uses the CPUs it is given
+            // (SLURM_CPUS_PER_TASK), and results do not depend on them.
+            p.threads = p.threads.min(n.cpus.max(1));
+            let mib = slurm_mem_mib(p.memory);
+            if mib > n.mem_mib {
+                let j = &plan.jobs[p.jobs[0]];
+                return Err(Error::Slurm {
+                    message: format!(
+                        "job {} needs --mem {mib} MiB, more than the largest node{} has ({} MiB): \
+                         it would wait forever; choose another --partition",
+                        j.name,
+                        opts.partition
+                            .as_ref()
+                            .map_or(String::new(), |p| format!(" of partition {p}")),
+                        n.mem_mib
+                    ),
+                });
+            }
+        }
+    }
     Ok(Submission {
         plan,
         exe: absolute(&opts.exe)?,
         number: last_submission_number(dir).unwrap_or(0) + 1,
         job_name: job_name_for(&plan.job_file, &root),
-        parts: parts_of(plan, pending, max_array_size),
+        parts,
         root,
         opts,
     })
+}
+
+/// The most CPUs and memory one node of the partition has (`sinfo`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct NodeLimits {
+    cpus: u32,
+    mem_mib: u64,
+}
+
+/// Parses `sinfo --noheader --format=%c|%m` (CPUs and memory in MB per node
+/// group; `48+` when they differ within a group).
+fn parse_node_limits(text: &str) -> Option<NodeLimits> {
+    let num = |s: &str| s.trim().trim_end_matches('+').parse::<u64>().ok();
+    text.lines()
+        .filter_map(|l| {
+            let (c, m) = l.split_once('|')?;
+            Some(NodeLimits {
+                cpus: u32::try_from(num(c)?).ok()?,
+                mem_mib: num(m)?,
+            })
+        })
+        .reduce(|a, b| NodeLimits {
+            cpus: a.cpus.max(b.cpus),
+            mem_mib: a.mem_mib.max(b.mem_mib),
+        })
+}
+
+/// [`NodeLimits`] of the partition, if `sinfo` tells.
+fn node_limits(opts: &SlurmOptions) -> Option<NodeLimits> {
+    let sinfo = which("sinfo")?;
+    let mut args = vec!["--noheader".to_string(), "--format=%c|%m".to_string()];
+    if let Some(p) = &opts.partition {
+        args.push(format!("--partition={p}"));
+    }
+    parse_node_limits(&call_once(&sinfo, &args).ok()?)
 }
 
 /// The text `--dry-run` prints: every script, then the `sbatch` commands as
@@ -922,7 +1193,7 @@ pub fn dry_run(
             None => (DEFAULT_MAX_ARRAY_SIZE, "assumed: no `scontrol` on PATH"),
         };
     let (pending, summary) = pending_jobs(dir, plan, kind, opts.force);
-    let sub = build(dir, plan, opts, &pending, max)?;
+    let sub = build(dir, plan, opts, &pending, max, &BTreeMap::new(), None)?;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -1003,54 +1274,48 @@ pub fn check_cluster(opts: &SlurmOptions) -> Result<()> {
     max_array_size(&tools).map(|_| ())
 }
 
-/// Checks that no earlier submission for this run directory is still queued
-/// or running. Call under the run directory's lock, before planning into it.
+/// With `--force`, checks that no earlier submission for this run directory
+/// is still queued or running (its jobs would write the shards that
+/// `--force` deletes). Without, a submission still in the queue is adopted
+/// by [`run_slurm`]. Call under the run directory's lock, before planning
+/// into it.
 ///
 /// # Errors
 /// [`Error::RunDir`] naming the Slurm jobs still in the queue;
 /// [`Error::Slurm`] if `squeue` fails.
 pub fn check_no_active_submission(dir: &RunDir, opts: &SlurmOptions) -> Result<()> {
+    if !opts.force {
+        return Ok(());
+    }
     let tools = Tools::find(opts.retry_for)?;
     let Some(prev) = SubmissionRecord::latest(dir)? else {
         return Ok(());
     };
-    let ids: BTreeSet<String> = prev.slurm_ids().into_iter().collect();
-    let rows = queue(&tools, &prev.job_name, true).map_err(|e| unreachable(&e))?;
-    let mut active: Vec<String> = rows
-        .values()
-        .filter(|r| r.active() && ids.contains(&r.job))
-        .map(|r| r.job.clone())
-        .collect();
-    active.dedup();
+    let active = active_jobs(&tools, &prev)?;
     if active.is_empty() {
         return Ok(());
     }
-    Err(Error::RunDir {
-        path: dir.root().to_path_buf(),
-        message: format!(
-            "Slurm jobs {} of submission {} are still queued or running; follow them with \
-             `gametables status {}` and run again when they are done, or cancel them with `scancel {}`",
-            active.join(", "),
-            prev.submission,
-            dir.root().display(),
-            active.join(" ")
-        ),
-    })
+    Err(still_queued(dir, &prev, &active))
 }
 
 /// Submits every job of `plan` without a verified shard, then (unless
-/// detached) waits for the shards and the merge job.
+/// detached) waits for the shards and the merge job, resubmitting the jobs
+/// whose tasks failed curably (see [`decide`]) up to
+/// [`SlurmOptions::max_retries`] times each.
+///
+/// A submission of this run directory still in the queue (a detached run, or
+/// a coordinator that was killed) is adopted: nothing is submitted again, the
+/// coordinator waits for its jobs as if it had submitted them.
 ///
 /// Call [`check_cluster`] and [`check_no_active_submission`] first. The run directory's lock is held while
 /// submitting and released before waiting, so that the merge job (which takes
-/// it) can run; a second coordinator is kept out by [`check_no_active_submission`], which sees
-/// the submitted jobs in the queue.
+/// it) can run.
 ///
 /// # Errors
 /// [`Error::Slurm`] if Slurm is missing, unreachable or refuses a script (the
 /// parts already submitted are cancelled); [`Error::Job`] listing each failed
-/// job with its Slurm job id and log (finished shards are kept, and running
-/// again resubmits only the rest).
+/// job with its Slurm job id, state, node and log (finished shards are kept,
+/// and running again resubmits only the rest).
 pub fn run_slurm(
     dir: &RunDir,
     plan: &PlanFile,
@@ -1060,6 +1325,35 @@ pub fn run_slurm(
 ) -> Result<SlurmOutcome> {
     let tools = Tools::find(opts.retry_for)?;
     let max = max_array_size(&tools)?;
+    if let Some(prev) = SubmissionRecord::latest(dir)? {
+        let active = active_jobs(&tools, &prev)?;
+        if !active.is_empty() {
+            let ids: BTreeSet<&str> = plan.jobs.iter().map(|j| j.id.as_str()).collect();
+            let same_plan = prev
+                .arrays
+                .iter()
+                .flat_map(|a| &a.jobs)
+                .all(|id| ids.contains(id.as_str()));
+            if opts.force || !same_plan || prev.merge.slurm_job_id.is_empty() {
+                return Err(still_queued(dir, &prev, &active));
+            }
+            errln!(
+                "adopting submission {}: Slurm jobs {} are still queued or running; waiting for \
+                 them (nothing is submitted again)",
+                prev.submission,
+                active.join(", ")
+            );
+            drop(lock);
+            if opts.detach {
+                return Ok(SlurmOutcome::Detached {
+                    submission: prev.submission,
+                    slurm_ids: prev.slurm_ids(),
+                });
+            }
+            let (_, summary) = pending_jobs(dir, plan, kind, false);
+            return follow(dir, plan, kind, opts, &tools, max, prev, summary);
+        }
+    }
     let (pending, summary) = pending_jobs(dir, plan, kind, opts.force);
     for (name, why) in &summary.damaged {
         errln!("job {name}: shard damaged ({why}); resubmitting");
@@ -1079,14 +1373,76 @@ pub fn run_slurm(
             merged: false,
         });
     }
+    let record = submit_round(
+        dir,
+        plan,
+        opts,
+        &tools,
+        &pending,
+        max,
+        &BTreeMap::new(),
+        Vec::new(),
+    )?;
+    drop(lock);
+    if opts.detach {
+        return Ok(SlurmOutcome::Detached {
+            submission: record.submission,
+            slurm_ids: record.slurm_ids(),
+        });
+    }
+    follow(dir, plan, kind, opts, &tools, max, record, summary)
+}
+
+/// The Slurm job ids of `record` that are still queued or running.
+fn active_jobs(tools: &Tools, record: &SubmissionRecord) -> Result<Vec<String>> {
+    let ids: BTreeSet<String> = record.slurm_ids().into_iter().collect();
+    let rows = queue(tools, &record.job_name, true).map_err(|e| unreachable(&e))?;
+    let mut active: Vec<String> = rows
+        .values()
+        .filter(|r| r.active() && ids.contains(&r.job))
+        .map(|r| r.job.clone())
+        .collect();
+    active.dedup();
+    Ok(active)
+}
+
+fn still_queued(dir: &RunDir, prev: &SubmissionRecord, active: &[String]) -> Error {
+    Error::RunDir {
+        path: dir.root().to_path_buf(),
+        message: format!(
+            "Slurm jobs {} of submission {} are still queued or running; follow them with \
+             `gametables status {}` (a `run` without --force adopts them), or cancel them with \
+             `scancel {}`",
+            active.join(", "),
+            prev.submission,
+            dir.root().display(),
+            active.join(" ")
+        ),
+    }
+}
+
+/// Writes the scripts and `submission.toml` of a new submission of
+/// `pending` and submits it (arrays, then the merge job). Call under the
+/// run directory's lock.
+#[allow(clippy::too_many_arguments)]
+fn submit_round(
+    dir: &RunDir,
+    plan: &PlanFile,
+    opts: &SlurmOptions,
+    tools: &Tools,
+    pending: &[usize],
+    max: usize,
+    retries: &BTreeMap<usize, Retry>,
+    resubmitted: Vec<Resubmission>,
+) -> Result<SubmissionRecord> {
     // Damaged shards (and all of them with --force) are worthless, and the
     // coordinator takes a shard's appearance as its job's success.
-    for &i in &pending {
+    for &i in pending {
         let _ = std::fs::remove_file(dir.shard_path(&plan.jobs[i].id));
     }
     // Stale from now on: its appearance tells that the merge job finished.
     let _ = std::fs::remove_file(dir.result_path());
-    let sub = build(dir, plan, opts, &pending, max)?;
+    let sub = build(dir, plan, opts, pending, max, retries, node_limits(opts))?;
     let sub_dir = sub.root.join(sub.sub_rel());
     std::fs::create_dir_all(&sub_dir).map_err(Error::io(&sub_dir))?;
     for p in &sub.parts {
@@ -1100,6 +1456,7 @@ pub fn run_slurm(
         sub.merge_script().as_bytes(),
     )?;
     let mut record = sub.record();
+    record.resubmitted = resubmitted;
     record.save(dir)?;
 
     let cancel_all = |record: &SubmissionRecord| {
@@ -1115,12 +1472,20 @@ pub fn run_slurm(
             .map(|&a| record.arrays[a].slurm_job_id.clone())
             .collect();
         let script = sub.script_rel(&p.name);
-        match submit(&tools, &sub.job_name, &sub.sbatch_args(&script, &deps)) {
+        match submit(tools, &sub.job_name, &sub.sbatch_args(&script, &deps)) {
             Ok(id) => {
                 errln!(
-                    "submitted {}: {} job(s) as Slurm array job {id} ({script})",
+                    "submitted {}: {} job(s) as Slurm array job {id} ({script}; --time {} min, \
+                     --mem {} MiB{})",
                     p.name,
-                    p.jobs.len()
+                    p.jobs.len(),
+                    p.minutes,
+                    slurm_mem_mib(p.memory),
+                    if p.exclude.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", --exclude={}", p.exclude.join(","))
+                    }
                 );
                 record.arrays[k].slurm_job_id = id;
                 record.save(dir)?;
@@ -1143,7 +1508,7 @@ pub fn run_slurm(
         .map(|a| a.slurm_job_id.clone())
         .collect();
     match submit(
-        &tools,
+        tools,
         &sub.job_name,
         &sub.sbatch_args(&record.merge.script, &all),
     ) {
@@ -1161,14 +1526,298 @@ pub fn run_slurm(
             });
         }
     }
-    drop(lock);
-    if opts.detach {
-        return Ok(SlurmOutcome::Detached {
-            submission: record.submission,
-            slurm_ids: record.slurm_ids(),
-        });
+    Ok(record)
+}
+
+/// A task (or the merge job) that ended without its output.
+#[derive(Debug, Clone)]
+struct Failure {
+    /// Plan index; `None` for the merge job.
+    job: Option<usize>,
+    /// `ARRAY_TASK` (or the merge job's id).
+    slurm_id: String,
+    /// Final Slurm state (`NODE_FAIL`, `TIMEOUT`, …), or `GONE` if it left
+    /// the queue without a shard.
+    state: String,
+    /// Node(s) it ran on, if known.
+    node: String,
+    /// Its array's `--time`, minutes, and `--mem`, MiB.
+    minutes: u64,
+    mem_mib: u64,
+    /// Its log.
+    log: PathBuf,
+    /// Never ran: cancelled by Slurm because an input's task failed.
+    not_run: bool,
+    /// The line that names it in messages.
+    line: String,
+}
+
+/// Whether a task's log says it was killed for memory (without cgroups
+/// Slurm's sampler kills it and its state is `FAILED` or `CANCELLED`).
+fn log_says_out_of_memory(log: &Path) -> bool {
+    let text = std::fs::read(log).unwrap_or_default();
+    let tail = &text[text.len().saturating_sub(64 << 10)..];
+    let t = String::from_utf8_lossy(tail).to_lowercase();
+    [
+        "exceeded memory limit",
+        "exceeded job memory limit",
+        "oom-kill",
+        "out of memory",
+    ]
+    .iter()
+    .any(|p| t.contains(p))
+}
+
+/// What to do about a failed task of a job whose earlier failures left
+/// `prev`: `Ok` with the settings of its next try and what changed, or
+/// `Err` with why it is not tried again.
+///
+/// - `NODE_FAIL`, `BOOT_FAIL`: again, excluding the node it ran on.
+/// - `PREEMPTED`: again as it was.
+/// - `TIMEOUT`: again with [`TIMEOUT_FACTOR`] times the `--time`.
+/// - out of memory (`OUT_OF_MEMORY`, or the log says the memory limit was
+///   exceeded): once again with twice the `--mem` (the estimates are meant
+///   to be upper bounds, so this is an estimate to fix); a second time it
+///   is refused, naming the memory it asked for.
+/// - anything else (`FAILED` with an exit code, `CANCELLED` by a user, a
+///   task that ended without a shard): not tried again — the error is the
+///   job's own, or someone meant it to stop.
+///
+/// Each job is tried again at most `max_retries` times.
+/// `mem_override` is a `--mem…` given with `--sbatch-arg`: it wins over the
+/// script's, so a task out of memory under it is not tried again.
+fn decide(
+    f: &Failure,
+    prev: Option<&Retry>,
+    max_retries: u32,
+    mem_override: Option<&str>,
+) -> std::result::Result<(Retry, String), String> {
+    let mut r = prev.cloned().unwrap_or_default();
+    let oom =
+        f.state == "OUT_OF_MEMORY" || (f.state != "TIMEOUT" && log_says_out_of_memory(&f.log));
+    let curable = matches!(
+        f.state.as_str(),
+        "NODE_FAIL" | "BOOT_FAIL" | "PREEMPTED" | "TIMEOUT"
+    ) || oom;
+    if !curable {
+        return Err(String::new());
     }
-    wait(dir, plan, &tools, &record, summary, opts)
+    if r.attempts >= max_retries {
+        return Err(format!(
+            " (not resubmitted: failed {} times, --max-retries {max_retries})",
+            r.attempts + 1
+        ));
+    }
+    let action = if oom {
+        if let Some(m) = mem_override {
+            return Err(format!(
+                " (out of memory under --sbatch-arg={m}, which overrides the estimate on every \
+                 try: not resubmitted; give more memory or drop the override)"
+            ));
+        }
+        if r.mem_factor >= 2 {
+            return Err(format!(
+                " (out of memory again with --mem {} MiB, twice the estimate: not resubmitted; \
+                 give it more with --sbatch-arg=--mem=…)",
+                f.mem_mib
+            ));
+        }
+        r.mem_factor = 2;
+        format!(
+            "out of memory at --mem {} MiB: again with --mem {} MiB",
+            f.mem_mib,
+            f.mem_mib * 2
+        )
+    } else {
+        match f.state.as_str() {
+            "TIMEOUT" => {
+                r.time_factor = r.time_factor.max(1) * u64::from(TIMEOUT_FACTOR);
+                format!(
+                    "time limit of {} min reached: again with --time {} min",
+                    f.minutes,
+                    f.minutes * u64::from(TIMEOUT_FACTOR)
+                )
+            }
+            "PREEMPTED" => "preempted: again as it was".to_string(),
+            _ => {
+                let nodes: Vec<&str> = f
+                    .node
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty() && *n != "(null)")
+                    .collect();
+                r.exclude.extend(nodes.iter().map(|n| n.to_string()));
+                if r.exclude.is_empty() {
+                    "node lost: again".to_string()
+                } else {
+                    format!(
+                        "node {} lost: again with --exclude={}",
+                        if f.node.is_empty() {
+                            "?"
+                        } else {
+                            f.node.as_str()
+                        },
+                        r.exclude.iter().cloned().collect::<Vec<_>>().join(",")
+                    )
+                }
+            }
+        }
+    };
+    r.attempts += 1;
+    Ok((r, action))
+}
+
+/// Waits for a submission; resubmits curable failures (new submissions)
+/// until every job has its shard and the merge job ran, or a failure that
+/// cannot be cured (or was tried too often) ends the run.
+#[allow(clippy::too_many_arguments)]
+fn follow(
+    dir: &RunDir,
+    plan: &PlanFile,
+    kind: &dyn JobKind,
+    opts: &SlurmOptions,
+    tools: &Tools,
+    max: usize,
+    mut record: SubmissionRecord,
+    mut summary: RunSummary,
+) -> Result<SlurmOutcome> {
+    let index: BTreeMap<&str, usize> = plan
+        .jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (j.id.as_str(), i))
+        .collect();
+    // An adopted submission carries what earlier coordinators resubmitted.
+    let mut retries: BTreeMap<usize, Retry> = BTreeMap::new();
+    for r in &record.resubmitted {
+        if let Some(&i) = index.get(r.id.as_str()) {
+            retries.entry(i).or_default().attempts += 1;
+        }
+    }
+    loop {
+        let failures = wait(dir, plan, tools, &record, &mut summary, opts)?;
+        if failures.is_empty() {
+            if !record.resubmitted.is_empty() {
+                errln!(
+                    "resubmitted {} time(s) after failures:\n  {}",
+                    record.resubmitted.len(),
+                    resubmission_lines(&record.resubmitted).join("\n  ")
+                );
+            }
+            return Ok(SlurmOutcome::Finished {
+                summary,
+                merged: true,
+            });
+        }
+        let mem_override = opts
+            .sbatch_args
+            .iter()
+            .find(|a| a.starts_with("--mem"))
+            .map(String::as_str);
+        let mut fatal: Vec<String> = Vec::new();
+        let mut not_run: Vec<String> = Vec::new();
+        let mut again: Vec<(usize, Retry, Resubmission)> = Vec::new();
+        for f in &failures {
+            match f.job {
+                _ if f.not_run => not_run.push(f.line.clone()),
+                None => fatal.push(f.line.clone()),
+                Some(i) => match decide(f, retries.get(&i), opts.max_retries, mem_override) {
+                    Ok((r, action)) => again.push((
+                        i,
+                        r.clone(),
+                        Resubmission {
+                            job: plan.jobs[i].name.clone(),
+                            id: plan.jobs[i].id.clone(),
+                            slurm_id: f.slurm_id.clone(),
+                            state: f.state.clone(),
+                            node: f.node.clone(),
+                            action,
+                            attempt: r.attempts,
+                        },
+                    )),
+                    Err(why) => fatal.push(format!("{}{why}", f.line)),
+                },
+            }
+        }
+        if !fatal.is_empty() || again.is_empty() {
+            let mut msg = format!(
+                "{} Slurm job(s) failed (finished shards are kept; `run` again resubmits only the \
+                 missing ones):\n  {}",
+                fatal.len() + again.len(),
+                fatal
+                    .iter()
+                    .chain(again.iter().map(|(i, _, r)| {
+                        failures
+                            .iter()
+                            .find(|f| f.job == Some(*i) && f.slurm_id == r.slurm_id)
+                            .map_or(&r.slurm_id, |f| &f.line)
+                    }))
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("\n  ")
+            );
+            if !not_run.is_empty() {
+                let _ = write!(
+                    msg,
+                    "\n  {} task(s) not run because their inputs failed",
+                    not_run.len()
+                );
+            }
+            if !record.resubmitted.is_empty() {
+                let _ = write!(
+                    msg,
+                    "\n  resubmitted before:\n    {}",
+                    resubmission_lines(&record.resubmitted).join("\n    ")
+                );
+            }
+            return Err(Error::job(plan.job_file.clone(), msg));
+        }
+        let lock = dir.lock()?;
+        let mut history = record.resubmitted.clone();
+        for (i, r, res) in again {
+            errln!(
+                "resubmitting {}: Slurm job {} {} on {}; {} (try {} of at most {})",
+                res.job,
+                res.slurm_id,
+                res.state,
+                if res.node.is_empty() {
+                    "?"
+                } else {
+                    res.node.as_str()
+                },
+                res.action,
+                r.attempts + 1,
+                opts.max_retries + 1
+            );
+            retries.insert(i, r);
+            history.push(res);
+        }
+        let (pending, _) = pending_jobs(dir, plan, kind, false);
+        record = submit_round(dir, plan, opts, tools, &pending, max, &retries, history)?;
+        drop(lock);
+    }
+}
+
+/// One line per resubmission, for messages and `status`.
+fn resubmission_lines(list: &[Resubmission]) -> Vec<String> {
+    list.iter()
+        .map(|r| {
+            format!(
+                "{} ({}): Slurm job {} {} on {} (try {}); {}",
+                r.job,
+                &r.id[..12.min(r.id.len())],
+                r.slurm_id,
+                r.state,
+                if r.node.is_empty() {
+                    "?"
+                } else {
+                    r.node.as_str()
+                },
+                r.attempt,
+                r.action
+            )
+        })
+        .collect()
 }
 
 /// Where one submitted task stands, as far as the coordinator knows.
@@ -1186,6 +1835,13 @@ struct Task {
     array: String,
     index: u32,
     seen: Seen,
+    /// `--time` (minutes) and `--mem` (MiB) of its array.
+    minutes: u64,
+    mem_mib: u64,
+    /// Node, state and elapsed time of its last queue row.
+    node: String,
+    state: String,
+    elapsed: String,
 }
 
 impl Task {
@@ -1227,14 +1883,16 @@ fn judge(row: Option<&QueueRow>, seen: &mut Seen, now: Instant, grace: Duration)
     }
 }
 
+/// Waits until every task of `record` has its shard or failed and the merge
+/// job ran (or cannot run); returns the failures (empty: all done, merged).
 fn wait(
     dir: &RunDir,
     plan: &PlanFile,
     tools: &Tools,
     record: &SubmissionRecord,
-    mut summary: RunSummary,
+    summary: &mut RunSummary,
     opts: &SlurmOptions,
-) -> Result<SlurmOutcome> {
+) -> Result<Vec<Failure>> {
     let index: BTreeMap<&str, usize> = plan
         .jobs
         .iter()
@@ -1244,16 +1902,28 @@ fn wait(
     let mut tasks: Vec<Task> = Vec::new();
     for a in &record.arrays {
         for (t, id) in a.jobs.iter().enumerate() {
+            let job = index[id.as_str()];
+            // Adopted: a shard that was there already is counted as skipped.
+            let seen = if summary.skipped.contains(&plan.jobs[job].name) {
+                Seen::Done
+            } else {
+                Seen::Queued
+            };
             tasks.push(Task {
-                job: index[id.as_str()],
+                job,
                 array: a.slurm_job_id.clone(),
                 index: t as u32,
-                seen: Seen::Queued,
+                seen,
+                minutes: a.time_minutes,
+                mem_mib: a.mem_mib,
+                node: String::new(),
+                state: String::new(),
+                elapsed: String::new(),
             });
         }
     }
     let pb = job_progress_bar(plan.jobs.len() as u64, opts.progress);
-    pb.set_position(summary.skipped.len() as u64);
+    pb.set_position((summary.skipped.len() + summary.computed.len()) as u64);
     let say = |line: &str| pb.suspend(|| errln!("{line}"));
     *tools
         .notices
@@ -1264,8 +1934,7 @@ fn wait(
     let t0 = Instant::now();
     let merge_id = record.merge.slurm_job_id.clone();
     let mut merge_seen = Seen::Queued;
-    let mut merge_note: Option<String> = None;
-    let mut failures: Vec<String> = Vec::new();
+    let mut failures: Vec<Failure> = Vec::new();
     let mut last_poll: Option<Instant> = None;
     // Since when squeue has been failing (the loop polls again anyway, so
     // each poll is one try); past `retry_for` the run gives up waiting.
@@ -1281,9 +1950,19 @@ fn wait(
                 summary.computed.push(plan.jobs[t.job].name.clone());
                 pb.inc(1);
                 say(&format!(
-                    "done {} (Slurm {})",
+                    "done {} (Slurm {} on {}, {} elapsed)",
                     plan.jobs[t.job].name,
-                    t.slurm_id()
+                    t.slurm_id(),
+                    if t.node.is_empty() {
+                        "?"
+                    } else {
+                        t.node.as_str()
+                    },
+                    if t.elapsed.is_empty() {
+                        "?"
+                    } else {
+                        t.elapsed.as_str()
+                    }
                 ));
             }
         }
@@ -1331,6 +2010,21 @@ fn wait(
                         .filter(|t| matches!(t.seen, Seen::Queued | Seen::Gone(_)))
                     {
                         let row = rows.get(&(t.array.clone(), Some(t.index)));
+                        if let Some(r) = row {
+                            if !r.node.is_empty() {
+                                t.node = r.node.clone();
+                            }
+                            if t.state != r.state && r.state == "RUNNING" {
+                                say(&format!(
+                                    "running {} (Slurm {} on {})",
+                                    plan.jobs[t.job].name,
+                                    t.slurm_id(),
+                                    r.node
+                                ));
+                            }
+                            t.state = r.state.clone();
+                            t.elapsed = r.elapsed.clone();
+                        }
                         match row.map(|r| r.state.as_str()) {
                             Some("RUNNING" | "COMPLETING") => running += 1,
                             Some(_) if row.is_some_and(QueueRow::active) => waiting += 1,
@@ -1340,19 +2034,48 @@ fn wait(
                             let j = &plan.jobs[t.job];
                             let sid = t.slurm_id();
                             let log = log_of_task(dir, &sid);
+                            let not_run = row.is_some_and(|r| r.reason.contains("Dependency"));
                             let line = format!(
-                                "job {} ({}): Slurm job {sid} {why}; log: {}{}",
+                                "job {} ({}): Slurm job {sid} {why}{}{}; log: {}{}",
                                 j.name,
                                 &j.id[..12],
+                                if t.node.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!(" on {}", t.node)
+                                },
+                                if t.elapsed.is_empty() || not_run {
+                                    String::new()
+                                } else {
+                                    format!(" after {}", t.elapsed)
+                                },
                                 log.display(),
-                                if log.exists() {
+                                if log.exists() || not_run {
                                     ""
                                 } else {
                                     " (missing: is the run directory on a filesystem the nodes share?)"
                                 }
                             );
-                            say(&format!("FAILED {line}"));
-                            failures.push(line);
+                            if !not_run {
+                                say(&format!("FAILED {line}"));
+                            }
+                            failures.push(Failure {
+                                job: Some(t.job),
+                                slurm_id: sid,
+                                state: row.map_or("GONE".to_string(), |r| {
+                                    if r.state == "COMPLETED" {
+                                        "GONE".to_string()
+                                    } else {
+                                        r.state.clone()
+                                    }
+                                }),
+                                node: t.node.clone(),
+                                minutes: t.minutes,
+                                mem_mib: t.mem_mib,
+                                log,
+                                not_run,
+                                line,
+                            });
                             t.seen = Seen::Failed(why);
                         }
                     }
@@ -1364,17 +2087,24 @@ fn wait(
                             if row.is_some_and(|r| r.active()) {
                                 let _ = tools.call(&tools.scancel, std::slice::from_ref(&merge_id));
                             } else {
-                                merge_note = Some(format!(
-                                    "merge job {merge_id} not run: some of its inputs failed"
-                                ));
                                 merge_seen = Seen::Failed(String::new());
                             }
                         } else if let Some(why) = judge(row, &mut merge_seen, now, grace) {
                             let log = dir.root().join(format!("logs/slurm-{merge_id}-merge.out"));
-                            failures.push(format!(
-                                "merge: Slurm job {merge_id} {why}; log: {}",
-                                log.display()
-                            ));
+                            failures.push(Failure {
+                                job: None,
+                                slurm_id: merge_id.clone(),
+                                state: row.map_or("GONE".to_string(), |r| r.state.clone()),
+                                node: row.map_or(String::new(), |r| r.node.clone()),
+                                minutes: 0,
+                                mem_mib: 0,
+                                log: log.clone(),
+                                not_run: false,
+                                line: format!(
+                                    "merge: Slurm job {merge_id} {why}; log: {}",
+                                    log.display()
+                                ),
+                            });
                             merge_seen = Seen::Failed(why);
                         }
                     }
@@ -1397,7 +2127,8 @@ fn wait(
     }
     // A task whose shard appeared, or the merge job after writing
     // result.toml, may still be finishing: return only once the queue holds
-    // none of them, so that `run` again is not refused for them.
+    // none of them, so that `run` again (or the next submission) does not
+    // meet them.
     pb.set_message("slurm: waiting for the jobs to leave the queue");
     let ids: BTreeSet<String> = record.slurm_ids().into_iter().collect();
     let t_drain = Instant::now();
@@ -1409,32 +2140,42 @@ fn wait(
         std::thread::sleep(Duration::from_millis(500));
     }
     pb.finish_and_clear();
-    if !failures.is_empty() {
-        let mut msg = format!(
-            "{} Slurm job(s) failed (finished shards are kept; `run` again resubmits only the \
-             missing ones):\n  {}",
-            failures.len(),
-            failures.join("\n  ")
-        );
-        if let Some(n) = merge_note {
-            let _ = write!(msg, "\n  {n}");
-        }
-        return Err(Error::job(plan.job_file.clone(), msg));
-    }
-    Ok(SlurmOutcome::Finished {
-        summary,
-        merged: true,
-    })
+    Ok(failures)
 }
 
 /// Lines for `gametables status`: the latest Slurm submission of the run
 /// directory and where its tasks stand (empty if it never used Slurm).
 pub fn status_lines(dir: &RunDir, plan: &PlanFile) -> Vec<String> {
+    status(dir, plan).0
+}
+
+/// [`status_lines`], and for `status --json` every task of the latest
+/// submission (job, Slurm job id, node, state, elapsed time, shard) and the
+/// jobs resubmitted after failures (`null` if the run never used Slurm).
+pub fn status(dir: &RunDir, plan: &PlanFile) -> (Vec<String>, serde_json::Value) {
     let record = match SubmissionRecord::latest(dir) {
         Ok(Some(r)) => r,
-        Ok(None) => return Vec::new(),
-        Err(e) => return vec![format!("slurm: {e}")],
+        Ok(None) => return (Vec::new(), serde_json::Value::Null),
+        Err(e) => return (vec![format!("slurm: {e}")], serde_json::Value::Null),
     };
+    let resubmitted: Vec<serde_json::Value> = record
+        .resubmitted
+        .iter()
+        .map(|r| {
+            serde_json::json!({"job": r.job, "id": r.id, "slurm_id": r.slurm_id, "state": r.state,
+                "node": r.node, "try": r.attempt, "action": r.action})
+        })
+        .collect();
+    let mut json = serde_json::json!({
+        "submission": record.submission,
+        "merge_job": record.merge.slurm_job_id,
+        "resubmitted": resubmitted,
+        "tasks": [],
+    });
+    let resub_lines: Vec<String> = resubmission_lines(&record.resubmitted)
+        .into_iter()
+        .map(|l| format!("  resubmitted {l}"))
+        .collect();
     let head = format!(
         "slurm submission {} (array jobs {}; merge job {})",
         record.submission,
@@ -1450,10 +2191,15 @@ pub fn status_lines(dir: &RunDir, plan: &PlanFile) -> Vec<String> {
         .and_then(|t| queue(&t, &record.job_name, true).map_err(|e| unreachable(&e)))
     {
         Ok(r) => r,
-        Err(e) => return vec![format!("{head}: queue unknown ({e})")],
+        Err(e) => {
+            let mut out = vec![format!("{head}: queue unknown ({e})")];
+            out.extend(resub_lines);
+            return (out, json);
+        }
     };
     let (mut done, mut running, mut waiting) = (0, 0, 0);
     let mut failed = Vec::new();
+    let mut tasks_json = Vec::new();
     for a in &record.arrays {
         for (t, id) in a.jobs.iter().enumerate() {
             let row = rows.get(&(a.slurm_job_id.clone(), Some(t as u32)));
@@ -1462,6 +2208,17 @@ pub fn status_lines(dir: &RunDir, plan: &PlanFile) -> Vec<String> {
                 .iter()
                 .find(|j| &j.id == id)
                 .map_or("?", |j| j.name.as_str());
+            tasks_json.push(serde_json::json!({
+                "job": name,
+                "id": id,
+                "slurm_id": format!("{}_{t}", a.slurm_job_id),
+                "node": row.map(|r| r.node.clone()).filter(|n| !n.is_empty()),
+                "state": row.map(|r| r.state.clone()),
+                "elapsed": row.map(|r| r.elapsed.clone()),
+                "time_minutes": a.time_minutes,
+                "mem_mib": a.mem_mib,
+                "shard": dir.shard_path(id).exists(),
+            }));
             if dir.shard_path(id).exists() {
                 done += 1;
             } else if let Some(r) = row.filter(|r| r.active()) {
@@ -1473,8 +2230,13 @@ pub fn status_lines(dir: &RunDir, plan: &PlanFile) -> Vec<String> {
             } else {
                 let sid = format!("{}_{t}", a.slurm_job_id);
                 let state = row.map_or("left the queue".to_string(), state_text);
+                let node = row
+                    .filter(|r| !r.node.is_empty())
+                    .map_or(String::new(), |r| {
+                        format!(" on {} after {}", r.node, r.elapsed)
+                    });
                 failed.push(format!(
-                    "  FAILED {name} ({}): Slurm job {sid} {state}, no shard; log: {}",
+                    "  FAILED {name} ({}): Slurm job {sid} {state}{node}, no shard; log: {}",
                     &id[..12.min(id.len())],
                     log_of_task(dir, &sid).display()
                 ));
@@ -1495,14 +2257,17 @@ pub fn status_lines(dir: &RunDir, plan: &PlanFile) -> Vec<String> {
         "{head}: {done} done, {running} running, {waiting} waiting, {} failed; {merge}",
         failed.len()
     )];
+    let any_failed = !failed.is_empty();
     out.extend(failed);
-    if out.len() > 1 {
+    if any_failed {
         out.push(format!(
             "  run `gametables run` again with the same job file and --run-dir {} to resubmit the failed jobs",
             dir.root().display()
         ));
     }
-    out
+    out.extend(resub_lines);
+    json["tasks"] = serde_json::Value::Array(tasks_json);
+    (out, json)
 }
 
 #[cfg(test)]
@@ -1640,6 +2405,11 @@ mod tests {
             partition: None,
             sbatch_args: vec![],
             array_limit: None,
+            account: Some("proj".into()),
+            qos: None,
+            time_margin: DEFAULT_TIME_MARGIN,
+            time_floor: DEFAULT_TIME_FLOOR,
+            max_retries: DEFAULT_MAX_RETRIES,
             detach: false,
             force: false,
             progress: false,
@@ -1658,6 +2428,168 @@ mod tests {
         let script = sub.array_script(&sub.parts[0]);
         assert!(script.contains("#SBATCH --mem=12288M\n"), "{script}");
         assert!(script.contains("#SBATCH --cpus-per-task=4\n"), "{script}");
+        // The floor (the test jobs estimate 0 CPU seconds), a signal a
+        // minute before, no requeue by Slurm, the default throttle, the account.
+        assert!(
+            script.contains("#SBATCH --time=10 # 3 x the CPU estimate"),
+            "{script}"
+        );
+        assert!(script.contains("#SBATCH --signal=B:USR1@60\n"), "{script}");
+        assert!(script.contains("#SBATCH --no-requeue\n"), "{script}");
+        assert!(script.contains("#SBATCH --array=0-0%64\n"), "{script}");
+        assert!(script.contains("#SBATCH --account=proj\n"), "{script}");
+        assert!(!script.contains("--exclude"), "{script}");
+        assert!(sub.merge_script().contains("#SBATCH --account=proj\n"));
+    }
+
+    #[test]
+    fn node_limits_are_the_largest_node() {
+        assert_eq!(
+            parse_node_limits("2|1536\n4+|3000\n"),
+            Some(NodeLimits {
+                cpus: 4,
+                mem_mib: 3000
+            })
+        );
+        assert_eq!(parse_node_limits(""), None);
+    }
+
+    #[test]
+    fn time_limits_follow_the_cpu_estimate_with_margin_and_floor() {
+        let p = TimePolicy {
+            margin: 3.0,
+            floor: Duration::from_secs(600),
+        };
+        // 0 s and 100 s of CPU: the floor of 10 min.
+        assert_eq!(time_minutes(0, 1, p, 1), 10);
+        assert_eq!(time_minutes(100, 1, p, 1), 10);
+        // 1 h on 1 thread: 3 h; on 4 threads: 45 min; after a time-out x4.
+        assert_eq!(time_minutes(3600, 1, p, 1), 180);
+        assert_eq!(time_minutes(3600, 4, p, 1), 45);
+        assert_eq!(time_minutes(3600, 4, p, 4), 180);
+        // Rounded up to whole minutes, never below one.
+        assert_eq!(
+            time_minutes(
+                61,
+                1,
+                TimePolicy {
+                    margin: 1.0,
+                    floor: Duration::ZERO
+                },
+                1
+            ),
+            2
+        );
+        assert_eq!(
+            time_minutes(
+                0,
+                1,
+                TimePolicy {
+                    margin: 1.0,
+                    floor: Duration::ZERO
+                },
+                1
+            ),
+            1
+        );
+        assert_eq!(signal_before(1), 30);
+        assert_eq!(signal_before(10), 60);
+        assert_eq!(signal_before(600), 300);
+    }
+
+    #[test]
+    fn retried_jobs_get_their_own_arrays_with_more_time_memory_and_excluded_nodes() {
+        let plan = dag();
+        let mut retries = BTreeMap::new();
+        retries.insert(
+            1, // b
+            Retry {
+                attempts: 1,
+                time_factor: 4,
+                mem_factor: 2,
+                exclude: ["n2".to_string()].into(),
+            },
+        );
+        let policy = TimePolicy {
+            margin: 3.0,
+            floor: Duration::from_secs(600),
+        };
+        let parts = parts_with(&plan, &[0, 1, 3], 1001, &retries, policy);
+        let got: Vec<(Vec<&str>, u64, u64, Vec<String>)> = parts
+            .iter()
+            .map(|p| {
+                let jobs = p.jobs.iter().map(|&i| plan.jobs[i].name.as_str()).collect();
+                (jobs, p.memory >> 20, p.minutes, p.exclude.clone())
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (vec!["b"], 128, 40, vec!["n2".to_string()]),
+                (vec!["d", "a"], 64, 10, vec![]),
+            ]
+        );
+    }
+
+    fn failure(state: &str, node: &str) -> Failure {
+        Failure {
+            job: Some(0),
+            slurm_id: "7_3".into(),
+            state: state.into(),
+            node: node.into(),
+            minutes: 10,
+            mem_mib: 512,
+            log: PathBuf::from("/nonexistent/log"),
+            not_run: false,
+            line: "job x".into(),
+        }
+    }
+
+    #[test]
+    fn failures_are_resubmitted_only_when_another_try_can_cure_them() {
+        let (r, what) = decide(&failure("NODE_FAIL", "n2"), None, 2, None).unwrap();
+        assert_eq!(r.exclude, ["n2".to_string()].into());
+        assert_eq!(r.attempts, 1);
+        assert!(what.contains("--exclude=n2"), "{what}");
+        let (r2, _) = decide(&failure("NODE_FAIL", "n3"), Some(&r), 2, None).unwrap();
+        assert_eq!(r2.exclude, ["n2".to_string(), "n3".to_string()].into());
+        // Bounded: a third failure is not resubmitted.
+        let no = decide(&failure("NODE_FAIL", "n1"), Some(&r2), 2, None).unwrap_err();
+        assert!(no.contains("failed 3 times"), "{no}");
+
+        let (r, what) = decide(&failure("TIMEOUT", "n1"), None, 2, None).unwrap();
+        assert_eq!((r.time_factor, r.exclude.len()), (4, 0));
+        assert!(what.contains("--time 40 min"), "{what}");
+
+        let (r, what) = decide(&failure("OUT_OF_MEMORY", "n1"), None, 2, None).unwrap();
+        assert_eq!(r.mem_factor, 2);
+        assert!(what.contains("--mem 1024 MiB"), "{what}");
+        let no = decide(&failure("OUT_OF_MEMORY", "n1"), Some(&r), 2, None).unwrap_err();
+        assert!(
+            no.contains("out of memory again with --mem 512 MiB"),
+            "{no}"
+        );
+
+        assert!(decide(&failure("PREEMPTED", ""), None, 2, None).is_ok());
+        for state in ["FAILED", "CANCELLED", "GONE"] {
+            assert_eq!(
+                decide(&failure(state, "n1"), None, 2, None).unwrap_err(),
+                ""
+            );
+        }
+        // Killed by Slurm's memory sampler: FAILED, but the log says why.
+        let t = tempfile::tempdir().unwrap();
+        let log = t.path().join("log");
+        std::fs::write(
+            &log,
+            "slurmstepd-n1: error: StepId=9.batch exceeded memory limit (434782208 > 62914560), being killed\n",
+        )
+        .unwrap();
+        let mut f = failure("FAILED", "n1");
+        f.log = log;
+        assert_eq!(decide(&f, None, 2, None).unwrap().0.mem_factor, 2);
+        let no = decide(&f, None, 2, Some("--mem=5M")).unwrap_err();
+        assert!(no.contains("--sbatch-arg=--mem=5M"), "{no}");
     }
 
     #[test]
@@ -1673,7 +2605,7 @@ mod tests {
     #[test]
     fn squeue_rows_are_parsed_and_ranges_expanded() {
         let rows = parse_squeue(
-            "12|0|RUNNING|None\n12|[3-4,7%2]|PENDING|JobArrayTaskLimit\n13|N/A|PENDING|Dependency\n",
+            "12|0|RUNNING|n2|0:05|None\n12|[3-4,7%2]|PENDING||0:00|JobArrayTaskLimit\n13|N/A|PENDING||0:00|Dependency\n",
         );
         let got: Vec<(String, Option<u32>, String)> = rows
             .iter()
@@ -1690,7 +2622,11 @@ mod tests {
             ]
         );
         assert!(rows[0].active());
-        assert!(!parse_squeue("12|1|CANCELLED|None")[0].active());
+        assert_eq!(
+            (rows[0].node.as_str(), rows[0].elapsed.as_str()),
+            ("n2", "0:05")
+        );
+        assert!(!parse_squeue("12|1|CANCELLED|n1|0:01|None")[0].active());
     }
 
     #[test]
@@ -1730,6 +2666,8 @@ mod tests {
             job: "1".into(),
             task: Some(0),
             state: "COMPLETED".into(),
+            node: "n1".into(),
+            elapsed: "0:03".into(),
             reason: "None".into(),
         };
         let grace = DEFAULT_LATENCY_WAIT;

@@ -42,5 +42,6 @@ mod probe;
 mod resources;
 mod shard;
 mod slurm;
+mod slurm_cluster;
 mod three_row;
 mod user_text;

@@ -106,7 +106,8 @@ fn dry_run_without_slurm_assumes_the_default_max_array_size() {
         out.contains("# MaxArraySize 1001 (assumed: no `scontrol` on PATH): 1 array job(s)"),
         "{out}"
     );
-    assert!(out.contains("#SBATCH --array=0-13\n"), "{out}");
+    // The default throttle: at most 64 tasks of an array at once.
+    assert!(out.contains("#SBATCH --array=0-13%64\n"), "{out}");
 }
 
 /// `gametables run jobs/chomp-boxes.toml --executor slurm`, `path` its PATH.
@@ -529,9 +530,10 @@ fn slurm_scancel_of_one_task_fails_the_run_and_rerun_resubmits_only_it() {
     );
 }
 
-/// `--detach` submits and returns; a second `run` is refused while the jobs
-/// are queued; `status` shows the Slurm progress; the merge job finishes the
-/// run, and `verify --against` the manifest passes.
+/// `--detach` submits and returns; `status` shows the Slurm progress; a
+/// second `run` adopts the jobs still queued (submits nothing) and waits for
+/// them; the merge job finishes the run, and `verify --against` the manifest
+/// passes.
 #[test]
 #[ignore = "needs Slurm: scripts/ci-slurm-tests.sh"]
 fn slurm_detach_then_status_and_verify() {
@@ -556,14 +558,6 @@ fn slurm_detach_then_status_and_verify() {
         "{script}"
     );
 
-    let again = run_slurm("chomp-boxes", &run, &[], None);
-    assert_eq!(again.status.code(), Some(1), "{}", show(&again));
-    assert!(
-        text(&again.stderr).contains("still queued or running"),
-        "{}",
-        show(&again)
-    );
-
     let st = gt().arg("status").arg(&run).output().unwrap();
     let st = text(&st.stdout);
     assert!(
@@ -574,6 +568,15 @@ fn slurm_detach_then_status_and_verify() {
         "{st}"
     );
     assert!(st.contains(" waiting, 0 failed; merge "), "{st}");
+
+    let again = run_slurm("chomp-boxes", &run, &[], None);
+    assert!(again.status.success(), "{}", show(&again));
+    assert!(
+        text(&again.stderr).contains("adopting submission 1"),
+        "{}",
+        show(&again)
+    );
+    assert_eq!(submission(&run).submission, 1, "nothing submitted again");
 
     wait_for("result.toml from the merge job", 300, || {
         run.join("result.toml").exists().then_some(())
