@@ -243,12 +243,20 @@ impl Graph {
         let src = src_dir();
         let mut files = Vec::new();
         rust_files(&src, &mut files);
+        let sources = files
+            .iter()
+            .map(|f| (f.clone(), std::fs::read_to_string(f).unwrap()))
+            .collect();
+        Graph::of_files(&src, sources)
+    }
+
+    /// The graph of `files` (path under `src`, text).
+    fn of_files(src: &Path, files: Vec<(PathBuf, String)>) -> Graph {
         let mut modules = BTreeSet::new();
         let mut facts = BTreeMap::new();
         let mut texts = BTreeMap::new();
-        for f in &files {
-            let m = module_of(&src, f);
-            let text = std::fs::read_to_string(f).unwrap();
+        for (f, text) in files {
+            let m = module_of(src, &f);
             let ast = syn::parse_file(&text)
                 .unwrap_or_else(|e| panic!("{}: does not parse: {e}", f.display()));
             let mut c = Collector {
@@ -260,7 +268,7 @@ impl Graph {
             c.visit_file(&ast);
             modules.insert(m.clone());
             facts.insert(m.clone(), c.facts);
-            texts.insert(m, (f.clone(), text));
+            texts.insert(m, (f, text));
         }
         let mut edges: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
         for (m, f) in &facts {
@@ -510,4 +518,48 @@ fn the_module_graph_sees_the_edges_it_checks() {
         cli.iter().any(|m| starts(m, "pipeline")),
         "cli → pipeline not seen"
     );
+}
+
+/// The rules fail when broken: a checker that imports a solver (directly or
+/// through its kind), a solver that imports the pipeline, and a cycle, in a
+/// small tree written here.
+#[test]
+fn the_rules_fail_on_a_tree_that_breaks_them() {
+    let src = Path::new("/src");
+    let file = |p: &str, t: &str| (src.join(p), t.to_string());
+    let g = Graph::of_files(
+        src,
+        vec![
+            file("lib.rs", "pub mod games; pub mod kinds; pub mod pipeline;"),
+            file("games/mod.rs", "pub mod g;"),
+            file("games/g/mod.rs", "use crate::pipeline::Thing;"),
+            file("pipeline/mod.rs", "pub struct Thing;"),
+            file("kinds/mod.rs", "pub mod g;"),
+            file("kinds/g/mod.rs", "pub mod kind; pub mod fullcheck;"),
+            file(
+                "kinds/g/kind.rs",
+                "use crate::games::g::Solver; use super::fullcheck::C;",
+            ),
+            file("kinds/g/fullcheck.rs", "use super::kind::Meta;"),
+        ],
+    );
+    let checker = violations(
+        &g,
+        |m| m.iter().any(|s| s == "fullcheck"),
+        |t| starts(t, "games"),
+    );
+    assert_eq!(
+        checker,
+        ["kinds::g::fullcheck → kinds::g::kind → games::g"],
+        "a checker reaching a solver through its kind"
+    );
+    let solver = violations(
+        &g,
+        |m| starts(m, "games"),
+        |t| !(starts(t, "games") || starts(t, "util")),
+    );
+    assert_eq!(solver, ["games::g → pipeline"]);
+    let cycles = g.cycles();
+    assert_eq!(cycles.len(), 1, "{cycles:?}");
+    assert_eq!(cycles[0].len(), 2, "{cycles:?}");
 }
