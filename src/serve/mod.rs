@@ -46,6 +46,7 @@ pub fn router(probes: Probes) -> Router {
         .route("/api/v1", get(index))
         .route("/api/v1/{game}", get(query))
         .route("/plots/{run}/{file}", get(plot))
+        .fallback(unknown_route)
         .with_state(app)
 }
 
@@ -99,11 +100,17 @@ fn error(e: &ProbeError) -> Response {
 }
 
 /// Picture files (`.png`, `.svg`) in `dir/plots/`, sorted.
+/// The pictures of a run: regular files in `plots/` only (a symbolic link
+/// there, which could point anywhere, is neither listed nor served).
 fn plots_of(dir: &std::path::Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir.join("plots"))
         .into_iter()
         .flatten()
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter_map(|e| {
+            let e = e.ok()?;
+            e.file_type().ok()?.is_file().then_some(())?;
+            e.file_name().into_string().ok()
+        })
         .filter(|n| safe_name(n) && (n.ends_with(".png") || n.ends_with(".svg")))
         .collect();
     v.sort();
@@ -187,22 +194,41 @@ async fn plot(
     State(app): State<Arc<App>>,
     UrlPath((run, file)): UrlPath<(usize, String)>,
 ) -> Response {
+    let not_found = || not_found(&format!("no picture /plots/{run}/{file}"));
     let Some((dir, _)) = app.probes.runs.get(run) else {
-        return StatusCode::NOT_FOUND.into_response();
+        return not_found();
     };
     if !safe_name(&file) {
-        return StatusCode::NOT_FOUND.into_response();
+        return not_found();
     }
     let ctype = if file.ends_with(".png") {
         "image/png"
     } else if file.ends_with(".svg") {
         "image/svg+xml"
     } else {
-        return StatusCode::NOT_FOUND.into_response();
+        return not_found();
     };
     let path: PathBuf = dir.join("plots").join(&file);
+    // Only a regular file: never a symbolic link out of the run directory.
+    match tokio::fs::symlink_metadata(&path).await {
+        Ok(m) if m.is_file() => {}
+        _ => return not_found(),
+    }
     match tokio::fs::read(&path).await {
         Ok(bytes) => ([(header::CONTENT_TYPE, ctype)], bytes).into_response(),
-        Err(_) => StatusCode::NOT_FOUND.into_response(),
+        Err(_) => not_found(),
     }
+}
+
+/// A 404 with the API's JSON error body.
+fn not_found(message: &str) -> Response {
+    json(
+        StatusCode::NOT_FOUND,
+        &serde_json::json!({"error": message, "status": 404}),
+    )
+}
+
+/// Any route the server does not have: 404 with the API's JSON error body.
+async fn unknown_route(uri: axum::http::Uri) -> Response {
+    not_found(&format!("no such route: {}", uri.path()))
 }

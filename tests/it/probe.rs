@@ -428,3 +428,48 @@ fn dodgem_cached_answers_equal_answers_read_from_blocks() {
     };
     assert!(matches!(run.answer_cached(&bad), Some(Err(_))));
 }
+
+/// `serve` lists and serves only regular files of a run's `plots/`: a
+/// symbolic link there (to `/etc/passwd`, say) is neither listed nor
+/// served; a missing picture and an unknown route answer 404 with the API's
+/// JSON error body.
+#[test]
+fn serve_never_follows_a_link_out_of_plots_and_answers_json_404s() {
+    let t = tempfile::tempdir().unwrap();
+    let d3 = t.path().join("d3");
+    run_job_ok(&job_path("dodgem-3"), &d3);
+    std::fs::create_dir_all(d3.join("plots")).unwrap();
+    std::fs::write(d3.join("plots/real.svg"), "<svg/>").unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", d3.join("plots/leak.png")).unwrap();
+    let (_server, site) = serve(&[&d3]);
+    let base = site.trim_end_matches('/').to_string();
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let get = |path: &str| -> (u16, String) {
+        let mut r = agent.get(format!("{base}{path}")).call().unwrap();
+        (r.status().as_u16(), r.body_mut().read_to_string().unwrap())
+    };
+    let (status, index) = get("/api/v1/");
+    assert_eq!(status, 200);
+    assert!(index.contains("/plots/0/real.svg"), "{index}");
+    assert!(!index.contains("leak.png"), "{index}");
+    assert_eq!(get("/plots/0/real.svg"), (200, "<svg/>".to_string()));
+    for path in [
+        "/plots/0/leak.png",
+        "/plots/0/missing.png",
+        "/plots/7/real.svg",
+        "/no/such/route",
+    ] {
+        let (status, body) = get(path);
+        assert_eq!(status, 404, "{path}: {body}");
+        let v: serde_json::Value =
+            serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}"));
+        assert_eq!(v["status"], 404, "{path}: {body}");
+        assert!(
+            v["error"].as_str().is_some_and(|e| !e.contains("root:")),
+            "{path}: {body}"
+        );
+    }
+}
