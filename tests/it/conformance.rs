@@ -11,7 +11,6 @@
 //! --json` and through `serve`, with the same JSON.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use gametables::kinds::GAMES;
 use gametables::pipeline::fullcheck::{self, Options};
@@ -23,9 +22,7 @@ use gametables::pipeline::rundir::RunDir;
 use gametables::pipeline::shard::Durability;
 use gametables::pipeline::{ClaimStatus, RunView, merge, plots, worker};
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::support::{gt, repo, serve};
 
 fn params(query: &str) -> Params {
     query
@@ -233,22 +230,19 @@ fn a_game_whose_merge_drops_a_table_fails_the_harness() {
 /// through `serve` (`/api/v1/GAME?…`): the same JSON.
 #[test]
 fn every_game_answers_its_probe_through_the_cli_and_serve() {
-    let exe = env!("CARGO_BIN_EXE_gametables");
     for game in GAMES {
         for job in game.standard_jobs.iter().filter(|j| !j.probe.0.is_empty()) {
             let t = tempfile::tempdir().unwrap();
             let run = t.path().join("run");
-            let ok = Command::new(exe)
+            let ok = gt()
                 .args(["run", &format!("jobs/{}.toml", job.name), "--run-dir"])
                 .arg(&run)
                 .arg("--no-progress")
                 .current_dir(repo())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
+                .output()
                 .unwrap();
-            assert!(ok.success(), "{}: run failed", job.name);
-            let out = Command::new(exe)
+            assert!(ok.status.success(), "{}: run failed", job.name);
+            let out = gt()
                 .arg("query")
                 .args(job.query)
                 .arg("--run-dir")
@@ -264,34 +258,18 @@ fn every_game_answers_its_probe_through_the_cli_and_serve() {
                 String::from_utf8_lossy(&out.stderr)
             );
             let cli: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-            let mut server = Command::new(exe)
-                .arg("serve")
-                .arg(&run)
-                .args(["--bind", "127.0.0.1:0"])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            let mut line = String::new();
-            std::io::BufRead::read_line(
-                &mut std::io::BufReader::new(server.stdout.take().unwrap()),
-                &mut line,
-            )
-            .unwrap();
-            let addr = line
-                .split("http://")
-                .nth(1)
-                .and_then(|s| s.split('/').next())
-                .unwrap_or_else(|| panic!("no address in {line:?}"))
-                .to_string();
-            let url = format!("http://{addr}/api/v1/{}?{}", job.probe.0, job.probe.1);
+            let (_server, site) = serve(&[&run]);
+            let url = format!(
+                "{}/api/v1/{}?{}",
+                site.trim_end_matches('/'),
+                job.probe.0,
+                job.probe.1
+            );
             let body = ureq::get(&url)
                 .call()
-                .map(|mut r| r.body_mut().read_to_string().unwrap());
-            let _ = server.kill();
-            let _ = server.wait();
-            let served: serde_json::Value =
-                serde_json::from_str(&body.unwrap_or_else(|e| panic!("{url}: {e}"))).unwrap();
+                .map(|mut r| r.body_mut().read_to_string().unwrap())
+                .unwrap_or_else(|e| panic!("{url}: {e}"));
+            let served: serde_json::Value = serde_json::from_str(&body).unwrap();
             assert_eq!(
                 served, cli,
                 "{}: serve and query differ for {url}",
