@@ -5,4 +5,5 @@ pub mod chomp;
 pub mod dodgem;
 pub mod impartial;
 pub mod quixo;
+pub mod retrograde;
 pub mod three_row;

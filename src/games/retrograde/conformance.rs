@@ -1,0 +1,171 @@
+//! A self-test of any [`LayeredGame`]: its contracts checked on random
+//! positions of every layer (the idea of GamesmanOne's tier self-test).
+
+use super::rules::LayeredGame;
+
+/// Checks the contracts of [`LayeredGame`] on up to `per_layer` positions
+/// of each layer (all of a layer that small), chosen by a fixed
+/// pseudo-random sequence from `seed`:
+/// - the rank is a bijection (`rank(unrank(r)) == r`, and distinct ranks
+///   give distinct positions among those drawn);
+/// - every move leads to the layer itself or a child layer;
+/// - a non-terminal position has a move;
+/// - moves and un-moves agree: for each in-layer child `c` of `p`,
+///   `parents(c)` yields `p` as many times as `p` has moves to `c`; and each
+///   parent `q` of `p` is non-terminal, in `p`'s layer, and has that many
+///   moves to `p`;
+/// - symmetry: each image of `p` is terminal exactly when `p` is, with the
+///   same outcome, has as many moves, and the same number of in-layer ones.
+///
+/// Returns one line per broken contract (at most 20), empty if all hold.
+pub fn check_rules<G: LayeredGame>(game: &G, per_layer: u64, seed: u64) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rng = seed ^ 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let problem = |out: &mut Vec<String>, layer: usize, r: u64, why: String| {
+        if out.len() < 20 {
+            out.push(format!(
+                "layer {}, rank {r}: {why}",
+                game.layer_name(layer)
+            ));
+        }
+    };
+    for layer in 0..game.layer_count() {
+        let size = game.layer_size(layer);
+        let child_layers = game.child_layers(layer);
+        let ranks: Vec<u64> = if size <= per_layer {
+            (0..size).collect()
+        } else {
+            (0..per_layer).map(|_| next() % size).collect()
+        };
+        let mut seen: Vec<(u64, G::Position)> = Vec::new();
+        for &r in &ranks {
+            let p = game.unrank(layer, r);
+            let back = game.rank(&p);
+            if back != (layer, r) {
+                problem(
+                    &mut out,
+                    layer,
+                    r,
+                    format!("unrank gives {p:?}, whose rank is {back:?}"),
+                );
+                continue;
+            }
+            if seen.len() < 4096 {
+                if let Some((r2, _)) = seen.iter().find(|(r2, q)| *r2 != r && *q == p) {
+                    problem(&mut out, layer, r, format!("ranks {r} and {r2} give {p:?}"));
+                }
+                seen.push((r, p));
+            }
+            let term = game.terminal(&p);
+            let kids = if term.is_none() {
+                children_of(game, &p)
+            } else {
+                Vec::new()
+            };
+            if term.is_none() && kids.is_empty() {
+                problem(&mut out, layer, r, format!("{p:?} is not terminal and has no move"));
+            }
+            for &c in &kids {
+                let (l, _) = game.rank(&c);
+                if l != layer && !child_layers.contains(&l) {
+                    problem(
+                        &mut out,
+                        layer,
+                        r,
+                        format!(
+                            "a move of {p:?} leads to layer {}, not a child layer",
+                            game.layer_name(l)
+                        ),
+                    );
+                }
+            }
+            // Moves and un-moves agree.
+            if term.is_none() {
+                for &c in &kids {
+                    if game.rank(&c).0 != layer {
+                        continue;
+                    }
+                    let moves = kids.iter().filter(|&&k| k == c).count();
+                    let mut back = 0;
+                    game.parents(&c, &mut |q| back += usize::from(q == p));
+                    if back != moves {
+                        problem(
+                            &mut out,
+                            layer,
+                            r,
+                            format!(
+                                "{p:?} has {moves} move(s) to {c:?}, whose parents list it {back} time(s)"
+                            ),
+                        );
+                    }
+                }
+            }
+            let mut parents = Vec::new();
+            game.parents(&p, &mut |q| parents.push(q));
+            for &q in &parents {
+                let (l, _) = game.rank(&q);
+                if l != layer {
+                    problem(&mut out, layer, r, format!("parent {q:?} lies in another layer"));
+                    continue;
+                }
+                if game.terminal(&q).is_some() {
+                    problem(&mut out, layer, r, format!("parent {q:?} is terminal"));
+                    continue;
+                }
+                let listed = parents.iter().filter(|&&x| x == q).count();
+                let moves = children_of(game, &q).iter().filter(|&&k| k == p).count();
+                if listed != moves {
+                    problem(
+                        &mut out,
+                        layer,
+                        r,
+                        format!(
+                            "parent {q:?} is listed {listed} time(s) but has {moves} move(s) to {p:?}"
+                        ),
+                    );
+                }
+            }
+            // Symmetry.
+            let in_layer = |ks: &[G::Position]| ks.iter().filter(|k| game.rank(k).0 == layer).count();
+            game.symmetries(&p, &mut |s| {
+                let (l, _) = game.rank(&s);
+                let ts = game.terminal(&s);
+                let why = if l != layer {
+                    Some(format!("its image {s:?} lies in another layer"))
+                } else if ts != term {
+                    Some(format!("its image {s:?} ends as {ts:?}, it as {term:?}"))
+                } else if term.is_none() {
+                    let ks = children_of(game, &s);
+
+                    (ks.len() != kids.len() || in_layer(&ks) != in_layer(&kids)).then(|| {
+                        format!(
+                            "its image {s:?} has {} moves ({} in-layer), it {} ({})",
+                            ks.len(),
+                            in_layer(&ks),
+                            kids.len(),
+                            in_layer(&kids)
+                        )
+                    })
+                } else {
+                    None
+                };
+                if let Some(why) = why {
+                    problem(&mut out, layer, r, why);
+                }
+            });
+        }
+    }
+    out
+}
+
+fn children_of<G: LayeredGame>(game: &G, p: &G::Position) -> Vec<G::Position> {
+    let mut v = Vec::new();
+    game.children(p, &mut |c| v.push(c));
+    v
+}

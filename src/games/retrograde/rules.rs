@@ -1,0 +1,105 @@
+//! What a game must say about itself to be solved by the engine: the
+//! [`LayeredGame`] trait.
+
+use std::fmt;
+
+/// The value of a position where play has ended, for the player to move
+/// (depth 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Terminal {
+    /// The player to move has won (e.g. the opponent's last move made a
+    /// line of the mover's symbol, or the mover is left without a move in a
+    /// game where that wins).
+    Win,
+    /// The player to move has lost.
+    Loss,
+}
+
+/// A two-player game of perfect information whose positions fall into
+/// **layers** solved one after another: every move of a position of layer
+/// `L` leads to a position of `L` itself (cycles allowed: the engine finds
+/// draws) or of one of `L`'s [child layers](LayeredGame::child_layers),
+/// which are solved before `L`. The graph of layers must be acyclic.
+///
+/// Positions are seen from the player to move (the value of a position is
+/// its value for that player). Each layer `L` holds
+/// [`layer_size(L)`](LayeredGame::layer_size) positions, ranked
+/// `0 … size − 1` by a bijection ([`rank`](LayeredGame::rank),
+/// [`unrank`](LayeredGame::unrank)).
+///
+/// The engine ([`super::solve_layer`]) computes win / loss / draw and the
+/// depth (remoteness, in plies) of every position of a layer by
+/// retrograde analysis with successor counting: it needs the moves of a
+/// position ([`children`](LayeredGame::children)) and, inside a layer, the
+/// moves into a position ([`parents`](LayeredGame::parents)). A win takes
+/// the shortest route, a loss the longest resistance; a position neither
+/// side can force is a draw.
+///
+/// **Contracts** (checked on random positions by [`super::check_rules`],
+/// which the conformance tests run for every game):
+/// - `rank(unrank(L, r)) == (L, r)` for every `r < layer_size(L)`;
+/// - every child of a position of `L` lies in `L` or in
+///   `child_layers(L)`;
+/// - a position that is not [`terminal`](LayeredGame::terminal) has at
+///   least one move; the moves of a terminal position are never asked for;
+/// - `parents(p)` yields exactly the non-terminal positions `q` of `p`'s
+///   own layer with a move to `p`, each as many times as `q` has moves
+///   leading to `p` (the multiset of in-layer moves into `p`);
+/// - the [symmetries](LayeredGame::symmetries) of a position map its
+///   children to the children of its image (as multisets, up to symmetry)
+///   and keep it terminal or not, with the same outcome.
+pub trait LayeredGame: Sync {
+    /// One position (with whatever says who is to move).
+    type Position: Copy + PartialEq + fmt::Debug + Send + Sync;
+
+    /// Number of layers; they are `0 … layer_count − 1`.
+    fn layer_count(&self) -> usize;
+
+    /// A short name of the layer for job and table names: letters, digits,
+    /// `-`, `_` and `.` only (e.g. `9-8`).
+    fn layer_name(&self, layer: usize) -> String;
+
+    /// Positions in the layer.
+    fn layer_size(&self, layer: usize) -> u64;
+
+    /// The other layers the moves of positions of `layer` reach, each once.
+    fn child_layers(&self, layer: usize) -> Vec<usize>;
+
+    /// The position of rank `rank` (< `layer_size(layer)`) in `layer`.
+    fn unrank(&self, layer: usize, rank: u64) -> Self::Position;
+
+    /// The layer of `p` and its rank there.
+    fn rank(&self, p: &Self::Position) -> (usize, u64);
+
+    /// `Some` if play has ended in `p` (value for the player to move, in 0
+    /// plies), else `None`.
+    fn terminal(&self, p: &Self::Position) -> Option<Terminal>;
+
+    /// Calls `f` with the position after each legal move of `p` (once per
+    /// move: two moves giving the same position give it twice), seen from
+    /// the player who moves next. Never called on a terminal position.
+    fn children(&self, p: &Self::Position, f: &mut impl FnMut(Self::Position));
+
+    /// Calls `f` with every non-terminal position of `p`'s layer that has a
+    /// move to `p`, once per such move (see the trait's contracts).
+    fn parents(&self, p: &Self::Position, f: &mut impl FnMut(Self::Position));
+
+    /// Calls `f` with the images of `p` under the game's symmetry group
+    /// other than the identity (images may repeat). Symmetric positions
+    /// have the same value. Default: no symmetry.
+    fn symmetries(&self, _p: &Self::Position, _f: &mut impl FnMut(Self::Position)) {}
+
+    /// Calls `f(rank, position)` for the ranks `start .. end` of `layer` in
+    /// order. The default unranks each; a game may enumerate faster.
+    fn for_each_position(
+        &self,
+        layer: usize,
+        start: u64,
+        end: u64,
+        f: &mut impl FnMut(u64, Self::Position),
+    ) {
+        for r in start..end {
+            f(r, self.unrank(layer, r));
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! The engine on small made-up games, against a naive level-by-level solver
+//! that uses only the moves (never the un-moves nor the engine's code).
+
+use super::*;
+
+/// A toy game with cycles: `k` tokens (the layer) and a marker `x` on
+/// `m` cells, cut into rings of `ring` cells. Moves: the marker steps to the
+/// next cell of its ring, or (from an odd cell) to `2x` mod m, inside the
+/// layer; or one token is taken (from a cell `x` with x mod 3 ≠ 2) and the
+/// marker jumps to `3x + 1`; or two tokens (from an even cell) and it jumps
+/// to `x + 2`. With no token left the game is over: the player to move wins
+/// if `x` is a multiple of 3. `broken` makes the un-moves wrong (the step
+/// back goes the wrong way).
+struct Ring {
+    k: usize,
+    m: u64,
+    ring: u64,
+    broken: bool,
+}
+
+impl Ring {
+    fn new(k: usize, m: u64) -> Ring {
+        Ring {
+            k,
+            m,
+            ring: m,
+            broken: false,
+        }
+    }
+    fn step(&self, x: u64) -> u64 {
+        let base = x / self.ring * self.ring;
+        let len = self.ring.min(self.m - base);
+        base + (x - base + 1) % len
+    }
+    fn step_back(&self, y: u64) -> u64 {
+        let base = y / self.ring * self.ring;
+        let len = self.ring.min(self.m - base);
+        base + (y - base + len - 1) % len
+    }
+}
+
+impl LayeredGame for Ring {
+    type Position = (usize, u64);
+    fn layer_count(&self) -> usize {
+        self.k + 1
+    }
+    fn layer_name(&self, layer: usize) -> String {
+        format!("k{layer}")
+    }
+    fn layer_size(&self, _layer: usize) -> u64 {
+        self.m
+    }
+    fn child_layers(&self, layer: usize) -> Vec<usize> {
+        (layer.saturating_sub(2)..layer).collect()
+    }
+    fn unrank(&self, layer: usize, rank: u64) -> (usize, u64) {
+        (layer, rank)
+    }
+    fn rank(&self, p: &(usize, u64)) -> (usize, u64) {
+        *p
+    }
+    fn terminal(&self, p: &(usize, u64)) -> Option<Terminal> {
+        (p.0 == 0).then_some(if p.1 % 3 == 0 {
+            Terminal::Win
+        } else {
+            Terminal::Loss
+        })
+    }
+    fn children(&self, &(k, x): &(usize, u64), f: &mut impl FnMut((usize, u64))) {
+        f((k, self.step(x)));
+        if x % 2 == 1 {
+            f((k, 2 * x % self.m));
+        }
+        if k >= 1 && x % 3 != 2 {
+            f((k - 1, (3 * x + 1) % self.m));
+        }
+        if k >= 2 && x % 2 == 0 {
+            f((k - 2, (x + 2) % self.m));
+        }
+    }
+    fn parents(&self, &(k, y): &(usize, u64), f: &mut impl FnMut((usize, u64))) {
+        if k == 0 {
+            return;
+        }
+        f((k, if self.broken { self.step(y) } else { self.step_back(y) }));
+        // 2x ≡ y (mod m) for odd x: x = y/2 or (y + m)/2.
+        for x in [y / 2, (y + self.m) / 2] {
+            if x < self.m && x % 2 == 1 && 2 * x % self.m == y {
+                f((k, x));
+            }
+        }
+    }
+}
+
+/// Level-by-level values from the moves alone: a position is won in t if
+/// some move reaches a position lost in t − 1, lost in t if every move
+/// reaches a won position and the deepest is won in t − 1.
+fn naive<G: LayeredGame>(game: &G) -> Vec<Vec<u8>> {
+    let mut all = Vec::new();
+    for l in 0..game.layer_count() {
+        for r in 0..game.layer_size(l) {
+            all.push(game.unrank(l, r));
+        }
+    }
+    let index = |p: &G::Position| all.iter().position(|q| q == p).unwrap();
+    let kids: Vec<Vec<usize>> = all
+        .iter()
+        .map(|p| {
+            let mut v = Vec::new();
+            if game.terminal(p).is_none() {
+                game.children(p, &mut |c| v.push(index(&c)));
+            }
+            v
+        })
+        .collect();
+    let mut val: Vec<Option<Value>> = all
+        .iter()
+        .map(|p| {
+            game.terminal(p).map(|t| match t {
+                Terminal::Win => Value::Win(0),
+                Terminal::Loss => Value::Loss(0),
+            })
+        })
+        .collect();
+    for t in 1..=MAX_DEPTH {
+        let before = val.clone();
+        for i in 0..all.len() {
+            if before[i].is_some() {
+                continue;
+            }
+            if kids[i].iter().any(|&c| before[c] == Some(Value::Loss(t - 1))) {
+                val[i] = Some(Value::Win(t));
+            } else if kids[i]
+                .iter()
+                .all(|&c| matches!(before[c], Some(Value::Win(_))))
+                && kids[i].iter().any(|&c| before[c] == Some(Value::Win(t - 1)))
+            {
+                val[i] = Some(Value::Loss(t));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    for l in 0..game.layer_count() {
+        let mut v = Vec::new();
+        for _ in 0..game.layer_size(l) {
+            v.push(val[i].unwrap_or(Value::Draw).to_byte());
+            i += 1;
+        }
+        out.push(v);
+    }
+    out
+}
+
+#[test]
+fn the_engine_agrees_with_a_naive_solver_on_a_game_with_cycles() {
+    let mut total = LayerStats::default();
+    for m in [5, 7, 12, 31, 64] {
+        let g = Ring::new(6, m);
+        let want = naive(&g);
+        let got = solve_all(&g, 1).unwrap();
+        assert_eq!(got, want, "ring of {m}");
+        for s in got.iter().skip(1).map(|v| LayerStats::of(v)) {
+            total.wins += s.wins;
+            total.losses += s.losses;
+            total.draws += s.draws;
+        }
+    }
+    // Wins, losses and draws (cycles nobody can force) all occur outside
+    // the terminal layer.
+    assert!(total.wins > 0 && total.losses > 0 && total.draws > 0, "{total:?}");
+}
+
+#[test]
+fn the_bytes_do_not_depend_on_the_thread_count() {
+    // Large enough for several blocks per depth.
+    let g = Ring {
+        ring: 10,
+        ..Ring::new(4, 5 * BLOCK + 17)
+    };
+    assert_eq!(check_rules(&g, 2000, 3), Vec::<String>::new());
+    let one = solve_all(&g, 1).unwrap();
+    for t in [2, 3, 8] {
+        assert_eq!(solve_all(&g, t).unwrap(), one, "{t} threads");
+    }
+}
+
+#[test]
+fn the_self_test_passes_on_a_sound_game_and_fails_on_a_broken_un_move() {
+    let sound = Ring::new(5, 13);
+    assert_eq!(check_rules(&sound, 100, 1), Vec::<String>::new());
+    let broken = Ring {
+        broken: true,
+        ..Ring::new(5, 13)
+    };
+    let problems = check_rules(&broken, 100, 1);
+    assert!(!problems.is_empty());
+    assert!(
+        problems[0].contains("parents list it") || problems[0].contains("move(s) to"),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn a_missing_child_layer_is_an_error_naming_it() {
+    let g = Ring::new(3, 7);
+    let e = solve_layer(&g, 2, &[], 1).unwrap_err();
+    assert!(e.to_string().contains("reach layer k0"), "{e}");
+}
+
+#[test]
+fn solve_order_puts_children_first() {
+    let g = Ring::new(5, 3);
+    assert_eq!(solve_order(&g), vec![0, 1, 2, 3, 4, 5]);
+}
+
+#[test]
+fn value_bytes_round_trip() {
+    for b in 0..=255u8 {
+        if let Some(v) = Value::from_byte(b) {
+            assert_eq!(v.to_byte(), b);
+        } else {
+            assert!((1..WIN_BASE).contains(&b));
+        }
+    }
+    assert_eq!(Value::Loss(3).for_mover(), Value::Win(4));
+}
