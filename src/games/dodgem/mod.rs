@@ -28,11 +28,13 @@
 
 mod block;
 mod index;
+mod layered;
 mod reach;
 mod reflect;
 mod solve;
 
 pub use index::{Layer, binomial};
+pub use layered::DodgemLayers;
 pub use reach::{
     ReachBits, reach_layer, reach_layer_by_sweeps, reach_layer_forward, reach_layer_with_threads,
     reach_working_bytes,

@@ -84,6 +84,7 @@
 
 mod board;
 mod index;
+mod layered;
 mod notation;
 mod symmetry;
 
@@ -94,6 +95,7 @@ mod testutil;
 
 pub use board::{Board, Edge, Move, Outcome, Rules};
 pub use index::{Layer, LayerBoards, binomial, layer_size, layers, solve_order, total_boards};
+pub use layered::QuixoLayers;
 pub use notation::{Colour, Position};
 pub use symmetry::{Canonical, Symmetry};
 

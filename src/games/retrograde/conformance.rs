@@ -29,10 +29,7 @@ pub fn check_rules<G: LayeredGame>(game: &G, per_layer: u64, seed: u64) -> Vec<S
     };
     let problem = |out: &mut Vec<String>, layer: usize, r: u64, why: String| {
         if out.len() < 20 {
-            out.push(format!(
-                "layer {}, rank {r}: {why}",
-                game.layer_name(layer)
-            ));
+            out.push(format!("layer {}, rank {r}: {why}", game.layer_name(layer)));
         }
     };
     for layer in 0..game.layer_count() {
@@ -69,7 +66,12 @@ pub fn check_rules<G: LayeredGame>(game: &G, per_layer: u64, seed: u64) -> Vec<S
                 Vec::new()
             };
             if term.is_none() && kids.is_empty() {
-                problem(&mut out, layer, r, format!("{p:?} is not terminal and has no move"));
+                problem(
+                    &mut out,
+                    layer,
+                    r,
+                    format!("{p:?} is not terminal and has no move"),
+                );
             }
             for &c in &kids {
                 let (l, _) = game.rank(&c);
@@ -111,7 +113,12 @@ pub fn check_rules<G: LayeredGame>(game: &G, per_layer: u64, seed: u64) -> Vec<S
             for &q in &parents {
                 let (l, _) = game.rank(&q);
                 if l != layer {
-                    problem(&mut out, layer, r, format!("parent {q:?} lies in another layer"));
+                    problem(
+                        &mut out,
+                        layer,
+                        r,
+                        format!("parent {q:?} lies in another layer"),
+                    );
                     continue;
                 }
                 if game.terminal(&q).is_some() {
@@ -132,7 +139,8 @@ pub fn check_rules<G: LayeredGame>(game: &G, per_layer: u64, seed: u64) -> Vec<S
                 }
             }
             // Symmetry.
-            let in_layer = |ks: &[G::Position]| ks.iter().filter(|k| game.rank(k).0 == layer).count();
+            let in_layer =
+                |ks: &[G::Position]| ks.iter().filter(|k| game.rank(k).0 == layer).count();
             game.symmetries(&p, &mut |s| {
                 let (l, _) = game.rank(&s);
                 let ts = game.terminal(&s);

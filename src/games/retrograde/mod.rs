@@ -26,8 +26,8 @@ mod tests;
 pub use conformance::check_rules;
 pub use rules::{LayeredGame, Terminal};
 pub use solve::{
-    BLOCK, LOSS_BASE, LayerStats, MAX_DEPTH, SolveError, Value, WIN_BASE, child_bytes,
-    solve_layer, working_bytes,
+    BLOCK, LOSS_BASE, LayerStats, MAX_DEPTH, SolveError, Value, WIN_BASE, child_bytes, solve_layer,
+    working_bytes,
 };
 
 /// Solves every layer of `game` in an order where each layer comes after

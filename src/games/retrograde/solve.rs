@@ -502,7 +502,10 @@ impl<G: LayeredGame> Solver<'_, G> {
                 }
                 let count = e.in_layer + u32::from(e.drawn_child);
                 if count > 255 {
-                    return self.fail(r, format!("{count} in-layer moves: at most 255 are counted"));
+                    return self.fail(
+                        r,
+                        format!("{count} in-layer moves: at most 255 are counted"),
+                    );
                 }
                 self.counters[r as usize].store(count as u8, Relaxed);
             });

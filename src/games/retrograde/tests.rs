@@ -82,7 +82,14 @@ impl LayeredGame for Ring {
         if k == 0 {
             return;
         }
-        f((k, if self.broken { self.step(y) } else { self.step_back(y) }));
+        f((
+            k,
+            if self.broken {
+                self.step(y)
+            } else {
+                self.step_back(y)
+            },
+        ));
         // 2x ≡ y (mod m) for odd x: x = y/2 or (y + m)/2.
         for x in [y / 2, (y + self.m) / 2] {
             if x < self.m && x % 2 == 1 && 2 * x % self.m == y {
@@ -128,12 +135,17 @@ fn naive<G: LayeredGame>(game: &G) -> Vec<Vec<u8>> {
             if before[i].is_some() {
                 continue;
             }
-            if kids[i].iter().any(|&c| before[c] == Some(Value::Loss(t - 1))) {
+            if kids[i]
+                .iter()
+                .any(|&c| before[c] == Some(Value::Loss(t - 1)))
+            {
                 val[i] = Some(Value::Win(t));
             } else if kids[i]
                 .iter()
                 .all(|&c| matches!(before[c], Some(Value::Win(_))))
-                && kids[i].iter().any(|&c| before[c] == Some(Value::Win(t - 1)))
+                && kids[i]
+                    .iter()
+                    .any(|&c| before[c] == Some(Value::Win(t - 1)))
             {
                 val[i] = Some(Value::Loss(t));
             }
@@ -168,7 +180,10 @@ fn the_engine_agrees_with_a_naive_solver_on_a_game_with_cycles() {
     }
     // Wins, losses and draws (cycles nobody can force) all occur outside
     // the terminal layer.
-    assert!(total.wins > 0 && total.losses > 0 && total.draws > 0, "{total:?}");
+    assert!(
+        total.wins > 0 && total.losses > 0 && total.draws > 0,
+        "{total:?}"
+    );
 }
 
 #[test]
