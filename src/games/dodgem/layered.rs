@@ -7,7 +7,7 @@
 //! move). Sideways moves stay in the layer, a car leaving the board goes to
 //! `(a − 1, b)` or `(a, b − 1)`.
 
-use super::{Board, Layer, Position, Side, Value};
+use super::{Board, Layer, Position, Side};
 use crate::games::retrograde::{LayeredGame, Terminal};
 
 /// Dodgem on an n×n board, layered by cars of each side.
@@ -15,7 +15,18 @@ use crate::games::retrograde::{LayeredGame, Terminal};
 pub struct DodgemLayers {
     board: Board,
     layers: Vec<Layer>,
+    /// `steps[side][sq]`: the three targets of a car of `side` on `sq`
+    /// ([`Board::step`] by direction): a square, [`OFF`] or [`NO_STEP`].
+    steps: [[[u8; 3]; 64]; 2],
+    /// `unsteps[side][sq]`: the squares a car of `side` on `sq` can have
+    /// come from ([`Board::unsteps`]), [`NO_STEP`] where none.
+    unsteps: [[[u8; 3]; 64]; 2],
 }
+
+/// A step off the board (forward from the last file or rank).
+const OFF: u8 = 254;
+/// No step in this direction (sideways off the board).
+const NO_STEP: u8 = 255;
 
 impl DodgemLayers {
     /// The layers of `board`.
@@ -27,7 +38,78 @@ impl DodgemLayers {
                 layers.push(Layer::new(board, a, b));
             }
         }
-        DodgemLayers { board, layers }
+        let mut steps = [[[NO_STEP; 3]; 64]; 2];
+        let mut unsteps = [[[NO_STEP; 3]; 64]; 2];
+        for (si, side) in [Side::Blue, Side::Red].into_iter().enumerate() {
+            for sq in 0..board.squares() {
+                for dir in 0..3 {
+                    steps[si][sq][dir] = match board.step(side, sq, dir) {
+                        Some(Some(t)) => t as u8,
+                        Some(None) => OFF,
+                        None => NO_STEP,
+                    };
+                }
+                for (k, from) in board.unsteps(side, sq).into_iter().enumerate() {
+                    unsteps[si][sq][k] = from.map_or(NO_STEP, |f| f as u8);
+                }
+            }
+        }
+        DodgemLayers {
+            board,
+            layers,
+            steps,
+            unsteps,
+        }
+    }
+
+    /// The targets of the cars of the side to move in `p`: calls `f(from,
+    /// to)` per legal move (`to` = [`OFF`] for leaving the board) and
+    /// stops early when `f` returns false.
+    #[inline]
+    fn each_move(&self, p: &Position, mut f: impl FnMut(usize, u8) -> bool) {
+        let occ = p.blue | p.red;
+        let steps = &self.steps[usize::from(p.to_move == Side::Red)];
+        let mut cars = p.cars(p.to_move);
+        while cars != 0 {
+            let s = cars.trailing_zeros() as usize;
+            cars &= cars - 1;
+            for &t in &steps[s] {
+                let legal = t == OFF || (t != NO_STEP && occ >> t & 1 == 0);
+                if legal && !f(s, t) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The position with blue cars `blue`, red cars on the free squares
+    /// (`free`, in order) picked by the mask `red_free`, `side` to move.
+    #[inline]
+    fn place(free: &[u8; 64], blue: u64, mut red_free: u64, side: Side) -> Position {
+        let mut red = 0u64;
+        while red_free != 0 {
+            red |= 1u64 << free[red_free.trailing_zeros() as usize];
+            red_free &= red_free - 1;
+        }
+        Position {
+            blue,
+            red,
+            to_move: side,
+        }
+    }
+
+    /// The squares not in `blue`, in order.
+    #[inline]
+    fn free_squares(&self, blue: u64) -> [u8; 64] {
+        let mut free = [0u8; 64];
+        let mut k = 0;
+        for sq in 0..self.board.squares() {
+            if blue >> sq & 1 == 0 {
+                free[k] = sq as u8;
+                k += 1;
+            }
+        }
+        free
     }
 
     /// The layer id of `(a, b)`.
@@ -70,7 +152,44 @@ impl LayeredGame for DodgemLayers {
     }
 
     fn unrank(&self, layer: usize, rank: u64) -> Position {
-        self.layers[layer].position(rank)
+        let l = &self.layers[layer];
+        let side = if rank & 1 == 0 { Side::Blue } else { Side::Red };
+        let rest = rank >> 1;
+        let blue = l.blue_set(rest / l.red_ranks());
+        let free = self.free_squares(blue);
+        Self::place(&free, blue, l.red_free_set(rest % l.red_ranks()), side)
+    }
+
+    fn layer_of(&self, p: &Position) -> usize {
+        let (a, b) = p.layer();
+        self.layer_of(a, b)
+    }
+
+    fn for_each_position(
+        &self,
+        layer: usize,
+        start: u64,
+        end: u64,
+        f: &mut impl FnMut(u64, Position),
+    ) {
+        if start >= end {
+            return;
+        }
+        let l = &self.layers[layer];
+        let reds = l.red_ranks();
+        let mut r = start;
+        while r < end {
+            let rb = (r >> 1) / reds;
+            let blue = l.blue_set(rb);
+            let free = self.free_squares(blue);
+            let block_end = (2 * reds * (rb + 1)).min(end);
+            while r < block_end {
+                let side = if r & 1 == 0 { Side::Blue } else { Side::Red };
+                let rr = (r >> 1) % reds;
+                f(r, Self::place(&free, blue, l.red_free_set(rr), side));
+                r += 1;
+            }
+        }
     }
 
     fn rank(&self, p: &Position) -> (usize, u64) {
@@ -79,17 +198,40 @@ impl LayeredGame for DodgemLayers {
         (id, self.layers[id].index(p))
     }
 
+    fn rank_in(&self, layer: usize, p: &Position) -> u64 {
+        self.layers[layer].index(p)
+    }
+
     fn terminal(&self, p: &Position) -> Option<Terminal> {
-        self.board.terminal(p).map(|v| match v {
-            Value::Win(_) => Terminal::Win,
-            _ => Terminal::Loss,
-        })
+        // Board::terminal without building the list of moves.
+        if p.cars(p.to_move.other()) == 0 {
+            return Some(Terminal::Loss);
+        }
+        let mut any = false;
+        self.each_move(p, |_, _| {
+            any = true;
+            false
+        });
+        (!any).then_some(Terminal::Win)
     }
 
     fn children(&self, p: &Position, f: &mut impl FnMut(Position)) {
-        for m in self.board.moves(p) {
-            f(self.board.apply(p, m));
-        }
+        self.each_move(p, |from, to| {
+            let moved = (p.cars(p.to_move) & !(1 << from)) | if to == OFF { 0 } else { 1 << to };
+            f(match p.to_move {
+                Side::Blue => Position {
+                    blue: moved,
+                    red: p.red,
+                    to_move: Side::Red,
+                },
+                Side::Red => Position {
+                    blue: p.blue,
+                    red: moved,
+                    to_move: Side::Blue,
+                },
+            });
+            true
+        });
     }
 
     fn parents(&self, p: &Position, f: &mut impl FnMut(Position)) {
@@ -105,8 +247,8 @@ impl LayeredGame for DodgemLayers {
         while cars != 0 {
             let sq = cars.trailing_zeros() as usize;
             cars &= cars - 1;
-            for from in self.board.unsteps(prev, sq).into_iter().flatten() {
-                if occ >> from & 1 == 1 {
+            for &from in &self.unsteps[usize::from(prev == Side::Red)][sq] {
+                if from == NO_STEP || occ >> from & 1 == 1 {
                     continue;
                 }
                 let moved = (p.cars(prev) & !(1 << sq)) | 1 << from;

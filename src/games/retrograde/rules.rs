@@ -71,6 +71,20 @@ pub trait LayeredGame: Sync {
     /// The layer of `p` and its rank there.
     fn rank(&self, p: &Self::Position) -> (usize, u64);
 
+    /// The layer of `p`: `rank(p).0` (the default), which a game may
+    /// compute without ranking (the engine asks for it on every move and
+    /// ranks only the moves that leave the layer).
+    fn layer_of(&self, p: &Self::Position) -> usize {
+        self.rank(p).0
+    }
+
+    /// The rank of `p`, which lies in `layer`: `rank(p).1` (the default),
+    /// which a game may compute without finding the layer again.
+    fn rank_in(&self, layer: usize, p: &Self::Position) -> u64 {
+        debug_assert_eq!(self.layer_of(p), layer);
+        self.rank(p).1
+    }
+
     /// `Some` if play has ended in `p` (value for the player to move, in 0
     /// plies), else `None`.
     fn terminal(&self, p: &Self::Position) -> Option<Terminal>;

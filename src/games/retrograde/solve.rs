@@ -223,11 +223,13 @@ impl LayerStats {
 
 /// Bytes [`solve_layer`] allocates for `layer`, on top of the solved child
 /// layers the caller holds (one byte per position each): a value byte and a
-/// counter byte per position, and one flag bit per block of [`BLOCK`]
-/// positions and depth.
+/// counter byte per position, a pending bit per position, and one flag bit
+/// per block of [`BLOCK`] positions and depth.
 pub fn working_bytes(game: &impl LayeredGame, layer: usize) -> u64 {
     let size = game.layer_size(layer);
-    2 * size + (u64::from(MAX_DEPTH) + 2) * size.div_ceil(BLOCK).div_ceil(64) * 8
+    2 * size
+        + size.div_ceil(64) * 8
+        + (u64::from(MAX_DEPTH) + 2) * size.div_ceil(BLOCK).div_ceil(64) * 8
 }
 
 /// Bytes of the solved child layers [`solve_layer`] reads for `layer`.
@@ -289,6 +291,7 @@ pub fn solve_layer<G: LayeredGame>(
             children,
             values: atomic_bytes(&mut values),
             counters: atomic_bytes(&mut counters),
+            pending: (0..size.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
             dirty: (0..=MAX_DEPTH as usize)
                 .map(|_| (0..words).map(|_| AtomicU64::new(0)).collect())
                 .collect(),
@@ -350,6 +353,8 @@ struct Solver<'a, G: LayeredGame> {
     children: Vec<Option<&'a [u8]>>,
     values: &'a [AtomicU8],
     counters: &'a [AtomicU8],
+    /// One bit per position: valued and not yet taken by the propagation.
+    pending: Vec<AtomicU64>,
     /// `dirty[d]`: one bit per block holding some value of depth d.
     dirty: Vec<Vec<AtomicU64>>,
     /// The first depth past [`MAX_DEPTH`] reached (0: none).
@@ -403,8 +408,14 @@ impl<G: LayeredGame> Solver<'_, G> {
     }
 
     fn mark(&self, rank: u64, depth: u8) {
+        self.pending[(rank / 64) as usize].fetch_or(1 << (rank % 64), Relaxed);
         let blk = rank / BLOCK;
-        self.dirty[depth as usize][(blk / 64) as usize].fetch_or(1 << (blk % 64), Relaxed);
+        let word = &self.dirty[depth as usize][(blk / 64) as usize];
+        // Most marks find the flag raised: read before writing, so threads
+        // do not fight over the flag's cache line.
+        if word.load(Relaxed) >> (blk % 64) & 1 == 0 {
+            word.fetch_or(1 << (blk % 64), Relaxed);
+        }
     }
 
     fn set(&self, rank: u64, v: Value) {
@@ -442,7 +453,7 @@ impl<G: LayeredGame> Solver<'_, G> {
     fn exits(&self, p: &G::Position) -> Exits {
         let mut e = Exits::default();
         self.game.children(p, &mut |c| {
-            let (l, r) = self.game.rank(&c);
+            let l = self.game.layer_of(&c);
             if l == self.layer {
                 e.in_layer += 1;
                 return;
@@ -451,6 +462,7 @@ impl<G: LayeredGame> Solver<'_, G> {
                 e.stray = Some(l);
                 return;
             };
+            let r = self.game.rank_in(l, &c);
             match Value::from_byte(bytes[r as usize]) {
                 Some(Value::Loss(d)) => {
                     e.lost_child = Some(e.lost_child.map_or(d, |x| x.min(d)));
@@ -511,19 +523,22 @@ impl<G: LayeredGame> Solver<'_, G> {
             });
     }
 
-    /// The depth of a loss: 1 + the deepest win among `p`'s children (all
-    /// of which are won).
-    fn loss_depth(&self, p: &G::Position) -> u32 {
-        let mut deepest = 0u8;
+    /// The depth of a loss found at depth `d`: every child of `p` is won,
+    /// those inside the layer at depths ≤ `d` (they were taken in order of
+    /// depth, the last at `d`), so the loss lasts 1 + the deepest of `d`
+    /// and the wins among its children in the child layers (its longest
+    /// resistance). Only moves leaving the layer are ranked.
+    fn loss_depth(&self, p: &G::Position, d: u8) -> u32 {
+        let mut deepest = d;
         self.game.children(p, &mut |c| {
-            let (l, r) = self.game.rank(&c);
-            let b = if l == self.layer {
-                self.values[r as usize].load(Relaxed)
-            } else {
-                self.children[l].expect("checked at seeding")[r as usize]
-            };
-            if let Some(Value::Win(d)) = Value::from_byte(b) {
-                deepest = deepest.max(d);
+            let l = self.game.layer_of(&c);
+            if l == self.layer {
+                return;
+            }
+            let r = self.game.rank_in(l, &c);
+            let b = self.children[l].expect("checked at seeding")[r as usize];
+            if let Some(Value::Win(w)) = Value::from_byte(b) {
+                deepest = deepest.max(w);
             }
         });
         u32::from(deepest) + 1
@@ -532,54 +547,73 @@ impl<G: LayeredGame> Solver<'_, G> {
     fn propagate(&self, blk: u64, d: u8) {
         let (start, end) = (blk * BLOCK, ((blk + 1) * BLOCK).min(self.size));
         let (win, loss) = (WIN_BASE + d, LOSS_BASE + d);
-        for r in start..end {
-            let v = self.values[r as usize].load(Relaxed);
-            if v != win && v != loss {
-                continue;
+        // BLOCK is a multiple of 64: the block's pending words are its own.
+        for w in start / 64..end.div_ceil(64) {
+            let word = &self.pending[w as usize];
+            let mut bits = word.load(Relaxed);
+            let mut taken = 0u64;
+            while bits != 0 {
+                let bit = bits.trailing_zeros();
+                bits &= bits - 1;
+                let r = w * 64 + u64::from(bit);
+                let v = self.values[r as usize].load(Relaxed);
+                if v == win || v == loss {
+                    taken |= 1 << bit;
+                    self.take(r, v, d);
+                }
             }
-            let p = self.game.unrank(self.layer, r);
-            self.game.parents(&p, &mut |q| {
-                let (l, rq) = self.game.rank(&q);
-                if l != self.layer {
-                    return self.fail(r, "a parent lies in another layer".into());
-                }
-                let cell = &self.values[rq as usize];
-                if v == loss {
-                    if d >= MAX_DEPTH {
-                        return self.overflow_at(u32::from(d) + 1);
-                    }
-                    let new = WIN_BASE + d + 1;
-                    let upd = cell.fetch_update(Relaxed, Relaxed, |cur| {
-                        (cur == 0 || (cur > new && cur < LOSS_BASE)).then_some(new)
-                    });
-                    if upd.is_ok() {
-                        self.mark(rq, d + 1);
-                    }
-                } else {
-                    let now = cell.load(Relaxed);
-                    if (WIN_BASE..LOSS_BASE).contains(&now) {
-                        // Won already (a win needs no counting).
-                        return;
-                    }
-                    let before = self.counters[rq as usize].fetch_sub(1, Relaxed);
-                    if before == 0 {
-                        return self.fail(rq, "more in-layer parents than moves".into());
-                    }
-                    if before == 1 && cell.load(Relaxed) == 0 {
-                        let e = self.loss_depth(&q);
-                        if e > u32::from(MAX_DEPTH) {
-                            return self.overflow_at(e);
-                        }
-                        let e = e as u8;
-                        if cell
-                            .compare_exchange(0, LOSS_BASE + e, Relaxed, Relaxed)
-                            .is_ok()
-                        {
-                            self.mark(rq, e);
-                        }
-                    }
-                }
-            });
+            if taken != 0 {
+                word.fetch_and(!taken, Relaxed);
+            }
         }
+    }
+
+    /// Visits the parents of rank `r`, of value byte `v` at depth `d`.
+    fn take(&self, r: u64, v: u8, d: u8) {
+        let loss = LOSS_BASE + d;
+        let p = self.game.unrank(self.layer, r);
+        self.game.parents(&p, &mut |q| {
+            // In this layer by contract (checked by `check_rules`).
+            let rq = self.game.rank_in(self.layer, &q);
+            if rq >= self.size {
+                return self.fail(r, "a parent lies outside the layer".into());
+            }
+            let cell = &self.values[rq as usize];
+            if v == loss {
+                if d >= MAX_DEPTH {
+                    return self.overflow_at(u32::from(d) + 1);
+                }
+                let new = WIN_BASE + d + 1;
+                let upd = cell.fetch_update(Relaxed, Relaxed, |cur| {
+                    (cur == 0 || (cur > new && cur < LOSS_BASE)).then_some(new)
+                });
+                if upd.is_ok() {
+                    self.mark(rq, d + 1);
+                }
+            } else {
+                let now = cell.load(Relaxed);
+                if (WIN_BASE..LOSS_BASE).contains(&now) {
+                    // Won already (a win needs no counting).
+                    return;
+                }
+                let before = self.counters[rq as usize].fetch_sub(1, Relaxed);
+                if before == 0 {
+                    return self.fail(rq, "more in-layer parents than moves".into());
+                }
+                if before == 1 && cell.load(Relaxed) == 0 {
+                    let e = self.loss_depth(&q, d);
+                    if e > u32::from(MAX_DEPTH) {
+                        return self.overflow_at(e);
+                    }
+                    let e = e as u8;
+                    if cell
+                        .compare_exchange(0, LOSS_BASE + e, Relaxed, Relaxed)
+                        .is_ok()
+                    {
+                        self.mark(rq, e);
+                    }
+                }
+            }
+        });
     }
 }
