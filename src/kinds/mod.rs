@@ -13,7 +13,9 @@ use crate::pipeline::{Game, Registry};
 
 pub mod chomp;
 pub mod dodgem;
+pub mod engine;
 pub mod impartial;
+pub mod quixo;
 pub mod three_row;
 
 /// Every game of this build, in the order `--help`, `query` and `serve`
@@ -23,6 +25,7 @@ pub static GAMES: &[&Game] = &[
     &impartial::GAME,
     &three_row::GAME,
     &dodgem::GAME,
+    &quixo::GAME,
 ];
 
 /// The registry the pipeline, the CLI and `serve` are given.

@@ -428,6 +428,23 @@ impl Rules {
             })
     }
 
+    /// The parents of `b` with as many cubes as `b` (the cube taken was
+    /// the mover's own, not a blank), one call of `f` per (parent, move):
+    /// the half of [`Rules::predecessors`] inside `b`'s pair of layers,
+    /// without building the other half. Finished parents are included.
+    #[inline]
+    pub fn own_cube_predecessors(&self, b: Board, mut f: impl FnMut(Board)) {
+        for s in &self.slides {
+            if b.theirs & s.dest != 0 {
+                let blank = s.unapply(b);
+                f(Board {
+                    mine: blank.mine | s.src,
+                    theirs: blank.theirs,
+                });
+            }
+        }
+    }
+
     /// The name of a cell: file letter and rank (`a1` = cell 0, `b1` = 1).
     ///
     /// # Panics

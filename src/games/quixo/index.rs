@@ -384,6 +384,25 @@ impl Layer {
         }
     }
 
+    /// The boards of ranks `r`, `r + 1`, … in order ([`Layer::boards`]
+    /// started at rank `r < size()`).
+    ///
+    /// # Panics
+    /// If `r ≥ size()`.
+    pub fn boards_from(&self, r: u64) -> LayerBoards {
+        assert!(r < self.size, "rank {r} of a layer of {} boards", self.size);
+        let cells = self.n * self.n;
+        let mine = colex_unrank(r / self.theirs_ranks, self.a, cells);
+        LayerBoards {
+            cells,
+            b: self.b,
+            mine,
+            free: !mine & ((1u64 << cells) - 1) as u32,
+            packed: colex_unrank(r % self.theirs_ranks, self.b, cells - self.a),
+            done: false,
+        }
+    }
+
     /// The layers the moves of this one can reach: `(b, a)` (a cube of the
     /// mover's own taken) and `(b, a + 1)` (a blank taken) when
     /// `a + b < n²`.
@@ -461,6 +480,23 @@ impl Iterator for LayerBoards {
 mod tests {
     use super::super::testutil::{Rng, all_boards};
     use super::*;
+
+    #[test]
+    fn boards_from_a_rank_continue_in_rank_order() {
+        for (a, b) in [(0, 0), (3, 0), (0, 4), (2, 3), (5, 4), (8, 8)] {
+            let l = Layer::new(4, a, b).unwrap();
+            for start in [0, 1, l.size() / 3, l.size() - 1]
+                .into_iter()
+                .filter(|&s| s < l.size())
+            {
+                let got: Vec<Board> = l.boards_from(start).take(50).collect();
+                let want: Vec<Board> = (start..l.size().min(start + 50))
+                    .map(|r| l.unrank(r))
+                    .collect();
+                assert_eq!(got, want, "({a}, {b}) from {start}");
+            }
+        }
+    }
 
     #[test]
     fn byte_tables_agree_with_the_definitions() {

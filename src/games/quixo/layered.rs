@@ -137,6 +137,36 @@ impl LayeredGame for QuixoLayers {
         }
     }
 
+    fn for_each_position(
+        &self,
+        layer: usize,
+        start: u64,
+        end: u64,
+        f: &mut impl FnMut(u64, Board),
+    ) {
+        let (a, b) = self.pairs[layer];
+        let first = self.half(a, b);
+        let mut r = start;
+        // The first half, then (a ≠ b) the second, each walked in rank
+        // order instead of unranking every board.
+        for (half, offset) in [(first, 0), (self.half(b, a), first.size())] {
+            if r >= end || (offset > 0 && a == b) {
+                break;
+            }
+            let half_end = (offset + half.size()).min(end);
+            if r >= half_end {
+                continue;
+            }
+            for board in half.boards_from(r - offset) {
+                f(r, board);
+                r += 1;
+                if r >= half_end {
+                    break;
+                }
+            }
+        }
+    }
+
     fn terminal(&self, p: &Board) -> Option<Terminal> {
         self.rules.outcome(*p).map(|o| match o {
             Outcome::Win => Terminal::Win,
@@ -151,13 +181,27 @@ impl LayeredGame for QuixoLayers {
     }
 
     fn parents(&self, p: &Board, f: &mut impl FnMut(Board)) {
-        let cubes = p.mine.count_ones() + p.theirs.count_ones();
-        for (q, _) in self.rules.predecessors(*p) {
-            if q.mine.count_ones() + q.theirs.count_ones() == cubes
-                && self.rules.outcome(q).is_none()
-            {
+        // Same layer: the cube taken was the mover's own (a blank taken
+        // comes from the pair with one cube fewer).
+        self.rules.own_cube_predecessors(*p, |q| {
+            if self.rules.outcome(q).is_none() {
                 f(q);
             }
+        });
+    }
+
+    fn layer_of(&self, p: &Board) -> usize {
+        let (a, b) = p.layer();
+        self.id[a * W + b]
+    }
+
+    fn rank_in(&self, layer: usize, p: &Board) -> u64 {
+        let (a, b) = self.pairs[layer];
+        let mine = p.mine.count_ones() as usize;
+        if mine == a {
+            self.half(a, b).rank(*p)
+        } else {
+            self.half(a, b).size() + self.half(b, a).rank(*p)
         }
     }
 

@@ -7,7 +7,9 @@ use super::rules::LayeredGame;
 /// of each layer (all of a layer that small), chosen by a fixed
 /// pseudo-random sequence from `seed`:
 /// - the rank is a bijection (`rank(unrank(r)) == r`, and distinct ranks
-///   give distinct positions among those drawn);
+///   give distinct positions among those drawn); `layer_of` and `rank_in`
+///   agree with `rank`; `for_each_position` gives `unrank`'s positions in
+///   rank order on four windows of each layer;
 /// - every move leads to the layer itself or a child layer;
 /// - a non-terminal position has a move;
 /// - moves and un-moves agree: for each in-layer child `c` of `p`,
@@ -40,6 +42,39 @@ pub fn check_rules<G: LayeredGame>(game: &G, per_layer: u64, seed: u64) -> Vec<S
         } else {
             (0..per_layer).map(|_| next() % size).collect()
         };
+        // The enumeration agrees with unrank on a few windows (the start,
+        // the end, random ones across block boundaries).
+        for w in 0..4u64 {
+            let len = 70.min(size);
+            let start = match w {
+                0 => 0,
+                1 => size - len,
+                _ => next() % (size - len + 1),
+            };
+            let mut at = start;
+            game.for_each_position(layer, start, start + len, &mut |r, p| {
+                if r != at || p != game.unrank(layer, r) {
+                    problem(
+                        &mut out,
+                        layer,
+                        r,
+                        format!("for_each_position gives {p:?} at rank {r}, expected rank {at}"),
+                    );
+                }
+                at = r + 1;
+            });
+            if at != start + len {
+                problem(
+                    &mut out,
+                    layer,
+                    start,
+                    format!(
+                        "for_each_position over {start}..{} stops at {at}",
+                        start + len
+                    ),
+                );
+            }
+        }
         let mut seen: Vec<(u64, G::Position)> = Vec::new();
         for &r in &ranks {
             let p = game.unrank(layer, r);
@@ -52,6 +87,18 @@ pub fn check_rules<G: LayeredGame>(game: &G, per_layer: u64, seed: u64) -> Vec<S
                     format!("unrank gives {p:?}, whose rank is {back:?}"),
                 );
                 continue;
+            }
+            if game.layer_of(&p) != layer || game.rank_in(layer, &p) != r {
+                problem(
+                    &mut out,
+                    layer,
+                    r,
+                    format!(
+                        "layer_of / rank_in give ({}, {}) for {p:?}",
+                        game.layer_of(&p),
+                        game.rank_in(layer, &p)
+                    ),
+                );
             }
             if seen.len() < 4096 {
                 if let Some((r2, _)) = seen.iter().find(|(r2, q)| *r2 != r && *q == p) {

@@ -1,0 +1,453 @@
+//! The probe of a game solved by the engine: the value and depth of a
+//! position for the player to move and of every legal move for the player
+//! making it, best first, in the game's notation; read from the layer
+//! shards of runs of its kind (or solved in memory for the boards the game
+//! allows, [`EngineGame::in_memory`]).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use serde::Serialize;
+
+use super::kind::game_of;
+use super::layout::layer_job;
+use super::spec::EngineGame;
+use crate::games::retrograde::{LayeredGame, Value, solve_all};
+use crate::pipeline::RunView;
+use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES, RunShards, SectionHandle};
+use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, param, required};
+
+/// A request: the board, a position (default: the start) and moves played
+/// from it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EngineRequest {
+    /// The board ([`EngineGame::VARIANT_PARAM`]).
+    pub variant: String,
+    /// A position in the game's notation (`None`: the start).
+    pub position: Option<String>,
+    /// Moves played from it, separated by spaces.
+    pub moves: Option<String>,
+}
+
+impl EngineRequest {
+    /// The request from its `key=value` parameters.
+    ///
+    /// # Errors
+    /// [`ProbeError::BadRequest`] naming a missing parameter.
+    pub fn from_params<S: EngineGame>(params: &Params) -> ProbeResult<EngineRequest> {
+        Ok(EngineRequest {
+            variant: required::<String>(params, S::VARIANT_PARAM)?,
+            position: param(params, "position")
+                .filter(|s| !s.trim().is_empty())
+                .map(str::to_string),
+            moves: param(params, "moves").map(str::to_string),
+        })
+    }
+}
+
+/// One legal move and its value for the player making it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineMove {
+    /// The move in the game's notation.
+    pub name: String,
+    /// Its value for the player making it.
+    pub value: Value,
+    /// The position after it.
+    pub after: String,
+}
+
+/// The answer of [`EngineProbe::answer`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineAnswer {
+    /// The game.
+    pub game: &'static str,
+    /// The board.
+    pub variant: String,
+    /// The position, in the game's notation.
+    pub position: String,
+    /// Who is to move.
+    pub to_move: String,
+    /// Rows of a picture of the board, top first.
+    pub grid: Vec<String>,
+    /// Its value for the player to move.
+    pub value: Value,
+    /// Why play has ended, if it has.
+    pub note: Option<String>,
+    /// Every legal move, best first (shortest wins, draws, longest
+    /// losses; ties by name).
+    pub moves: Vec<EngineMove>,
+    /// Where the values come from.
+    pub source: String,
+}
+
+#[derive(Serialize)]
+struct MoveJson<'a> {
+    after: &'a str,
+    depth: Option<u8>,
+    #[serde(rename = "move")]
+    name: &'a str,
+    value: &'static str,
+}
+
+#[derive(Serialize)]
+struct AnswerJson<'a> {
+    depth: Option<u8>,
+    game: &'a str,
+    grid: &'a [String],
+    moves: Vec<MoveJson<'a>>,
+    note: Option<&'a str>,
+    position: &'a str,
+    source: &'a str,
+    to_move: &'a str,
+    value: &'static str,
+    variant: &'a str,
+}
+
+impl EngineAnswer {
+    fn wire(&self) -> AnswerJson<'_> {
+        AnswerJson {
+            depth: self.value.depth(),
+            game: self.game,
+            grid: &self.grid,
+            moves: self
+                .moves
+                .iter()
+                .map(|m| MoveJson {
+                    after: &m.after,
+                    depth: m.value.depth(),
+                    name: &m.name,
+                    value: m.value.word(),
+                })
+                .collect(),
+            note: self.note.as_deref(),
+            position: &self.position,
+            source: &self.source,
+            to_move: &self.to_move,
+            value: self.value.word(),
+            variant: &self.variant,
+        }
+    }
+
+    /// The JSON form (`query … --json`, `serve`): `game`, `variant`,
+    /// `position`, `to_move`, `grid`, `value` (`win`, `loss`, `draw`),
+    /// `depth` (plies, `null` for a draw), `note`, `moves` (each `move`,
+    /// `value` and `depth` for the player making it, `after`), `source`.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::to_value(self.wire()).expect("plain data serialises")
+    }
+
+    /// [`EngineAnswer::json`] as compact bytes.
+    pub fn json_bytes(&self) -> Vec<u8> {
+        serde_json::to_vec(&self.wire()).expect("plain data serialises")
+    }
+}
+
+impl fmt::Display for EngineAnswer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}", self.position)?;
+        for row in &self.grid {
+            writeln!(f, "  {row}")?;
+        }
+        writeln!(f, "value for {} (to move): {}", self.to_move, self.value)?;
+        if let Some(note) = &self.note {
+            writeln!(f, "  {note}")?;
+        }
+        if !self.moves.is_empty() {
+            writeln!(
+                f,
+                "moves of {}, best first (value for {}):",
+                self.to_move, self.to_move
+            )?;
+            for m in &self.moves {
+                writeln!(f, "  {:<10} {}", m.name, m.value)?;
+            }
+        }
+        writeln!(f, "  ({})", self.source)
+    }
+}
+
+/// Where the layers of one board come from.
+enum Source {
+    /// A run directory: its shards and each layer's `values` section.
+    Run {
+        shards: Box<RunShards>,
+        values: Vec<OnceLock<SectionHandle>>,
+        solved: Vec<bool>,
+        source: String,
+    },
+    /// Solved in memory for the request (small boards only).
+    Memory(OnceLock<Vec<Vec<u8>>>),
+}
+
+struct BoardSource<S: EngineGame> {
+    game: S::Game,
+    source: Source,
+}
+
+/// Answers requests for game `S` from its runs, one per board, and from
+/// memory for the boards it allows.
+pub struct EngineProbe<S: EngineGame> {
+    boards: BTreeMap<String, BoardSource<S>>,
+    cache: Arc<BlockCache>,
+}
+
+impl<S: EngineGame> Default for EngineProbe<S> {
+    fn default() -> Self {
+        Self::with_cache(BlockCache::new(DEFAULT_CACHE_BYTES))
+    }
+}
+
+impl<S: EngineGame> EngineProbe<S> {
+    /// A probe with no run directory.
+    pub fn with_cache(cache: Arc<BlockCache>) -> Self {
+        EngineProbe {
+            boards: BTreeMap::new(),
+            cache,
+        }
+    }
+
+    /// Answers the board of run `view` from it.
+    ///
+    /// # Errors
+    /// [`ProbeError::BadRequest`] if it is another kind's run, or another
+    /// run already gives this board.
+    pub fn add_run(&mut self, view: RunView) -> ProbeResult<String> {
+        let dir = view.dir.root().display().to_string();
+        if view.plan.kind != S::KIND {
+            return Err(ProbeError::bad(format!(
+                "{dir} is a `{}` run, not {}",
+                view.plan.kind,
+                S::KIND
+            )));
+        }
+        let params = view.plan.params.clone();
+        let variant = S::variant(&params);
+        if let Some(BoardSource {
+            source: Source::Run { source, .. },
+            ..
+        }) = self.boards.get(&variant)
+        {
+            return Err(ProbeError::bad(format!(
+                "{dir} and {source} both solve {} {variant}",
+                S::TITLE
+            )));
+        }
+        let game = game_of::<S>(&dir, &params)?;
+        let names: Vec<String> = view.plan.jobs.iter().map(|j| j.name.clone()).collect();
+        let solved = (0..game.layer_count())
+            .map(|l| names.contains(&layer_job(&game.layer_name(l))))
+            .collect();
+        let values = (0..game.layer_count()).map(|_| OnceLock::new()).collect();
+        self.boards.insert(
+            variant.clone(),
+            BoardSource {
+                game,
+                source: Source::Run {
+                    shards: Box::new(RunShards::new(view, self.cache.clone())),
+                    values,
+                    solved,
+                    source: format!("run {dir}"),
+                },
+            },
+        );
+        Ok(variant)
+    }
+
+    /// The boards answered: `(variant, run directory or None for memory)`.
+    pub fn boards(&self) -> Vec<(String, Option<String>)> {
+        self.boards
+            .iter()
+            .map(|(v, b)| match &b.source {
+                Source::Run { source, .. } => (v.clone(), Some(source.clone())),
+                _ => (v.clone(), None),
+            })
+            .collect()
+    }
+
+    /// The answer to `req`.
+    ///
+    /// # Errors
+    /// [`ProbeError::BadRequest`] for a bad board, position or move;
+    /// [`ProbeError::NotSolved`] if no run (or in-memory solve) gives the
+    /// position's layer; [`ProbeError::Run`] for a damaged shard.
+    pub fn answer(&self, req: &EngineRequest) -> ProbeResult<EngineAnswer> {
+        Ok(self
+            .answer_in(req, true)?
+            .expect("every value found when reading is allowed"))
+    }
+
+    fn answer_in(&self, req: &EngineRequest, io: bool) -> ProbeResult<Option<EngineAnswer>> {
+        let v = req.variant.trim();
+        let memory_board;
+        let board = match self.boards.get(v) {
+            Some(b) => b,
+            None if S::in_memory(v) => {
+                if !io {
+                    return Ok(None);
+                }
+                let params = S::variant_params(v).map_err(ProbeError::bad)?;
+                memory_board = BoardSource::<S> {
+                    game: S::game(&params).map_err(ProbeError::bad)?,
+                    source: Source::Memory(OnceLock::new()),
+                };
+                &memory_board
+            }
+            None => {
+                S::variant_params(v).map_err(ProbeError::bad)?;
+                return Err(ProbeError::NotSolved(format!(
+                    "no run directory for {} {v}: run `gametables run jobs/{}-{v}.toml` first, or pass --run-dir",
+                    S::TITLE,
+                    S::KIND
+                )));
+            }
+        };
+        let game = &board.game;
+        let mut p = match &req.position {
+            Some(t) => S::parse(game, t).map_err(ProbeError::bad)?,
+            None => S::start(game)
+                .ok_or_else(|| ProbeError::bad("this game has no start: give a position"))?,
+        };
+        for m in req.moves.as_deref().unwrap_or("").split_whitespace() {
+            p = S::play(game, &p, m).map_err(ProbeError::bad)?;
+        }
+        let lookup = |q: &S::Shown| -> ProbeResult<Option<Value>> {
+            let (l, r) = game.rank(&S::position(q));
+            let byte = match &board.source {
+                Source::Run {
+                    shards,
+                    values,
+                    solved,
+                    ..
+                } => {
+                    if !solved[l] {
+                        return Err(ProbeError::NotSolved(format!(
+                            "{} lies in layer {}, which the run {} does not solve",
+                            S::show(game, q),
+                            game.layer_name(l),
+                            shards.view().dir.root().display()
+                        )));
+                    }
+                    let h = match values[l].get() {
+                        Some(h) => h,
+                        None if !io => return Ok(None),
+                        None => {
+                            let h = shards.section(&layer_job(&game.layer_name(l)), "values")?;
+                            values[l].get_or_init(|| h)
+                        }
+                    };
+                    if io {
+                        shards.byte_at(h, r)?
+                    } else {
+                        match shards.cached_byte(h, r) {
+                            Some(b) => b,
+                            None => return Ok(None),
+                        }
+                    }
+                }
+                Source::Memory(cell) => {
+                    let t = cell.get_or_init(|| solve_all(game, 1).expect("a small board solves"));
+                    t[l][r as usize]
+                }
+            };
+            Value::from_byte(byte).map(Some).ok_or_else(|| {
+                ProbeError::Run(crate::pipeline::Error::job(
+                    layer_job(&game.layer_name(l)),
+                    format!("byte {byte} at rank {r} is not a value"),
+                ))
+            })
+        };
+        let Some(value) = lookup(&p)? else {
+            return Ok(None);
+        };
+        let note = S::over(game, &p);
+        let mut moves = Vec::new();
+        if note.is_none() {
+            for (name, after) in S::moves(game, &p) {
+                let Some(v) = lookup(&after)? else {
+                    return Ok(None);
+                };
+                moves.push(EngineMove {
+                    name,
+                    value: v.for_mover(),
+                    after: S::show(game, &after),
+                });
+            }
+        }
+        moves.sort_by(|x, y| rank(x.value).cmp(&rank(y.value)).then(x.name.cmp(&y.name)));
+        let source = match &board.source {
+            Source::Run { source, .. } => source.clone(),
+            _ => "solved in memory".to_string(),
+        };
+        Ok(Some(EngineAnswer {
+            game: S::KIND,
+            variant: v.to_string(),
+            position: S::show(game, &p),
+            to_move: S::to_move(&p),
+            grid: S::grid(game, &p),
+            value,
+            note,
+            moves,
+            source,
+        }))
+    }
+}
+
+/// Best first: shortest wins, draws, longest losses.
+fn rank(v: Value) -> (u8, i32) {
+    match v {
+        Value::Win(d) => (0, i32::from(d)),
+        Value::Draw => (1, 0),
+        Value::Loss(d) => (2, -i32::from(d)),
+    }
+}
+
+impl<S: EngineGame> Probe for EngineProbe<S> {
+    fn game(&self) -> &'static str {
+        S::KIND
+    }
+
+    fn query(&self, params: &Params) -> ProbeResult<serde_json::Value> {
+        Ok(self
+            .answer(&EngineRequest::from_params::<S>(params)?)?
+            .json())
+    }
+
+    fn query_json(&self, params: &Params) -> ProbeResult<Vec<u8>> {
+        Ok(self
+            .answer(&EngineRequest::from_params::<S>(params)?)?
+            .json_bytes())
+    }
+
+    fn query_cached(&self, params: &Params) -> Option<ProbeResult<Vec<u8>>> {
+        let req = match EngineRequest::from_params::<S>(params) {
+            Ok(r) => r,
+            Err(e) => return Some(Err(e)),
+        };
+        self.answer_in(&req, false)
+            .transpose()
+            .map(|r| r.map(|a| a.json_bytes()))
+    }
+
+    fn describe(&self) -> serde_json::Value {
+        serde_json::json!({
+            "boards": self.boards().into_iter().map(|(v, dir)| serde_json::json!({
+                S::VARIANT_PARAM: v, "run_dir": dir,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// The probe constructor of a [`Game`](crate::pipeline::registry::Game):
+/// one probe over every run of the game.
+///
+/// # Errors
+/// Two runs of one board.
+pub fn probes<S: EngineGame>(
+    runs: Vec<RunView>,
+    cache: Arc<BlockCache>,
+) -> ProbeResult<Vec<Box<dyn Probe>>> {
+    crate::pipeline::probe::one_probe(EngineProbe::<S>::with_cache(cache), runs, |p, v| {
+        p.add_run(v).map(drop)
+    })
+}

@@ -1,0 +1,89 @@
+//! `gametables query KIND` for a game solved by the engine: value, depth
+//! and every legal move of a position, from a run directory (default
+//! `runs/KIND-VARIANT`) or, for small boards, solved in memory.
+
+use std::path::PathBuf;
+
+use clap::{Arg, ArgAction, value_parser};
+
+use super::probe::{EngineProbe, EngineRequest};
+use super::spec::EngineGame;
+use crate::pipeline::probe::{Progress, open_run_of_kind};
+use crate::pipeline::registry::{Answer, QueryCommand};
+
+/// The subcommand's arguments.
+pub fn command<S: EngineGame>() -> clap::Command {
+    clap::Command::new(S::KIND)
+        .about(S::QUERY_ABOUT)
+        .after_help(S::QUERY_EXAMPLES)
+        .arg(
+            Arg::new("variant")
+                .long(S::VARIANT_PARAM)
+                .required(true)
+                .value_name("N")
+                .help(S::VARIANT_HELP),
+        )
+        .arg(
+            Arg::new("position")
+                .long("position")
+                .value_name("POSITION")
+                .help(S::POSITION_HELP),
+        )
+        .arg(Arg::new("moves").long("moves").value_name("MOVES").help(
+            "Moves played from the position (or the start), in the game's notation, separated by spaces",
+        ))
+        .arg(
+            Arg::new("run-dir")
+                .long("run-dir")
+                .value_parser(value_parser!(PathBuf))
+                .value_name("DIR")
+                .help(format!(
+                    "A {} run directory (default runs/{}-N if it exists)",
+                    S::KIND,
+                    S::KIND
+                )),
+        )
+        .arg(
+            Arg::new("json")
+                .long("json")
+                .action(ArgAction::SetTrue)
+                .help("Machine-readable output"),
+        )
+}
+
+/// Answers the parsed arguments.
+pub fn answer<S: EngineGame>(m: &clap::ArgMatches, _: &Progress) -> anyhow::Result<Answer> {
+    let variant = m.get_one::<String>("variant").cloned().unwrap_or_default();
+    let dir = m.get_one::<PathBuf>("run-dir").cloned().or_else(|| {
+        let d = PathBuf::from("runs").join(format!("{}-{variant}", S::KIND));
+        d.join("plan.toml").is_file().then_some(d)
+    });
+    let mut probe = EngineProbe::<S>::default();
+    if let Some(d) = &dir {
+        if !d.is_dir() {
+            anyhow::bail!("{}: not a directory", d.display());
+        }
+        let kind = crate::kinds::registry()
+            .kind(S::KIND)
+            .expect("the game's kind is registered");
+        let got = probe.add_run(open_run_of_kind(d, kind)?)?;
+        if got != variant.trim() {
+            anyhow::bail!("{} solves {} {got}, not {variant}", d.display(), S::TITLE);
+        }
+    }
+    let a = probe.answer(&EngineRequest {
+        variant,
+        position: m.get_one::<String>("position").cloned(),
+        moves: m.get_one::<String>("moves").cloned(),
+    })?;
+    let json = m.get_flag("json");
+    Ok(Answer::of(&a, json, || a.json()))
+}
+
+/// The `query KIND` subcommand of game `S`.
+pub const fn query_command<S: EngineGame>() -> QueryCommand {
+    QueryCommand {
+        command: command::<S>,
+        answer: answer::<S>,
+    }
+}

@@ -1,0 +1,131 @@
+//! What a game written against the [`LayeredGame`] trait tells the generic
+//! `engine` machinery besides its rules: its kind name, how a job file
+//! names a board, its notation, its start and its published values
+//! ([`EngineGame`]).
+//!
+//! This module reaches the game's rules only through the trait (never the
+//! engine that solves them): the full checker builds on it.
+
+use crate::games::retrograde::rules::LayeredGame;
+use crate::pipeline::kind::Claim;
+use crate::pipeline::sources::Work;
+
+/// Counts of one solved layer, as the per-layer table holds them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LayerFacts {
+    /// The layer's name ([`LayeredGame::layer_name`]).
+    pub layer: String,
+    /// Positions in the layer.
+    pub positions: u64,
+    /// Won for the player to move.
+    pub wins: u64,
+    /// Lost for the player to move.
+    pub losses: u64,
+    /// Drawn.
+    pub draws: u64,
+    /// Longest win (plies).
+    pub max_win_depth: u8,
+    /// Longest loss (plies).
+    pub max_loss_depth: u8,
+}
+
+/// What a run found, for the game's claims.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunFacts {
+    /// Every solved layer, in solving order.
+    pub layers: Vec<LayerFacts>,
+    /// The start position's value (`win in 7`, `draw`, …), when the run
+    /// solved its layer.
+    pub start: Option<String>,
+}
+
+/// A game solved by the generic engine: its rules ([`EngineGame::Game`])
+/// and what the job kind, probe, checker and report need to name it.
+///
+/// A game implements this once, in its folder (`src/kinds/<game>/`), and
+/// gets the `engine` job kind, `verify --full`, its probe, its `query`
+/// subcommand and its per-layer picture from `src/kinds/engine/`.
+pub trait EngineGame: Send + Sync + 'static {
+    /// The rules.
+    type Game: LayeredGame + Send + 'static;
+    /// A position as people name it (it may carry more than the engine's
+    /// position, e.g. the colour to move).
+    type Shown: Clone + Send + Sync;
+
+    /// The job kind's name (`kind = "…"` in job files) and the game's name
+    /// in `query`, `serve` and the tables (`quixo`).
+    const KIND: &'static str;
+    /// One line for `gametables kinds`.
+    const ABOUT: &'static str;
+    /// The game's name in titles (`Quixo`).
+    const TITLE: &'static str;
+    /// Single-core CPU time per position of a layer, nanoseconds (for the
+    /// plan's estimates; measured on the 2-core reference machine).
+    const NS_PER_POSITION: f64;
+    /// How the probe takes a position (for `--help` and errors).
+    const POSITION_HELP: &'static str;
+    /// The request parameter (and `query` option) naming the board (`n`).
+    const VARIANT_PARAM: &'static str;
+    /// Its help (`Board size (3 to 5)`).
+    const VARIANT_HELP: &'static str;
+    /// `query KIND --help`: what the subcommand answers.
+    const QUERY_ABOUT: &'static str;
+    /// `query KIND --help`: examples.
+    const QUERY_EXAMPLES: &'static str;
+
+    /// The run's parameters of the board a request names by
+    /// [`EngineGame::VARIANT_PARAM`] (the inverse of
+    /// [`EngineGame::variant`]).
+    fn variant_params(variant: &str) -> Result<toml::Table, String>;
+    /// Whether a probe without a run directory solves this board in memory
+    /// (boards that take well under a second).
+    fn in_memory(_variant: &str) -> bool {
+        false
+    }
+
+    /// The job file's own keys (besides `kind`), checked, as the run's
+    /// parameters; `Err((key, message))` names the key at fault.
+    fn params(job_file: &toml::Table) -> Result<toml::Table, (String, String)>;
+    /// The rules of the board the run's parameters name.
+    fn game(params: &toml::Table) -> Result<Self::Game, String>;
+    /// Whether the run solves `layer` (the selection must hold the child
+    /// layers of every layer it holds). Default: every layer.
+    fn solves(_game: &Self::Game, _params: &toml::Table, _layer: usize) -> bool {
+        true
+    }
+    /// A short name of the board for table names (`quixo-4-…`): `4`.
+    fn variant(params: &toml::Table) -> String;
+    /// The start of play, if the game has one.
+    fn start(game: &Self::Game) -> Option<Self::Shown>;
+    /// Reads a position in the game's notation.
+    fn parse(game: &Self::Game, text: &str) -> Result<Self::Shown, String>;
+    /// Writes a position in the game's notation (what [`EngineGame::parse`]
+    /// reads back).
+    fn show(game: &Self::Game, p: &Self::Shown) -> String;
+    /// The rows of a picture of the position, top first (for the page).
+    fn grid(game: &Self::Game, p: &Self::Shown) -> Vec<String>;
+    /// Who is to move, in words (`X`).
+    fn to_move(p: &Self::Shown) -> String;
+    /// The engine's position.
+    fn position(p: &Self::Shown) -> <Self::Game as LayeredGame>::Position;
+    /// Every legal move of a position that is not over: its name in the
+    /// game's notation and the position after it, in the order of
+    /// [`LayeredGame::children`].
+    fn moves(game: &Self::Game, p: &Self::Shown) -> Vec<(String, Self::Shown)>;
+    /// Plays a move named in the game's notation.
+    fn play(game: &Self::Game, p: &Self::Shown, mv: &str) -> Result<Self::Shown, String> {
+        let m = mv.trim();
+        Self::moves(game, p)
+            .into_iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(m))
+            .map(|(_, c)| c)
+            .ok_or_else(|| format!("`{m}` is not a legal move in {}", Self::show(game, p)))
+    }
+    /// Why play has ended, in words, for a terminal position.
+    fn over(game: &Self::Game, p: &Self::Shown) -> Option<String>;
+    /// The claims `report.md` compares (published values; see
+    /// [`Claim`]).
+    fn claims(params: &toml::Table, facts: &RunFacts) -> Vec<Claim>;
+    /// The works the claims cite.
+    fn works() -> &'static [Work];
+}
