@@ -11,7 +11,9 @@
 //! - the graph has no cycle;
 //! - `games` (the pure solvers) reaches nothing outside `games` and `util`;
 //! - a full checker (any module with a `fullcheck` segment) reaches no solver
-//!   (`games`), directly or through other modules;
+//!   (`games`), directly or through other modules, except the trait of
+//!   layered games' rules (`games::retrograde::rules`), which reaches
+//!   nothing and through which the engine games' checker moves;
 //! - the generic pipeline (`pipeline`, `plot`, `util`) reaches no game's
 //!   folder (`kinds`) and no solver;
 //! - only `serve` knows HTTP (no `axum`, `StatusCode` or `http_status`
@@ -451,18 +453,38 @@ fn solvers_import_nothing_of_the_pipeline() {
     );
 }
 
+/// The one module of `games` a full checker may reach: the trait a
+/// layered game's rules implement (`games::retrograde::rules`: moves,
+/// terminal values, ranks), through which the engine games' checker
+/// generates moves. It holds no solver and reaches nothing else.
+fn rules_trait(t: &Module) -> bool {
+    t.len() == 3 && t[0] == "games" && t[1] == "retrograde" && t[2] == "rules"
+}
+
 #[test]
 fn full_checkers_import_no_solver() {
     let g = Graph::of_src();
     let v = violations(
         &g,
         |m| m.iter().any(|s| s == "fullcheck"),
-        |t| starts(t, "games"),
+        |t| starts(t, "games") && !rules_trait(t),
     );
     assert!(
         v.is_empty(),
         "a full checker reaches a solver:\n{}",
         v.join("\n")
+    );
+}
+
+#[test]
+fn the_rules_trait_reaches_nothing() {
+    let g = Graph::of_src();
+    let m: Module = vec!["games".into(), "retrograde".into(), "rules".into()];
+    assert!(g.modules.contains(&m), "games::retrograde::rules is gone");
+    let reached: Vec<String> = g.reach(&m).into_iter().map(|(t, _)| show(&t)).collect();
+    assert!(
+        reached.is_empty(),
+        "games::retrograde::rules reaches {reached:?}: a full checker may import it only while it reaches nothing"
     );
 }
 

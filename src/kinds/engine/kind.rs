@@ -16,13 +16,12 @@
 //! [`WORKER_BASE`]; CPU = positions × [`EngineGame::NS_PER_POSITION`];
 //! shard = a fifth of the positions.
 
-use std::fmt::Write as _;
 use std::marker::PhantomData;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::layout::{LAYERS_CSV_HEADER, LayerMeta, layer_job};
+use super::layout::{LayerMeta, LayerRow, layer_job, layers_csv, parse_layers_csv};
 use super::spec::{EngineGame, LayerFacts, RunFacts};
 use crate::games::retrograde::{
     LayerStats, LayeredGame, SolveError, Value, child_bytes, solve_layer, solve_order,
@@ -319,25 +318,6 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
     }
 }
 
-/// One row of the per-layer table.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LayerRow {
-    /// The layer's name.
-    pub layer: String,
-    /// Positions.
-    pub positions: u64,
-    /// Won for the player to move.
-    pub wins: u64,
-    /// Lost for the player to move.
-    pub losses: u64,
-    /// Drawn.
-    pub draws: u64,
-    /// Longest win, plies.
-    pub max_win_depth: u8,
-    /// Longest loss, plies.
-    pub max_loss_depth: u8,
-}
-
 /// `KIND-VARIANT-summary.toml`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
@@ -390,50 +370,6 @@ impl Summary {
             start: self.start_value.clone(),
         }
     }
-}
-
-/// The per-layer CSV.
-pub fn layers_csv(rows: &[LayerRow]) -> String {
-    let mut s = format!("{LAYERS_CSV_HEADER}\n");
-    for r in rows {
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{},{},{}",
-            r.layer, r.positions, r.wins, r.losses, r.draws, r.max_win_depth, r.max_loss_depth
-        );
-    }
-    s
-}
-
-/// Parses the per-layer CSV.
-///
-/// # Errors
-/// A message naming the line at fault.
-pub fn parse_layers_csv(text: &str) -> std::result::Result<Vec<LayerRow>, String> {
-    let mut lines = text.lines();
-    if lines.next() != Some(LAYERS_CSV_HEADER) {
-        return Err("unexpected header".into());
-    }
-    lines
-        .enumerate()
-        .map(|(i, l)| {
-            let f: Vec<&str> = l.split(',').collect();
-            let num = |k: usize| f.get(k).and_then(|x| x.parse::<u64>().ok());
-            let bad = || format!("line {}: `{l}`", i + 2);
-            if f.len() != 7 {
-                return Err(bad());
-            }
-            Ok(LayerRow {
-                layer: f[0].to_string(),
-                positions: num(1).ok_or_else(bad)?,
-                wins: num(2).ok_or_else(bad)?,
-                losses: num(3).ok_or_else(bad)?,
-                draws: num(4).ok_or_else(bad)?,
-                max_win_depth: num(5).and_then(|x| u8::try_from(x).ok()).ok_or_else(bad)?,
-                max_loss_depth: num(6).and_then(|x| u8::try_from(x).ok()).ok_or_else(bad)?,
-            })
-        })
-        .collect()
 }
 
 /// The summary and the per-layer rows as merged (from the tables).

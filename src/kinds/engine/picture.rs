@@ -7,7 +7,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::plot::{Chart, DrawResult, Series, bold, font, palette, thousands};
 
-use super::kind::LayerRow;
+use super::layout::LayerRow;
 
 /// The per-layer chart.
 pub struct LayersChart {
