@@ -303,3 +303,33 @@ fn three_row_one_f() {
         ],
     );
 }
+
+/// quixo (the generic engine's checker): the 3×3 start (a win in 7 plies
+/// for X, by the independent brute-force solver of `games::quixo`) stored
+/// as a win in 8, and a lost board (not finished) stored as a draw.
+#[test]
+fn quixo_start_depth_off_by_one_and_loss_as_draw() {
+    let (_t, dir) = run_passing("kind = \"quixo\"\nn = 3\n");
+    // The empty board is rank 0 of layer 0-0.
+    edit_shard(&dir, "layer-0-0", |s| {
+        let v = section(s, "values");
+        assert_eq!(v, &vec![16 + 7]);
+        v[0] = 16 + 8;
+    });
+    // A board of layer 3-2 lost in 1 or more plies, stored as a draw.
+    let mut lost = None;
+    edit_shard(&dir, "layer-3-2", |s| {
+        let v = section(s, "values");
+        let i = v.iter().position(|&b| b > 136).unwrap();
+        lost = Some(v[i] - 136);
+        v[i] = 0;
+    });
+    let d = lost.unwrap();
+    assert_found(
+        &dir,
+        &[
+            "quixo layer-0-0 rank 0 X:.../.../...: holds win in 8, its moves give win in 7",
+            &format!("holds draw, its moves give loss in {d}"),
+        ],
+    );
+}

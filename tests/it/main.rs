@@ -39,6 +39,7 @@ mod pipeline;
 mod pipeline_break;
 mod plot;
 mod probe;
+mod quixo;
 mod resources;
 mod shard;
 mod slurm;

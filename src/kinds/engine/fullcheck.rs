@@ -153,7 +153,7 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
                             if stray {
                                 cx.bad(
                                     job,
-                                    format!("rank {r} {p:?}"),
+                                    format!("rank {r} {}", S::describe(&game, &p)),
                                     "a move reaches a layer this run did not solve",
                                 );
                                 continue;
@@ -164,7 +164,7 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
                     if want != Some(stored) {
                         cx.bad(
                             job,
-                            format!("rank {r} {p:?}"),
+                            format!("rank {r} {}", S::describe(&game, &p)),
                             format!(
                                 "holds {}, its moves give {}",
                                 byte_text(stored),
@@ -177,10 +177,11 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
                         if byte_of(&q) != Some(stored) {
                             cx.bad(
                                 job,
-                                format!("rank {r} {p:?}"),
+                                format!("rank {r} {}", S::describe(&game, &p)),
                                 format!(
-                                    "holds {}, its symmetric image {q:?} {}",
+                                    "holds {}, its symmetric image {} {}",
                                     byte_text(stored),
+                                    S::describe(&game, &q),
                                     byte_of(&q).map_or("is not solved".to_string(), byte_text)
                                 ),
                             );

@@ -222,7 +222,7 @@ impl<S: EngineGame> EngineProbe<S> {
             )));
         }
         let params = view.plan.params.clone();
-        let variant = S::variant(&params);
+        let variant = S::board(&params);
         if let Some(BoardSource {
             source: Source::Run { source, .. },
             ..
@@ -259,7 +259,10 @@ impl<S: EngineGame> EngineProbe<S> {
         self.boards
             .iter()
             .map(|(v, b)| match &b.source {
-                Source::Run { source, .. } => (v.clone(), Some(source.clone())),
+                Source::Run { source, .. } => (
+                    v.clone(),
+                    Some(source.strip_prefix("run ").unwrap_or(source).to_string()),
+                ),
                 _ => (v.clone(), None),
             })
             .collect()

@@ -93,8 +93,15 @@ pub trait EngineGame: Send + Sync + 'static {
     fn solves(_game: &Self::Game, _params: &toml::Table, _layer: usize) -> bool {
         true
     }
-    /// A short name of the board for table names (`quixo-4-…`): `4`.
+    /// A short name of the run for table names (`quixo-4-…`): `4`, or
+    /// `5-from-22-cubes` for part of a board.
     fn variant(params: &toml::Table) -> String;
+    /// The board a run answers requests for, as requests name it by
+    /// [`EngineGame::VARIANT_PARAM`] (`5` for both a whole 5×5 run and an
+    /// endgame one). Default: [`EngineGame::variant`].
+    fn board(params: &toml::Table) -> String {
+        Self::variant(params)
+    }
     /// The start of play, if the game has one.
     fn start(game: &Self::Game) -> Option<Self::Shown>;
     /// Reads a position in the game's notation.
@@ -120,6 +127,11 @@ pub trait EngineGame: Send + Sync + 'static {
             .find(|(name, _)| name.eq_ignore_ascii_case(m))
             .map(|(_, c)| c)
             .ok_or_else(|| format!("`{m}` is not a legal move in {}", Self::show(game, p)))
+    }
+    /// An engine position in words, for `verify --full`'s findings.
+    /// Default: its `Debug` form.
+    fn describe(_game: &Self::Game, p: &<Self::Game as LayeredGame>::Position) -> String {
+        format!("{p:?}")
     }
     /// Why play has ended, in words, for a terminal position.
     fn over(game: &Self::Game, p: &Self::Shown) -> Option<String>;

@@ -124,6 +124,10 @@ impl EngineGame for Quixo {
         }
     }
 
+    fn board(params: &toml::Table) -> String {
+        n_of(params).map_or(0, |n| n).to_string()
+    }
+
     fn variant_params(variant: &str) -> Result<toml::Table, String> {
         let n: i64 = variant
             .trim()
@@ -178,6 +182,14 @@ impl EngineGame for Quixo {
         r.moves(p.board())
             .filter_map(|m| Some((r.move_name(m), p.play(r, m).ok()?)))
             .collect()
+    }
+
+    /// The board with the player to move as X (the engine's boards carry
+    /// no colour; the same board with colours swapped and O to move has the
+    /// same value).
+    fn describe(game: &QuixoLayers, b: &crate::games::quixo::Board) -> String {
+        Position::new(game.rules().n(), *b, crate::games::quixo::Colour::X)
+            .map_or_else(|e| e.to_string(), |p| p.to_string())
     }
 
     fn over(game: &QuixoLayers, p: &Position) -> Option<String> {
