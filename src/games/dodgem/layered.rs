@@ -341,3 +341,43 @@ mod big {
         }
     }
 }
+
+#[cfg(test)]
+mod reach_tests {
+    use super::*;
+    use crate::games::retrograde::reach_all;
+
+    /// The engine's reachability gives the bits of Dodgem's own
+    /// (`reach_layer`, layer by layer from the top) on 3×3 and 4×4.
+    #[test]
+    fn the_engine_reaches_what_the_dodgem_reachability_reaches() {
+        for n in [3, 4] {
+            let board = Board::new(n).unwrap();
+            let g = DodgemLayers::new(board);
+            let bits = reach_all(&g, board.start(), 2);
+            let top = board.cars();
+            let mut own: std::collections::HashMap<(usize, usize), super::super::ReachBits> =
+                std::collections::HashMap::new();
+            for sum in (0..=2 * top).rev() {
+                for a in (sum.saturating_sub(top)..=sum.min(top)).rev() {
+                    let b = sum - a;
+                    let layer = Layer::new(board, a, b);
+                    let r = super::super::reach_layer(
+                        &layer,
+                        own.get(&(a + 1, b)),
+                        own.get(&(a, b + 1)),
+                    );
+                    let id = g.layer_of(a, b);
+                    for i in 0..layer.len() {
+                        assert_eq!(
+                            bits[id][(i / 64) as usize] >> (i % 64) & 1 == 1,
+                            r.get(i),
+                            "{n}×{n} layer ({a}, {b}) index {i}"
+                        );
+                    }
+                    own.insert((a, b), r);
+                }
+            }
+        }
+    }
+}

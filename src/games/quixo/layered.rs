@@ -268,6 +268,46 @@ mod tests {
 }
 
 #[cfg(test)]
+mod reach_tests {
+    use super::*;
+    use crate::games::retrograde::reach_all;
+    use std::collections::HashSet;
+
+    /// The engine's reachable boards of 3×3 are those of a plain
+    /// breadth-first search from the empty board over `Rules::children`
+    /// (finished boards not expanded), layer by layer.
+    #[test]
+    fn the_engine_reaches_what_a_plain_search_reaches_on_3x3() {
+        let g = QuixoLayers::new(3).unwrap();
+        let bits = reach_all(&g, Board::EMPTY, 2);
+        let mut seen = HashSet::from([Board::EMPTY]);
+        let mut todo = vec![Board::EMPTY];
+        while let Some(b) = todo.pop() {
+            if g.rules().outcome(b).is_some() {
+                continue;
+            }
+            for (_, c) in g.rules().children(b) {
+                if seen.insert(c) {
+                    todo.push(c);
+                }
+            }
+        }
+        let mut from_bits = 0;
+        for (l, words) in bits.iter().enumerate() {
+            for r in 0..g.layer_size(l) {
+                if words[(r / 64) as usize] >> (r % 64) & 1 == 1 {
+                    from_bits += 1;
+                    assert!(seen.contains(&g.unrank(l, r)), "layer {l} rank {r}");
+                }
+            }
+        }
+        assert_eq!(from_bits, seen.len());
+        // Not every board: some cannot arise in play.
+        assert!(seen.len() < 19_683, "{}", seen.len());
+    }
+}
+
+#[cfg(test)]
 mod big {
     use super::*;
     use crate::games::retrograde::{LayerStats, Value, solve_all};

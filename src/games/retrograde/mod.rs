@@ -14,9 +14,11 @@
 //! - [`solve`]: the engine, its byte encoding ([`Value`]) and memory
 //!   estimate ([`working_bytes`]).
 //! - [`conformance`]: the contracts checked on random positions.
+//! - [`reach`]: the positions of a layer reachable from the start of play.
 #![warn(missing_docs)]
 
 pub mod conformance;
+pub mod reach;
 pub mod rules;
 pub mod solve;
 
@@ -49,6 +51,34 @@ pub fn solve_all<G: LayeredGame>(game: &G, threads: usize) -> Result<Vec<Vec<u8>
         done[l] = Some(v);
     }
     Ok(done.into_iter().map(Option::unwrap_or_default).collect())
+}
+
+/// The parent layers of each layer (the layers whose moves reach it), by
+/// layer id, each list in increasing order.
+pub fn parent_layers<G: LayeredGame>(game: &G) -> Vec<Vec<usize>> {
+    let mut out = vec![Vec::new(); game.layer_count()];
+    for l in 0..game.layer_count() {
+        for c in game.child_layers(l) {
+            out[c].push(l);
+        }
+    }
+    out
+}
+
+/// The reachable bits of every layer, all in memory (for tests and small
+/// games): layers in the reverse of [`solve_order`], parents first.
+pub fn reach_all<G: LayeredGame>(game: &G, start: G::Position, threads: usize) -> Vec<reach::Bits> {
+    let parents = parent_layers(game);
+    let mut done: Vec<Option<reach::Bits>> = vec![None; game.layer_count()];
+    for l in solve_order(game).into_iter().rev() {
+        let ins: Vec<(usize, &[u64])> = parents[l]
+            .iter()
+            .filter_map(|&p| done[p].as_deref().map(|b| (p, b)))
+            .collect();
+        let bits = reach::reach_layer(game, l, &ins, Some(start), threads);
+        done[l] = Some(bits);
+    }
+    done.into_iter().map(Option::unwrap_or_default).collect()
 }
 
 /// The layers in an order where each comes after its child layers (a

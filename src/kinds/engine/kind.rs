@@ -21,11 +21,13 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::layout::{LayerMeta, LayerRow, layer_job, layers_csv, parse_layers_csv};
+use super::layout::{
+    LayerMeta, LayerRow, ReachMeta, layer_job, layers_csv, parse_layers_csv, reach_job,
+};
 use super::spec::{EngineGame, LayerFacts, RunFacts};
 use crate::games::retrograde::{
-    LayerStats, LayeredGame, SolveError, Value, child_bytes, solve_layer, solve_order,
-    working_bytes,
+    LayerStats, LayeredGame, SolveError, Value, child_bytes, parent_layers, reach, solve_layer,
+    solve_order, working_bytes,
 };
 use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
@@ -45,14 +47,32 @@ impl<S> EngineKind<S> {
 /// manifest), bytes.
 pub const WORKER_BASE: u64 = 32 << 20;
 
-/// The run's parameters of a job (its own without `layer`), and the layer.
-fn job_params(job: &JobSpec) -> Result<(toml::Table, String)> {
+/// What a job does: solve its layer, or find its reachable positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Task {
+    Solve,
+    Reach,
+}
+
+/// The run's parameters of a job (its own without `layer` and `task`), the
+/// layer and the task (`solve` when the job names none).
+fn job_params(job: &JobSpec) -> Result<(toml::Table, String, Task)> {
     let mut p = job.params.clone();
     let layer = match p.remove("layer") {
         Some(toml::Value::String(s)) => s,
         _ => return Err(Error::job(&job.name, "parameters: no `layer`")),
     };
-    Ok((p, layer))
+    let task = match p.remove("task") {
+        None => Task::Solve,
+        Some(toml::Value::String(t)) if t == "reach" => Task::Reach,
+        Some(t) => {
+            return Err(Error::job(
+                &job.name,
+                format!("parameters: unknown task {t} (only `reach`, or none to solve)"),
+            ));
+        }
+    };
+    Ok((p, layer, task))
 }
 
 /// The game of a run's or job's parameters.
@@ -91,6 +111,20 @@ pub fn resources<S: EngineGame>(game: &S::Game, layer: usize) -> Resources {
         },
         shard_bytes: size / 5 + 4096,
         cpu_seconds: size as f64 * S::NS_PER_POSITION * 1e-9,
+    }
+}
+
+/// The estimate of layer `layer`'s reachability job: its value bytes (to
+/// count), three bits per position, its parent layers' bits; one pass over
+/// its positions and its parents' at a quarter of the solving rate.
+pub fn reach_resources<S: EngineGame>(game: &S::Game, layer: usize, parents: &[usize]) -> Resources {
+    let size = game.layer_size(layer);
+    let above: u64 = parents.iter().map(|&p| game.layer_size(p)).sum();
+    Resources {
+        memory: size + 3 * size.div_ceil(8) + above.div_ceil(8) + size / 8 + WORKER_BASE,
+        threads: if size + above < 1 << 20 { 1 } else { 2 },
+        shard_bytes: size / 16 + 4096,
+        cpu_seconds: (size + above) as f64 * S::NS_PER_POSITION * 0.25e-9,
     }
 }
 
@@ -151,6 +185,35 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
                     .with_cpu_seconds(r.cpu_seconds.round() as u64),
             );
         }
+        // Reachability from the start, when the run solves the start's
+        // layer (and so every layer play can reach): parents first.
+        if let Some(start) = S::start(&game) {
+            let (sl, _) = game.rank(&S::position(&start));
+            if layers.contains(&sl) {
+                let parents = parent_layers(&game);
+                for &l in layers.iter().rev() {
+                    let name = game.layer_name(l);
+                    let ps: Vec<usize> = parents[l]
+                        .iter()
+                        .copied()
+                        .filter(|p| layers.contains(p))
+                        .collect();
+                    let mut inputs = vec![layer_job(&name)];
+                    inputs.extend(ps.iter().map(|&p| reach_job(&game.layer_name(p))));
+                    let mut p = params.clone();
+                    p.insert("layer".into(), name.clone().into());
+                    p.insert("task".into(), "reach".into());
+                    let r = reach_resources::<S>(&game, l, &ps);
+                    jobs.push(
+                        JobSpec::new(reach_job(&name), p, inputs, (r.cpu_seconds * 1e9) as u64)
+                            .with_memory(r.memory)
+                            .with_threads(r.threads)
+                            .with_shard_bytes(r.shard_bytes)
+                            .with_cpu_seconds(r.cpu_seconds.round() as u64),
+                    );
+                }
+            }
+        }
         Ok((params, jobs))
     }
 
@@ -162,7 +225,7 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
     fn max_raw_bytes(&self, job: &JobSpec) -> u64 {
         job_params(job)
             .ok()
-            .and_then(|(p, name)| {
+            .and_then(|(p, name, _)| {
                 let g = S::game(&p).ok()?;
                 layer_id(&g, &name).map(|l| g.layer_size(l) + (1 << 20))
             })
@@ -170,10 +233,26 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
     }
 
     fn check_shard(&self, job: &JobSpec, shard: &Shard) -> Result<()> {
-        let (p, name) = job_params(job)?;
+        let (p, name, task) = job_params(job)?;
         let game = game_of::<S>(&job.name, &p)?;
         let l = layer_id(&game, &name)
             .ok_or_else(|| Error::job(&job.name, format!("no layer {name}")))?;
+        if task == Task::Reach {
+            let meta: ReachMeta =
+                codec::decode(shard.section("meta")?).map_err(|e| Error::job(&job.name, e))?;
+            let size = game.layer_size(l);
+            let len = shard.section("reachable")?.len() as u64;
+            if meta.layer != name || meta.positions != size || len != size.div_ceil(64) * 8 {
+                return Err(Error::job(
+                    &job.name,
+                    format!(
+                        "shard holds the reachable bits of layer {} ({} positions, {len} bytes); the job wants layer {name} with {size}",
+                        meta.layer, meta.positions
+                    ),
+                ));
+            }
+            return Ok(());
+        }
         let meta: LayerMeta =
             codec::decode(shard.section("meta")?).map_err(|e| Error::job(&job.name, e))?;
         let size = game.layer_size(l);
@@ -191,10 +270,13 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
     }
 
     fn run(&self, job: &JobSpec, inputs: &dyn ShardSource) -> Result<Vec<Section>> {
-        let (p, name) = job_params(job)?;
+        let (p, name, task) = job_params(job)?;
         let game = game_of::<S>(&job.name, &p)?;
         let l = layer_id(&game, &name)
             .ok_or_else(|| Error::job(&job.name, format!("no layer {name}")))?;
+        if task == Task::Reach {
+            return run_reach::<S>(job, &game, l, inputs);
+        }
         let mut below = Vec::new();
         for c in game.child_layers(l) {
             let cname = game.layer_name(c);
@@ -346,6 +428,9 @@ pub struct Summary {
     pub start: Option<String>,
     /// Its value (`win in 21`, `draw`).
     pub start_value: Option<String>,
+    /// Positions reachable from the start, and of those won, lost and
+    /// drawn for the player to move (runs with reachability jobs).
+    pub reachable: Option<[u64; 4]>,
     /// The rows of the per-layer table.
     #[serde(skip)]
     pub layers: Vec<LayerRow>,
@@ -398,9 +483,20 @@ fn summarize<S: EngineGame>(run: &dyn RunAccess) -> Result<Summary> {
         ..Summary::default()
     };
     let mut solved = Vec::new();
+    let mut reached: Vec<ReachMeta> = Vec::new();
     for job in run.jobs() {
-        let (_, name) = job_params(job)?;
+        let (_, name, task) = job_params(job)?;
         let file = run.open(&job.name)?;
+        if task == Task::Reach {
+            let meta: ReachMeta = codec::decode(
+                &file
+                    .read_section("meta")
+                    .map_err(|e| Error::job(&job.name, e))?,
+            )
+            .map_err(|e| Error::job(&job.name, e))?;
+            reached.push(meta);
+            continue;
+        }
         let meta: LayerMeta = codec::decode(
             &file
                 .read_section("meta")
@@ -428,9 +524,22 @@ fn summarize<S: EngineGame>(run: &dyn RunAccess) -> Result<Summary> {
             draws: meta.draws,
             max_win_depth: meta.max_win_depth,
             max_loss_depth: meta.max_loss_depth,
+            reach: None,
         });
     }
     s.layers_solved = s.layers.len() as u64;
+    for m in reached {
+        let row = s
+            .layers
+            .iter_mut()
+            .find(|r| r.layer == m.layer)
+            .ok_or_else(|| Error::job(reach_job(&m.layer), "reaches a layer not solved"))?;
+        row.reach = Some([m.reachable, m.wins, m.losses, m.draws]);
+        let t = s.reachable.get_or_insert([0; 4]);
+        for (x, y) in t.iter_mut().zip([m.reachable, m.wins, m.losses, m.draws]) {
+            *x += y;
+        }
+    }
     if let Some(start) = S::start(&game) {
         let (l, r) = game.rank(&S::position(&start));
         let lname = game.layer_name(l);
@@ -447,4 +556,74 @@ fn summarize<S: EngineGame>(run: &dyn RunAccess) -> Result<Summary> {
         }
     }
     Ok(s)
+}
+
+/// Runs a `reach-NAME` job: the reachable bits of layer `l` from its parent
+/// layers' bits and the start, counted against the layer's values.
+fn run_reach<S: EngineGame>(
+    job: &JobSpec,
+    game: &S::Game,
+    l: usize,
+    inputs: &dyn ShardSource,
+) -> Result<Vec<Section>> {
+    let name = game.layer_name(l);
+    let values = {
+        let shard = inputs.load(&layer_job(&name))?;
+        shard
+            .sections
+            .into_iter()
+            .find(|s| s.name == "values")
+            .map(|s| s.bytes)
+            .ok_or_else(|| Error::job(layer_job(&name), "shard has no values"))?
+    };
+    let mut parents = Vec::new();
+    for inp in &job.inputs {
+        let Some(pname) = inp.strip_prefix("reach-") else {
+            continue;
+        };
+        let pl = layer_id(game, pname)
+            .ok_or_else(|| Error::job(&job.name, format!("input {inp} names no layer")))?;
+        let shard = inputs.load(inp)?;
+        let bytes = shard.section("reachable")?;
+        let words = crate::pipeline::fullcheck::le_u64s(bytes)
+            .filter(|w| w.len() as u64 == game.layer_size(pl).div_ceil(64))
+            .ok_or_else(|| Error::job(inp, "reachable bits of the wrong length"))?;
+        parents.push((pl, words));
+    }
+    let ins: Vec<(usize, &[u64])> = parents.iter().map(|(p, w)| (*p, w.as_slice())).collect();
+    let threads = if game.layer_size(l) < 1 << 20 {
+        1
+    } else {
+        crate::pipeline::worker_threads()
+    };
+    let start = S::start(game).map(|s| S::position(&s));
+    let bits = reach::reach_layer(game, l, &ins, start, threads);
+    drop(parents);
+    let (mut w, mut lo, mut d) = (0, 0, 0);
+    for (i, word) in bits.iter().enumerate() {
+        let mut m = *word;
+        while m != 0 {
+            let r = i * 64 + m.trailing_zeros() as usize;
+            m &= m - 1;
+            match Value::from_byte(values[r]) {
+                Some(Value::Win(_)) => w += 1,
+                Some(Value::Loss(_)) => lo += 1,
+                _ => d += 1,
+            }
+        }
+    }
+    let meta = ReachMeta {
+        layer: name,
+        positions: game.layer_size(l),
+        reachable: reach::count(&bits),
+        wins: w,
+        losses: lo,
+        draws: d,
+    };
+    let meta = codec::encode(&meta).map_err(|e| Error::job(&job.name, e))?;
+    let bytes: Vec<u8> = bits.iter().flat_map(|x| x.to_le_bytes()).collect();
+    Ok(vec![
+        Section::new("reachable", bytes),
+        Section::new("meta", meta),
+    ])
 }

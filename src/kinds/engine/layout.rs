@@ -51,9 +51,35 @@ pub fn layer_job(name: &str) -> String {
     format!("layer-{name}")
 }
 
+/// Name of the job finding the reachable positions of layer `name`.
+pub fn reach_job(name: &str) -> String {
+    format!("reach-{name}")
+}
+
+/// The `meta` section of a `reach-NAME` shard (its other section,
+/// `reachable`, holds one bit per position of the layer: bit `r % 64` of
+/// little-endian `u64` word `r / 64`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReachMeta {
+    /// The layer's name.
+    pub layer: String,
+    /// Positions in the layer.
+    pub positions: u64,
+    /// Reachable from the start of play.
+    pub reachable: u64,
+    /// Reachable and won for the player to move.
+    pub wins: u64,
+    /// Reachable and lost for the player to move.
+    pub losses: u64,
+    /// Reachable and drawn.
+    pub draws: u64,
+}
+
 /// Header of the per-layer table `KIND-VARIANT-layers.csv`.
-pub const LAYERS_CSV_HEADER: &str =
-    "layer,positions,wins,losses,draws,max_win_depth,max_loss_depth";
+/// The last four columns (positions reachable from the start of play, and
+/// how many of them are won, lost and drawn) are empty in a run without
+/// reachability jobs.
+pub const LAYERS_CSV_HEADER: &str = "layer,positions,wins,losses,draws,max_win_depth,max_loss_depth,reachable,reachable_wins,reachable_losses,reachable_draws";
 
 /// One row of the per-layer table.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,15 +98,21 @@ pub struct LayerRow {
     pub max_win_depth: u8,
     /// Longest loss, plies.
     pub max_loss_depth: u8,
+    /// Reachable from the start, and of those won, lost, drawn (when the
+    /// run has reachability jobs).
+    pub reach: Option<[u64; 4]>,
 }
 
 /// The per-layer CSV.
 pub fn layers_csv(rows: &[LayerRow]) -> String {
     let mut s = format!("{LAYERS_CSV_HEADER}\n");
     for r in rows {
+        let reach = r.reach.map_or(",,,".to_string(), |x| {
+            format!("{},{},{},{}", x[0], x[1], x[2], x[3])
+        });
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{reach}",
             r.layer, r.positions, r.wins, r.losses, r.draws, r.max_win_depth, r.max_loss_depth
         );
     }
@@ -102,9 +134,19 @@ pub fn parse_layers_csv(text: &str) -> std::result::Result<Vec<LayerRow>, String
             let f: Vec<&str> = l.split(',').collect();
             let num = |k: usize| f.get(k).and_then(|x| x.parse::<u64>().ok());
             let bad = || format!("line {}: `{l}`", i + 2);
-            if f.len() != 7 {
+            if f.len() != 11 {
                 return Err(bad());
             }
+            let reach = if f[7..].iter().all(|x| x.is_empty()) {
+                None
+            } else {
+                Some([
+                    num(7).ok_or_else(bad)?,
+                    num(8).ok_or_else(bad)?,
+                    num(9).ok_or_else(bad)?,
+                    num(10).ok_or_else(bad)?,
+                ])
+            };
             Ok(LayerRow {
                 layer: f[0].to_string(),
                 positions: num(1).ok_or_else(bad)?,
@@ -113,6 +155,7 @@ pub fn parse_layers_csv(text: &str) -> std::result::Result<Vec<LayerRow>, String
                 draws: num(4).ok_or_else(bad)?,
                 max_win_depth: num(5).and_then(|x| u8::try_from(x).ok()).ok_or_else(bad)?,
                 max_loss_depth: num(6).and_then(|x| u8::try_from(x).ok()).ok_or_else(bad)?,
+                reach,
             })
         })
         .collect()

@@ -1,0 +1,124 @@
+//! The positions of a layer reachable from the start of play, by forward
+//! closure: the start (if it lies in the layer) and every position a move
+//! of a reachable, unfinished position of a parent layer leads to, then
+//! every position reached from those by moves inside the layer. A finished
+//! (terminal) position is reachable but its moves are never played.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use super::rules::LayeredGame;
+
+/// One bit per position of a layer (bit `r % 64` of word `r / 64`).
+pub type Bits = Vec<u64>;
+
+fn get(words: &[u64], r: u64) -> bool {
+    words[(r / 64) as usize] >> (r % 64) & 1 == 1
+}
+
+/// The reachable positions of `layer`: `parents` holds, for every layer
+/// whose moves reach `layer` (its *parent layers*), its reachable bits as
+/// `(layer, bits)`; `start` is the start of play if it lies in `layer`.
+/// `threads` ≥ 1 share the closure; the bits do not depend on their number.
+///
+/// Work: every reachable position of each parent layer is enumerated once
+/// with its moves, then every reachable position of `layer` once with its
+/// moves. Memory: three bits per position of `layer` besides the inputs.
+pub fn reach_layer<G: LayeredGame>(
+    game: &G,
+    layer: usize,
+    parents: &[(usize, &[u64])],
+    start: Option<G::Position>,
+    threads: usize,
+) -> Bits {
+    let size = game.layer_size(layer);
+    let words = size.div_ceil(64) as usize;
+    let reach: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
+    let mut frontier: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
+    let mark = |r: u64, front: &[AtomicU64]| {
+        let (w, b) = ((r / 64) as usize, 1u64 << (r % 64));
+        if reach[w].load(Relaxed) & b == 0 && reach[w].fetch_or(b, Relaxed) & b == 0 {
+            front[w].fetch_or(b, Relaxed);
+        }
+    };
+    if let Some(s) = start {
+        let (l, r) = game.rank(&s);
+        if l == layer {
+            mark(r, &frontier);
+        }
+    }
+    // Seeds from the parent layers, chunk by chunk.
+    for &(pl, bits) in parents {
+        let psize = game.layer_size(pl);
+        par_ranges(threads, psize, |lo, hi| {
+            game.for_each_position(pl, lo, hi, &mut |r, p| {
+                if !get(bits, r) || game.terminal(&p).is_some() {
+                    return;
+                }
+                game.children(&p, &mut |c| {
+                    if game.layer_of(&c) == layer {
+                        mark(game.rank_in(layer, &c), &frontier);
+                    }
+                });
+            });
+        });
+    }
+    // The closure inside the layer, one frontier at a time.
+    loop {
+        let next: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
+        let any = AtomicU64::new(0);
+        par_ranges(threads, words as u64, |lo, hi| {
+            for w in lo..hi {
+                let mut bits = frontier[w as usize].load(Relaxed);
+                if bits != 0 {
+                    any.store(1, Relaxed);
+                }
+                while bits != 0 {
+                    let r = w * 64 + u64::from(bits.trailing_zeros());
+                    bits &= bits - 1;
+                    let p = game.unrank(layer, r);
+                    if game.terminal(&p).is_some() {
+                        continue;
+                    }
+                    game.children(&p, &mut |c| {
+                        if game.layer_of(&c) == layer {
+                            mark(game.rank_in(layer, &c), &next);
+                        }
+                    });
+                }
+            }
+        });
+        if any.load(Relaxed) == 0 {
+            break;
+        }
+        frontier = next;
+    }
+    reach.into_iter().map(AtomicU64::into_inner).collect()
+}
+
+/// Runs `f(lo, hi)` over about 64 chunks per thread of `0..len`.
+fn par_ranges(threads: usize, len: u64, f: impl Fn(u64, u64) + Sync) {
+    if threads <= 1 || len < 4096 {
+        f(0, len);
+        return;
+    }
+    let parts = (threads as u64 * 64).min(len);
+    let next = AtomicU64::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Relaxed);
+                    if i >= parts {
+                        break;
+                    }
+                    f(len * i / parts, len * (i + 1) / parts);
+                }
+            });
+        }
+    });
+}
+
+/// Positions set in `bits`.
+pub fn count(bits: &[u64]) -> u64 {
+    bits.iter().map(|w| u64::from(w.count_ones())).sum()
+}
