@@ -28,6 +28,15 @@ fn quixo_3_gives_the_brute_force_values_and_the_reference_digests() {
     );
     assert_eq!(s["start_value"].as_str(), Some("win in 7"));
     assert_eq!(int("layers_solved"), 30);
+    // Boards (seen by the player to move) reachable from the start, and of
+    // those won, lost, drawn: the plain search of `games::quixo`'s tests.
+    let reach: Vec<i64> = s["reachable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_integer().unwrap())
+        .collect();
+    assert_eq!(reach, [16_021, 10_126, 5_895, 0]);
     // After X's b1-b3, O to move loses in 6 whatever it plays: 17 moves,
     // every one a loss in 6 for O.
     let out = gt()
@@ -105,7 +114,8 @@ fn quixo_queries_refuse_bad_positions_and_moves() {
     }
 }
 
-/// `plan jobs/quixo-5.toml`: all 182 layers, every job's memory; the
+/// `plan jobs/quixo-5.toml`: all 182 layers and their reachability, every
+/// job's memory; the
 /// largest layers (9 and 8 cubes, 52,586,176,500 boards) need more than one
 /// machine here has, and the endgame plan fits in 20 GB a job.
 #[test]
@@ -115,7 +125,8 @@ fn quixo_5_plans_every_layer_and_the_endgame_fits() {
         .output()
         .unwrap();
     let all = text(&out);
-    assert!(all.contains("182 job(s); largest layer-9-7"), "{all}");
+    // 182 layer jobs and 182 reachability jobs.
+    assert!(all.contains("364 job(s); largest layer-9-7"), "{all}");
     assert!(all.contains("layer-9-8"), "{all}");
     let out = plan_cmd(&job_path("quixo-5-endgame"), &t.path().join("end"))
         .output()
@@ -148,7 +159,80 @@ fn quixo_4_gives_the_brute_force_values() {
         (43_046_721, 26_434_489, 15_003_736, 1_608_496)
     );
     assert_eq!(s["start_value"].as_str(), Some("win in 21"));
+    let reach: Vec<i64> = s["reachable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_integer().unwrap())
+        .collect();
+    assert_eq!(reach, [41_252_115, 24_978_330, 14_667_135, 1_606_650]);
     let out = gt().arg("verify").arg(&dir).arg("--full").output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("0 bad value(s)"), "{}", text(&out));
+}
+
+/// The positions reachable from the start *with the colour to move* (a
+/// board and who moves: what GamesmanOne's `analyze` counts), found by a
+/// plain breadth-first search over (board, colour), valued by the engine's
+/// tables (a position's value is its board's, seen by the player to move):
+/// (reachable, wins, losses, draws).
+fn reachable_with_colour(n: usize) -> [u64; 4] {
+    use gametables::games::quixo::{Board, QuixoLayers};
+    use gametables::games::retrograde::{LayeredGame, Value, solve_all};
+    let g = QuixoLayers::new(n).unwrap();
+    let values = solve_all(&g, 2).unwrap();
+    let mut offset = vec![0u64; g.layer_count() + 1];
+    for l in 0..g.layer_count() {
+        offset[l + 1] = offset[l] + g.layer_size(l);
+    }
+    let index = |b: &Board, colour: u64| {
+        let (l, r) = g.rank(b);
+        (offset[l] + r) * 2 + colour
+    };
+    let mut seen = vec![0u64; (offset[g.layer_count()] * 2).div_ceil(64) as usize];
+    let mut todo = vec![(Board::EMPTY, 0u64)];
+    let first = index(&Board::EMPTY, 0);
+    seen[(first / 64) as usize] |= 1 << (first % 64);
+    let mut out = [0u64; 4];
+    while let Some((b, colour)) = todo.pop() {
+        let (l, r) = g.rank(&b);
+        out[0] += 1;
+        match Value::from_byte(values[l][r as usize]) {
+            Some(Value::Win(_)) => out[1] += 1,
+            Some(Value::Loss(_)) => out[2] += 1,
+            _ => out[3] += 1,
+        }
+        if g.rules().outcome(b).is_some() {
+            continue;
+        }
+        for (_, c) in g.rules().children(b) {
+            let i = index(&c, 1 - colour);
+            if seen[(i / 64) as usize] >> (i % 64) & 1 == 0 {
+                seen[(i / 64) as usize] |= 1 << (i % 64);
+                todo.push((c, 1 - colour));
+            }
+        }
+    }
+    out
+}
+
+/// GamesmanOne (GamesCrafters, v1.3.0, `analyze quixo 2`) counts 32,027
+/// positions of 3×3 Quixo reachable from the start (board and side to
+/// move), 20,247 won and 11,780 lost for the player to move, no draw
+/// (docs/peers/gamesmanone.md): the same as our tables give.
+#[test]
+fn quixo_3_reachable_counts_agree_with_gamesmanone() {
+    assert_eq!(reachable_with_colour(3), [32_027, 20_247, 11_780, 0]);
+}
+
+/// GamesmanOne on 4×4 (`analyze quixo 1`): 82,497,861 reachable positions,
+/// 49,953,979 won, 29,330,646 lost, 3,213,236 drawn (ignored: solves 4×4
+/// in memory, about a minute).
+#[test]
+#[ignore = "solves 4x4 Quixo in memory"]
+fn quixo_4_reachable_counts_agree_with_gamesmanone() {
+    assert_eq!(
+        reachable_with_colour(4),
+        [82_497_861, 49_953_979, 29_330_646, 3_213_236]
+    );
 }

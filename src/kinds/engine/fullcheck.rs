@@ -20,12 +20,12 @@
 
 use std::marker::PhantomData;
 
-use super::layout::{DEEPEST, LOSS, LayerMeta, WIN, byte_text, layer_job};
+use super::layout::{DEEPEST, LOSS, LayerMeta, ReachMeta, WIN, byte_text, layer_job, reach_job};
 use super::spec::EngineGame;
 use crate::games::retrograde::rules::{LayeredGame, Terminal};
 use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
-use crate::pipeline::fullcheck::{Checker, Coverage, Ctx, for_chunks};
+use crate::pipeline::fullcheck::{Checker, Coverage, Ctx, for_chunks, le_u64s};
 use crate::pipeline::shard::Shard;
 
 /// The full checker of game `S` (`EngineChecker::<S>::NEW`).
@@ -89,7 +89,15 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
             .collect();
         let id = |name: &str| names.iter().position(|n| n == name);
         let mut layers = Vec::new();
+        let mut reaches = Vec::new();
         for job in run.jobs() {
+            if let Some(name) = job.name.strip_prefix("reach-") {
+                match id(name) {
+                    Some(l) => reaches.push((l, job.name.clone())),
+                    None => cx.bad(&job.name, "job", "names no layer of the game"),
+                }
+                continue;
+            }
             let name = job.name.strip_prefix("layer-").unwrap_or(&job.name);
             match id(name) {
                 Some(l) => layers.push((l, job.name.clone())),
@@ -194,6 +202,7 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
             checked += size;
             symmetric += sym.into_inner();
         }
+        let reach = check_reach::<S>(cx, &game, &names, &reaches);
         let mut out = vec![Coverage {
             what: format!(
                 "{} positions, each value rebuilt from the values its moves reach",
@@ -202,6 +211,9 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
             stored: total,
             checked,
         }];
+        if let Some(c) = reach {
+            out.push(c);
+        }
         if symmetric > 0 {
             out.push(Coverage {
                 what: "symmetric images holding the same value".into(),
@@ -211,6 +223,139 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
         }
         Ok(out)
     }
+}
+
+/// The reachable bits of a `reach-NAME` shard and its meta, or why not.
+fn reach_of(
+    shard: Shard,
+    name: &str,
+    len: u64,
+) -> std::result::Result<(ReachMeta, Vec<u64>), String> {
+    let meta: ReachMeta = codec::decode(shard.section("meta").map_err(|e| e.to_string())?)?;
+    if meta.layer != name {
+        return Err(format!("its meta names layer {}", meta.layer));
+    }
+    let bytes = shard.section("reachable").map_err(|e| e.to_string())?;
+    let words = le_u64s(bytes)
+        .filter(|w| w.len() as u64 == len.div_ceil(64))
+        .ok_or("reachable bits of the wrong length")?;
+    Ok((meta, words))
+}
+
+/// The reachability jobs: the start's bit is set; every reachable position
+/// that is not finished has all its moves' positions reachable (the set is
+/// closed under play, so it holds every position reachable from the start;
+/// a larger closed set would pass, as the module doc of Dodgem's checker
+/// says of its own); the counts of `meta` are the bits' and the layer's
+/// values'. `None` when the run has no reachability jobs.
+fn check_reach<S: EngineGame>(
+    cx: &Ctx,
+    game: &S::Game,
+    names: &[String],
+    reaches: &[(usize, String)],
+) -> Option<Coverage> {
+    if reaches.is_empty() {
+        return None;
+    }
+    let start = S::start(game).map(|p| game.rank(&S::position(&p)));
+    let mut stored = 0u64;
+    let mut checked = 0u64;
+    let load = |l: usize| -> Option<(ReachMeta, Vec<u64>)> {
+        let job = reach_job(&names[l]);
+        let shard = cx.load(&job)?;
+        match reach_of(shard, &names[l], game.layer_size(l)) {
+            Ok(x) => Some(x),
+            Err(e) => {
+                cx.bad(&job, "shard", e);
+                None
+            }
+        }
+    };
+    for (l, job) in reaches {
+        let l = *l;
+        cx.job(job);
+        let size = game.layer_size(l);
+        stored += size;
+        let Some((meta, own)) = load(l) else { continue };
+        let values = cx
+            .load(&layer_job(&names[l]))
+            .and_then(|s| values_of(s, &names[l], size).ok());
+        let Some(values) = values else {
+            cx.bad(job, "inputs", "the layer's values cannot be read");
+            continue;
+        };
+        let mut kids: Vec<Option<Vec<u64>>> = vec![None; game.layer_count()];
+        for c in game.child_layers(l) {
+            kids[c] = load(c).map(|(_, w)| w);
+        }
+        let bit = |words: &[u64], r: u64| words[(r / 64) as usize] >> (r % 64) & 1 == 1;
+        if let Some((sl, sr)) = start {
+            if sl == l && !bit(&own, sr) {
+                cx.bad(job, "the start", "is not stored as reachable");
+            }
+        }
+        let counts = std::sync::Mutex::new([0u64; 4]);
+        for_chunks(size, cx.threads(), |range| {
+            let mut c = [0u64; 4];
+            for r in range.clone() {
+                if !bit(&own, r) {
+                    continue;
+                }
+                c[0] += 1;
+                match values[r as usize] {
+                    0 => c[3] += 1,
+                    b if b >= LOSS => c[2] += 1,
+                    _ => c[1] += 1,
+                }
+                let p = game.unrank(l, r);
+                if game.terminal(&p).is_some() {
+                    continue;
+                }
+                let mut bad = None;
+                game.children(&p, &mut |q| {
+                    let (ql, qr) = game.rank(&q);
+                    let ok = if ql == l {
+                        bit(&own, qr)
+                    } else {
+                        kids[ql].as_ref().is_some_and(|w| bit(w, qr))
+                    };
+                    if !ok && bad.is_none() {
+                        bad = Some(S::describe(game, &q));
+                    }
+                });
+                if let Some(q) = bad {
+                    cx.bad(
+                        job,
+                        format!("rank {r} {}", S::describe(game, &p)),
+                        format!("stored as reachable, but its move to {q} is not"),
+                    );
+                }
+            }
+            let mut t = counts
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            for (x, y) in t.iter_mut().zip(c) {
+                *x += y;
+            }
+        });
+        let c = counts
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let want = [meta.reachable, meta.wins, meta.losses, meta.draws];
+        if c != want {
+            cx.bad(
+                job,
+                "meta",
+                format!("counts reachable / wins / losses / draws {want:?}, the bits and values give {c:?}"),
+            );
+        }
+        checked += size;
+    }
+    Some(Coverage {
+        what: "reachable bits, closed under moves from the start".into(),
+        stored,
+        checked,
+    })
 }
 
 #[cfg(test)]

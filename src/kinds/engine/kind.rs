@@ -117,7 +117,11 @@ pub fn resources<S: EngineGame>(game: &S::Game, layer: usize) -> Resources {
 /// The estimate of layer `layer`'s reachability job: its value bytes (to
 /// count), three bits per position, its parent layers' bits; one pass over
 /// its positions and its parents' at a quarter of the solving rate.
-pub fn reach_resources<S: EngineGame>(game: &S::Game, layer: usize, parents: &[usize]) -> Resources {
+pub fn reach_resources<S: EngineGame>(
+    game: &S::Game,
+    layer: usize,
+    parents: &[usize],
+) -> Resources {
     let size = game.layer_size(layer);
     let above: u64 = parents.iter().map(|&p| game.layer_size(p)).sum();
     Resources {
