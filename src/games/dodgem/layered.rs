@@ -42,8 +42,8 @@ impl DodgemLayers {
         let mut unsteps = [[[NO_STEP; 3]; 64]; 2];
         for (si, side) in [Side::Blue, Side::Red].into_iter().enumerate() {
             for sq in 0..board.squares() {
-                for dir in 0..3 {
-                    steps[si][sq][dir] = match board.step(side, sq, dir) {
+                for (dir, step) in steps[si][sq].iter_mut().enumerate() {
+                    *step = match board.step(side, sq, dir) {
                         Some(Some(t)) => t as u8,
                         Some(None) => OFF,
                         None => NO_STEP,

@@ -4,8 +4,8 @@
 //! 1. **Seed.** Every position of the layer gets a value byte and a
 //!    counter byte. A terminal position is a win or loss in 0. Otherwise its
 //!    moves are generated: a move into a solved child layer is looked up; a
-//!    move to a lost position makes the position a **win** in (that depth +
-//!    1) at most (an in-layer loss found later may lower it). If no child is
+//!    move to a lost position makes the position a **win** in at most (that
+//!    depth + 1) (an in-layer loss found later may lower it). If no child is
 //!    lost, the counter holds the number of in-layer moves, plus 1 if some
 //!    move reaches a draw in a child layer (so it never runs out: the
 //!    position cannot be lost). With no in-layer move the value follows from

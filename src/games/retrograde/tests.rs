@@ -60,7 +60,7 @@ impl LayeredGame for Ring {
         *p
     }
     fn terminal(&self, p: &(usize, u64)) -> Option<Terminal> {
-        (p.0 == 0).then_some(if p.1 % 3 == 0 {
+        (p.0 == 0).then_some(if p.1.is_multiple_of(3) {
             Terminal::Win
         } else {
             Terminal::Loss

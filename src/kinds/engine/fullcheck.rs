@@ -289,10 +289,11 @@ fn check_reach<S: EngineGame>(
             kids[c] = load(c).map(|(_, w)| w);
         }
         let bit = |words: &[u64], r: u64| words[(r / 64) as usize] >> (r % 64) & 1 == 1;
-        if let Some((sl, sr)) = start {
-            if sl == l && !bit(&own, sr) {
-                cx.bad(job, "the start", "is not stored as reachable");
-            }
+        if let Some((sl, sr)) = start
+            && sl == l
+            && !bit(&own, sr)
+        {
+            cx.bad(job, "the start", "is not stored as reachable");
         }
         let counts = std::sync::Mutex::new([0u64; 4]);
         for_chunks(size, cx.threads(), |range| {
