@@ -24,6 +24,7 @@
 //! never becomes an empty heap.
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::mex;
 use super::subtraction::preperiod_for;
@@ -182,13 +183,23 @@ impl OctalCode {
     /// # Panics
     /// If `end` exceeds 2²⁸ (values would need more than 32 bits of options).
     pub fn extend(&self, values: &mut Vec<u32>, end: usize) {
+        self.extend_until(values, end, &AtomicBool::new(false));
+    }
+
+    /// [`extend`](Self::extend), giving up early once `stop` is set (it is
+    /// read every [`STOP_CHECK`] heaps): `values` is then a shorter prefix
+    /// `G(0..len)`, still exact, and the caller sees `stop`.
+    ///
+    /// # Panics
+    /// As [`extend`](Self::extend).
+    pub fn extend_until(&self, values: &mut Vec<u32>, end: usize, stop: &AtomicBool) {
         assert!(end <= 1 << 28, "n_max above 2^28 is not supported");
         if end <= values.len() {
             return;
         }
-        let done = extend_typed::<u8>(self, values, end)
-            || extend_typed::<u16>(self, values, end)
-            || extend_typed::<u32>(self, values, end);
+        let done = extend_typed::<u8>(self, values, end, stop)
+            || extend_typed::<u16>(self, values, end, stop)
+            || extend_typed::<u32>(self, values, end, stop);
         assert!(done, "32-bit values suffice below 2^28");
     }
 }
@@ -278,12 +289,20 @@ fn scan_fn<T: Val>() -> fn(&[T], &[T], T) -> bool {
     |l, r, x| any_xor_eq(l, r, x)
 }
 
+/// [`OctalCode::extend_until`] reads its stop flag every this many heaps.
+pub const STOP_CHECK: usize = 64;
+
 /// Splits with a part ≤ this are read first to collect candidate values.
 const QUICK_SPLITS: usize = 256;
 
 /// [`OctalCode::extend`] with values stored as `T`; false (and `values`
 /// unchanged beyond its prefix) if some value does not fit.
-fn extend_typed<T: Val>(code: &OctalCode, values: &mut Vec<u32>, end: usize) -> bool {
+fn extend_typed<T: Val>(
+    code: &OctalCode,
+    values: &mut Vec<u32>,
+    end: usize,
+    stop: &AtomicBool,
+) -> bool {
     let start = values.len();
     if values.iter().any(|&v| T::from_u32(v).is_none()) {
         return false;
@@ -306,6 +325,9 @@ fn extend_typed<T: Val>(code: &OctalCode, values: &mut Vec<u32>, end: usize) -> 
     let scan = scan_fn::<T>();
     let mut rare = RareClass::new(&values[..]);
     for n in start..end {
+        if n % STOP_CHECK == 0 && stop.load(Ordering::Relaxed) {
+            break;
+        }
         if n % RareClass::REFRESH == 0 {
             rare.refresh(&g[..n]);
         }
