@@ -494,3 +494,71 @@ fn time_limit_stops_a_request() {
     std::thread::sleep(Duration::from_secs(1));
     assert!(cpu_ticks(pid) - before <= 5, "still working after the 503");
 }
+
+/// The in-memory solve's cell count in closed form equals the count
+/// column by column.
+#[test]
+fn three_row_solve_cells_in_closed_form() {
+    use gametables::games::three_row::TileGeom;
+    use gametables::kinds::three_row::probe::solve_cells;
+    for q_last in [0, 1, 2, 5, 99, 300] {
+        for rows in [1, 2, 3, 50, 301, 400] {
+            let g = TileGeom {
+                q0: 0,
+                q1: q_last + 1,
+                r0: 0,
+                r1: rows,
+                q_max: q_last,
+            };
+            assert_eq!(solve_cells(q_last, rows), g.cells(), "{q_last} {rows}");
+        }
+    }
+    assert_eq!(solve_cells(100_000_000, 2), 2 * 100_000_001 - 1);
+}
+
+/// The three-row query's memory estimate holds for every shape of (q, r)
+/// (issue 27: it said 96 MiB for q = 10⁸, r = 1, which needs 12 GB):
+/// measured peaks (resident) of in-memory solves are below the estimate,
+/// and the estimate at most three times the peak plus the process's
+/// 48 MiB. Measures children, so it runs in a process of its own.
+#[test]
+fn three_row_memory_estimate_holds_for_every_shape() {
+    use gametables::kinds::three_row::probe::solve_memory;
+    if !crate::support::in_own_process("hostile::three_row_memory_estimate_holds_for_every_shape") {
+        return;
+    }
+    for (q, r) in [
+        (2_000_000, 0),
+        (2_000_000, 1),
+        (1_000_000, 100),
+        (20_000, 3_000),
+        (30_000, 8_000),
+        (200_000, 1_000),
+    ] {
+        let (o, ru) = crate::support::output_with_rusage(
+            std::process::Command::new(EXE)
+                .args([
+                    "query",
+                    "three-row",
+                    "--q",
+                    &q.to_string(),
+                    "--r",
+                    &r.to_string(),
+                ])
+                .args(["--q-max", &q.to_string(), "--memory", "8G"])
+                .args(["--max-work", "1000000000"]),
+        );
+        assert!(o.status.success(), "{q} {r}: {}", show(&o));
+        let peak = ru.ru_maxrss as u64 * 1024;
+        let est = solve_memory(q, r + 1);
+        eprintln!("q = {q}, r = {r}: peak {peak}, estimate {est}");
+        assert!(
+            peak <= est,
+            "q = {q}, r = {r}: peak {peak} > estimate {est}"
+        );
+        assert!(
+            est <= 3 * peak + (48 << 20),
+            "q = {q}, r = {r}: estimate {est} far above the peak {peak}"
+        );
+    }
+}

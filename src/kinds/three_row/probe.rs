@@ -190,17 +190,17 @@ fn check_solve(q_last: u32, rows: u32, flag: &str, progress: &Progress) -> Probe
         "{flag}: computing rows 0..={} to column {q_last} in memory",
         rows - 1
     );
+    check_allocation(&what, solve_memory(q_last, rows)).map_err(|e| {
+        ProbeError::NotSolved(format!(
+            "{e}; a three-row run (--run-dir) answers classes without it"
+        ))
+    })?;
     progress.check_work(
         solve_cells(q_last, rows),
         &what,
         "a three-row run covering it (a job file with `kind = \"three-row\"` and a \
          large enough `q_max`, then --run-dir or serve it) answers without it",
-    )?;
-    check_allocation(&what, solve_memory(q_last, rows)).map_err(|e| {
-        ProbeError::NotSolved(format!(
-            "{e}; a three-row run (--run-dir) answers classes without it"
-        ))
-    })
+    )
 }
 
 /// Cells of one in-memory solve from which a query says up front that it
@@ -209,9 +209,16 @@ fn check_solve(q_last: u32, rows: u32, flag: &str, progress: &Progress) -> Probe
 /// of CPU; BENCHMARKS.md).
 pub const LONG_CELLS: u64 = 200_000_000;
 
-/// Cells of the in-memory solve of rows `0..rows`, columns `0..=q_last`.
+/// Cells of the in-memory solve of rows `0..rows`, columns `0..=q_last`
+/// (`Σ_q min(rows, q + 1)`, in closed form: [`TileGeom::cells`] counts
+/// column by column).
 pub fn solve_cells(q_last: u32, rows: u32) -> u64 {
-    geometry(q_last, rows).cells()
+    let (cols, rows) = (u64::from(q_last) + 1, u64::from(rows));
+    if cols <= rows {
+        cols * (cols + 1) / 2
+    } else {
+        rows * (rows + 1) / 2 + (cols - rows) * rows
+    }
 }
 
 /// Solves rows `0..rows` of columns `0..=q_last` in memory, counting cells
@@ -242,12 +249,12 @@ fn solve(q_last: u32, rows: u32, progress: &Progress) -> ProbeResult<TileOutput>
 
 /// Cells of the in-memory solves a request needs (for a progress note).
 pub fn cells_of(a: &ThreeRowRequest, with_run: bool) -> u64 {
-    let first = geometry(a.q, a.r + 1).cells();
+    let first = solve_cells(a.q, a.r + 1);
     let q_max = a.q_max.unwrap_or(DEFAULT_Q_MAX).max(a.q);
     if with_run || q_max == a.q {
         first
     } else {
-        first + geometry(q_max, a.r + 1).cells()
+        first + solve_cells(q_max, a.r + 1)
     }
 }
 
@@ -332,13 +339,6 @@ impl ThreeRowProbe {
         }
         let q_max = a.q_max.unwrap_or(DEFAULT_Q_MAX).max(a.q);
         // Without a run both solves happen in memory: refuse before either.
-        for (flag, v) in [("--q", a.q), ("--q-max", q_max)] {
-            if v > MAX_Q {
-                return Err(ProbeError::bad(format!(
-                    "{flag} {v}: at most {MAX_Q} (as for a three-row run's q_max)"
-                )));
-            }
-        }
         if self.run.is_none() {
             let flag = format!("--q {} --r {}", a.q, a.r);
             check_solve(a.q, a.r + 1, &flag, progress)?;
@@ -348,6 +348,13 @@ impl ThreeRowProbe {
                 // Both solves are the request's work.
                 let both = solve_cells(a.q, a.r + 1) + solve_cells(q_max, a.r + 1);
                 progress.check_work(both, &flag, "give --q-max equal to --q, or use a run")?;
+            }
+        }
+        for (flag, v) in [("--q", a.q), ("--q-max", q_max)] {
+            if v > MAX_Q {
+                return Err(ProbeError::bad(format!(
+                    "{flag} {v}: at most {MAX_Q} (as for a three-row run's q_max)"
+                )));
             }
         }
         let from_run = match &self.run {
