@@ -133,6 +133,12 @@ pub fn tile_memory(rows: u64, q1: u64) -> u64 {
     rows.saturating_mul(q1) / 2 + (48 << 20)
 }
 
+/// CPU seconds per cell of a tile job, recording, writing and checking
+/// included (both threads together): `run` of three-row-16000 took 2.9·10⁻⁸
+/// per cell, three-row-50000 3.9·10⁻⁸ (BENCHMARKS.md, "Estimates against
+/// measured runs"; a bare in-memory solve takes about 8·10⁻⁹).
+pub const CPU_SECONDS_PER_CELL: f64 = 3.5e-8;
+
 /// Most tiles a plan may have.
 pub const MAX_TILES: u128 = 100_000;
 
@@ -874,6 +880,7 @@ impl JobKind for ThreeRow {
                     .with_memory(tile_memory(rows, u64::from(g.q1)))
                     .with_threads(2)
                     .with_shard_bytes(rows * u64::from(g.q1) / 16 + 4096)
+                    .with_cpu_seconds((g.cells() as f64 * CPU_SECONDS_PER_CELL).round() as u64)
             })
             .collect();
         let mut table = toml::Table::new();
