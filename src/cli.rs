@@ -206,8 +206,12 @@ enum Command {
     ///
     /// GET /api/v1/GAME?key=value… (GAME: a served game; GET /api/v1/ lists
     /// them and what they answer): the JSON `query GAME … --json` prints;
-    /// errors as {"error": …, "status": …} with HTTP 400 (bad request), 404
-    /// (outside the solved tables) or 500 (damaged shard). GET / is the page.
+    /// errors, on every route, as {"error": …, "status": …} with HTTP 400
+    /// (bad request), 404 (outside the solved tables, or over --max-work),
+    /// 405, 414/431 (URL or headers too long), 500 (damaged shard) or 503
+    /// (over --time-limit, or stopping). GET / is the page. A request whose
+    /// client disconnects stops computing; SIGINT and SIGTERM stop the
+    /// server within about a second.
     Serve {
         /// Run directories, of any job kind with a probe.
         dirs: Vec<PathBuf>,

@@ -417,6 +417,12 @@ fn dodgem_cached_answers_equal_answers_read_from_blocks() {
             let layer = Layer::new(board, a, b);
             for i in 0..layer.len() {
                 let r = req(layer.position(i));
+                if (a, b) == (0, 0) {
+                    // The board without cars is no position of play
+                    // (issue 27): refused by both, from a run or memory.
+                    assert!(run.answer(&r).is_err() && memory.answer(&r).is_err());
+                    continue;
+                }
                 let read = run.answer(&r).unwrap();
                 let cached = run.answer_cached(&r).expect("blocks read").unwrap();
                 assert_eq!(cached, read);

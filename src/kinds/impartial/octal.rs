@@ -288,6 +288,7 @@ impl JobKind for Octal {
         let bounds = range_bounds(p.n_max, ranges);
         let width = (bounds.len() - 1).to_string().len().max(2);
         let work = work_model(&code, p.n_max);
+        let mut seconds = Vec::new();
         let mut jobs: Vec<JobSpec> = Vec::new();
         for (k, w) in bounds.windows(2).enumerate() {
             let mut params = toml::Table::new();
@@ -298,14 +299,14 @@ impl JobKind for Octal {
             let cost = (w[1] * w[1] - w[0] * w[0]) / 1024 + 1;
             // Every value so far as u32 (inputs and this range), twice while
             // encoding, the process.
-            let seconds = (work(w[1]) - work(w[0])) / WORK_PER_SECOND;
+            seconds.push((work(w[1]) - work(w[0])) / WORK_PER_SECOND);
             jobs.push(
                 JobSpec::new(format!("range-{k:0width$}"), params, inputs, cost)
                     .with_memory(w[1] * 12 + (24 << 20))
-                    .with_shard_bytes((w[1] - w[0]) * 2 + 4096)
-                    .with_cpu_seconds(seconds.round() as u64),
+                    .with_shard_bytes((w[1] - w[0]) * 2 + 4096),
             );
         }
+        crate::pipeline::kind::spread_cpu_seconds(&mut jobs, &seconds);
         let mut table = toml::Table::new();
         table.insert("code".into(), code.to_string().into());
         table.insert("n_max".into(), (p.n_max as i64).into());

@@ -173,9 +173,9 @@ fn geometry(q_last: u32, rows: u32) -> TileGeom {
 /// per column (every column's state is kept: its bitset, its P-position
 /// count, the diagonal) and a sixth of a byte per cell (the row states).
 /// Measured peaks (resident; BENCHMARKS.md): q = 10⁶, r = 0: 122 MB
-/// (estimated 168 MB); q = 3·10⁶, r = 1: 352 MB (408); q = 10⁶, r = 100:
-/// 123 MB (185); q = 20,000, r = 3,000: 16 MB (61); q = 50,000, r = 10,000:
-/// 69 MB (127); q = 200,000, r = 1,000: 51 MB (106). The earlier estimate,
+/// (estimated 171 MB); q = 3·10⁶, r = 1: 352 MB (411); q = 10⁶, r = 100:
+/// 123 MB (187); q = 20,000, r = 3,000: 16 MB (62); q = 50,000, r = 10,000:
+/// 69 MB (131); q = 200,000, r = 1,000: 51 MB (108). The earlier estimate,
 /// `rows · columns / 2`, said 96 MiB for q = 10⁸, r = 1, which needs 12 GB.
 pub fn solve_memory(q_last: u32, rows: u32) -> u64 {
     let cols = u64::from(q_last) + 1;
