@@ -206,8 +206,12 @@ enum Command {
     ///
     /// GET /api/v1/GAME?key=value… (GAME: a served game; GET /api/v1/ lists
     /// them and what they answer): the JSON `query GAME … --json` prints;
-    /// errors as {"error": …, "status": …} with HTTP 400 (bad request), 404
-    /// (outside the solved tables) or 500 (damaged shard). GET / is the page.
+    /// errors, on every route, as {"error": …, "status": …} with HTTP 400
+    /// (bad request), 404 (outside the solved tables, or over --max-work),
+    /// 405, 414/431 (URL or headers too long), 500 (damaged shard) or 503
+    /// (over --time-limit, or stopping). GET / is the page. A request whose
+    /// client disconnects stops computing; SIGINT and SIGTERM stop the
+    /// server within about a second.
     Serve {
         /// Run directories, of any job kind with a probe.
         dirs: Vec<PathBuf>,
@@ -219,6 +223,15 @@ enum Command {
         /// 300 MB.
         #[arg(long, default_value_t = crate::pipeline::probe::blocks::SERVE_CACHE_BYTES >> 20)]
         cache_mb: u64,
+        /// Most values one request may compute in memory (three-row cells,
+        /// octal Grundy values); a request needing more is refused at once
+        /// (404, saying what to run instead).
+        #[arg(long, default_value_t = crate::pipeline::probe::DEFAULT_MAX_WORK)]
+        max_work: u64,
+        /// Longest one request may take, in seconds (waiting for a free core
+        /// included); then its computation is stopped and it is answered 503.
+        #[arg(long, default_value_t = crate::serve::DEFAULT_TIME_LIMIT.as_secs_f64(), value_parser = parse_seconds)]
+        time_limit: f64,
     },
 }
 
@@ -312,6 +325,11 @@ struct QueryArgs {
     /// cgroup). A query that needs more is refused before it allocates.
     #[arg(long, global = true, value_parser = parse_memory)]
     memory: Option<u64>,
+    /// Most values this query may compute in memory (three-row cells, octal
+    /// Grundy values); one needing more is refused at once, saying what to
+    /// run instead.
+    #[arg(long, global = true, default_value_t = crate::pipeline::probe::DEFAULT_MAX_WORK)]
+    max_work: u64,
     #[command(subcommand)]
     game: GameQuery,
 }
@@ -611,26 +629,40 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             if let Some(m) = q.memory {
                 set_allocation_limit(m);
             }
-            cmd_query(q.game)
+            cmd_query(q.game, q.max_work)
         }
         Command::Serve {
             dirs,
             bind,
             cache_mb,
+            max_work,
+            time_limit,
         } => {
+            let limits = crate::serve::Limits {
+                max_work,
+                time_limit: Duration::from_secs_f64(time_limit),
+                ..crate::serve::Limits::default()
+            };
+            // Requests computing at once share the allocation bound.
+            set_allocation_limit(
+                crate::pipeline::resources::default_allocation_limit() / limits.concurrent as u64,
+            );
             let probes = registry().probes(&dirs, cache_mb << 20)?;
             let rt = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()
                 .context("starting the tokio runtime")?;
-            rt.block_on(crate::serve::serve(probes, bind, |addr| {
+            let served = rt.block_on(crate::serve::serve(probes, bind, limits, |addr| {
                 outln!(
                     "serving {} run director{} on http://{addr}/ (Ctrl-C stops)",
                     dirs.len(),
                     if dirs.len() == 1 { "y" } else { "ies" }
                 );
-            }))
-            .with_context(|| format!("serving on {bind}"))?;
+            }));
+            // Computations told to stop end at their next check; do not
+            // wait for one that does not.
+            rt.shutdown_timeout(Duration::from_millis(300));
+            served.with_context(|| format!("serving on {bind}"))?;
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -742,6 +774,14 @@ fn print_results(dir: &RunDir, result: &ResultFile, claims: &[crate::pipeline::C
 }
 
 /// clap value parser for `--memory`.
+/// A positive number of seconds, e.g. `10` or `0.5`.
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 1e6 => Ok(v),
+        _ => Err(format!("`{s}`: write a number of seconds above 0, e.g. 10")),
+    }
+}
+
 fn parse_memory(s: &str) -> Result<u64, String> {
     match parse_size(s)? {
         0 => Err("the memory budget must be more than 0".into()),
@@ -1002,7 +1042,7 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
 /// on stderr as it starts; any other query that takes more than two seconds
 /// is announced then (what it computes and how far it is). Either way a
 /// progress bar follows the work done when stderr is a terminal.
-fn with_progress<T: Send>(work: impl FnOnce(&Progress) -> T + Send) -> T {
+fn with_progress<T: Send>(max_work: u64, work: impl FnOnce(&Progress) -> T + Send) -> T {
     use std::sync::atomic::{AtomicBool, Ordering};
     let said = std::sync::Arc::new(AtomicBool::new(false));
     let tell = said.clone();
@@ -1014,6 +1054,7 @@ fn with_progress<T: Send>(work: impl FnOnce(&Progress) -> T + Send) -> T {
                 );
             }
         })),
+        max_work,
         ..Progress::default()
     };
     let progress = &progress;
@@ -1073,11 +1114,11 @@ fn with_progress<T: Send>(work: impl FnOnce(&Progress) -> T + Send) -> T {
     })
 }
 
-fn cmd_query(q: GameQuery) -> anyhow::Result<ExitCode> {
+fn cmd_query(q: GameQuery, max_work: u64) -> anyhow::Result<ExitCode> {
     let query = game_queries()
         .find(|c| (c.command)().get_name() == q.name)
         .expect("clap parsed a registered query");
-    let a = with_progress(|progress| (query.answer)(&q.matches, progress))?;
+    let a = with_progress(max_work, |progress| (query.answer)(&q.matches, progress))?;
     match a.json {
         Some(v) => outln!("{}", serde_json::to_string(&v)?),
         None => out!("{}", a.text),

@@ -91,6 +91,21 @@ impl JobSpec {
     }
 }
 
+/// Sets each job's [`JobSpec::cpu_seconds`] from `exact` (its estimate in
+/// seconds, one per job, in order), rounded so that the jobs' sum is the
+/// rounded sum of `exact` (each job's running total is rounded): a plan of
+/// many jobs of under a second each still shows its total.
+pub fn spread_cpu_seconds(jobs: &mut [JobSpec], exact: &[f64]) {
+    let mut sum = 0.0f64;
+    let mut given = 0u64;
+    for (j, &e) in jobs.iter_mut().zip(exact) {
+        sum += e.max(0.0);
+        let upto = sum.round() as u64;
+        j.cpu_seconds = upto.saturating_sub(given);
+        given = upto.max(given);
+    }
+}
+
 /// A table file produced by [`JobKind::merge`], written to `RUN_DIR/tables/NAME`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableFile {

@@ -244,6 +244,7 @@ impl PlanFile {
     /// # Errors
     /// [`Error::RunDir`] if absent (not planned yet); [`Error::Manifest`] if malformed.
     pub fn load(dir: &RunDir) -> Result<PlanFile> {
+        dir.check_not_a_file()?;
         let path = dir.plan_path();
         let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => Error::RunDir {

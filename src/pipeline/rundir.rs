@@ -88,11 +88,28 @@ impl RunDir {
         self.root.join("tables")
     }
 
+    /// Refuses a run directory path that names something other than a
+    /// directory (a file, a link to one): said so, not as the error of
+    /// whatever was tried inside it ("File exists", "Not a directory").
+    ///
+    /// # Errors
+    /// [`Error::RunDir`] saying it is not a directory.
+    pub fn check_not_a_file(&self) -> Result<()> {
+        match std::fs::metadata(&self.root) {
+            Ok(m) if !m.is_dir() => Err(Error::RunDir {
+                path: self.root.clone(),
+                message: "not a directory (a file of that name exists; name a directory)".into(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// Creates the directory and its subdirectories.
     ///
     /// # Errors
     /// [`Error::Io`] naming the directory that could not be created.
     pub fn create(&self) -> Result<()> {
+        self.check_not_a_file()?;
         for sub in ["manifests", "shards", "logs", "tables"] {
             let p = self.root.join(sub);
             std::fs::create_dir_all(&p).map_err(Error::io(&p))?;
@@ -175,6 +192,7 @@ impl RunDir {
     /// # Errors
     /// [`Error::RunDir`] if another process holds it, saying which pid wrote it.
     pub fn lock(&self) -> Result<RunLock> {
+        self.check_not_a_file()?;
         std::fs::create_dir_all(&self.root).map_err(Error::io(&self.root))?;
         let path = self.root.join(".lock");
         let mut file = std::fs::OpenOptions::new()

@@ -15,31 +15,146 @@
 //! lookups of one value on a warm server) is answered on the async threads
 //! ([`crate::pipeline::probe::Probe::query_cached`]); the others run on tokio's blocking pool (a
 //! lookup reads and decompresses a block; some requests compute in memory).
+//!
+//! **Bounded work.** A request on the blocking pool runs under a
+//! [`Progress`] with the server's budget ([`Limits::max_work`]: what one
+//! answer may compute in memory, refused before it starts) and a stop flag
+//! that is set when its client disconnects (the handler's future is
+//! dropped), when its time is up ([`Limits::time_limit`]: the answer is
+//! then 503) and when the server stops; long computations read it and
+//! give up. At most [`Limits::concurrent`] such requests compute at once
+//! (the others wait, within their time). SIGINT and SIGTERM stop every
+//! computation and the server within [`SHUTDOWN_GRACE`].
+//!
+//! **Errors are JSON** everywhere: `{"error": "…", "status": N}`, for the
+//! API, unknown routes, malformed paths and query strings, URLs and headers
+//! over the limits ([`MAX_URI_BYTES`], [`MAX_HEADER_BYTES`]: 414 and 431
+//! from here; a request head larger than hyper's own buffer gets hyper's
+//! bodiless 431, given a JSON body by [`JsonErrorIo`]).
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::pin::Pin;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, Weak};
+use std::task::{Context, Poll};
+use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{Path as UrlPath, Query, State};
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{Path as UrlPath, Query, Request, State};
 use axum::http::{StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use crate::pipeline::probe::{Params, ProbeError, Probes};
+use crate::pipeline::probe::{DEFAULT_MAX_WORK, Params, ProbeError, Probes, Progress};
 
 /// The page: one HTML file with its script and style inline.
 pub const PAGE: &str = include_str!("page.html");
 
+/// Longest URL (path and query) answered; longer ones get a JSON 414.
+pub const MAX_URI_BYTES: usize = 8 << 10;
+
+/// Most bytes of request headers answered; more get a JSON 431.
+pub const MAX_HEADER_BYTES: usize = 16 << 10;
+
+/// How long after SIGINT or SIGTERM the server waits for the requests in
+/// flight (told to stop) before it exits anyway.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_millis(1200);
+
+/// Default of [`Limits::time_limit`].
+pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(10);
+
+/// What one request may take (`serve --max-work`, `--time-limit`).
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Most values one answer may compute in memory ([`Progress::max_work`]).
+    pub max_work: u64,
+    /// Longest a request may take, waiting included; then it is stopped and
+    /// answered 503.
+    pub time_limit: Duration,
+    /// Requests computing (on the blocking pool) at once.
+    pub concurrent: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_work: DEFAULT_MAX_WORK,
+            time_limit: DEFAULT_TIME_LIMIT,
+            concurrent: crate::pipeline::resources::cores().max(1),
+        }
+    }
+}
+
 /// What the handlers share.
 struct App {
     probes: Probes,
+    limits: Limits,
+    /// Permits to compute on the blocking pool.
+    compute: Arc<tokio::sync::Semaphore>,
+    /// The requests computing, to stop on shutdown.
+    in_flight: Mutex<Vec<Weak<Progress>>>,
 }
 
-/// The router of `serve` over `probes` (also used by tests in-process).
+impl App {
+    /// A new request's progress, known to [`App::stop_all`].
+    fn progress(&self) -> Arc<Progress> {
+        let p = Arc::new(Progress {
+            max_work: self.limits.max_work,
+            ..Progress::default()
+        });
+        let mut v = self
+            .in_flight
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        v.retain(|w| w.strong_count() > 0);
+        v.push(Arc::downgrade(&p));
+        p
+    }
+
+    /// Tells every computation in flight to stop (shutdown).
+    fn stop_all(&self) {
+        let v = self
+            .in_flight
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for p in v.iter().filter_map(Weak::upgrade) {
+            p.stop.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Sets a request's stop flag when dropped: when the handler returns, and
+/// when hyper drops it because the client went away.
+struct StopOnDrop(Arc<Progress>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The router of `serve` over `probes` with the default [`Limits`] (also
+/// used by tests in-process).
 pub fn router(probes: Probes) -> Router {
-    let app = Arc::new(App { probes });
+    router_with(probes, Limits::default())
+}
+
+/// The router of `serve` over `probes` with `limits`.
+pub fn router_with(probes: Probes, limits: Limits) -> Router {
+    router_of(Arc::new(App {
+        probes,
+        limits,
+        compute: Arc::new(tokio::sync::Semaphore::new(limits.concurrent.max(1))),
+        in_flight: Mutex::new(Vec::new()),
+    }))
+}
+
+fn router_of(app: Arc<App>) -> Router {
     Router::new()
         .route("/", get(page))
         .route("/api/v1/", get(index))
@@ -47,26 +162,102 @@ pub fn router(probes: Probes) -> Router {
         .route("/api/v1/{game}", get(query))
         .route("/plots/{run}/{file}", get(plot))
         .fallback(unknown_route)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn(limit_request_head))
         .with_state(app)
 }
 
-/// Binds `addr` and serves `probes` until Ctrl-C; calls `ready` with the
-/// address bound (port 0 picks a free one).
+/// Binds `addr` and serves `probes` under `limits` until SIGINT (Ctrl-C)
+/// or SIGTERM; calls `ready` with the address bound (port 0 picks a free
+/// one). On either signal every computation in flight is told to stop, and
+/// the server returns within [`SHUTDOWN_GRACE`] whatever still runs.
 ///
 /// # Errors
 /// If the address cannot be bound or the server fails.
 pub async fn serve(
     probes: Probes,
     addr: SocketAddr,
+    limits: Limits,
     ready: impl FnOnce(SocketAddr),
 ) -> std::io::Result<()> {
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    ready(listener.local_addr()?);
-    axum::serve(listener, router(probes))
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
+    let listener = JsonErrorListener(tokio::net::TcpListener::bind(addr).await?);
+    ready(axum::serve::Listener::local_addr(&listener)?);
+    let app = Arc::new(App {
+        probes,
+        limits,
+        compute: Arc::new(tokio::sync::Semaphore::new(limits.concurrent.max(1))),
+        in_flight: Mutex::new(Vec::new()),
+    });
+    let (tx, rx) = tokio::sync::watch::channel(false);
+    let stopper = app.clone();
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        stopper.stop_all();
+        let _ = tx.send(true);
+    });
+    let (mut graceful, mut hard) = (rx.clone(), rx);
+    let server = axum::serve(listener, router_of(app)).with_graceful_shutdown(async move {
+        let _ = graceful.wait_for(|s| *s).await;
+    });
+    tokio::select! {
+        r = async { server.await } => r,
+        () = async {
+            let _ = hard.wait_for(|s| *s).await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        } => Ok(()),
+    }
+}
+
+/// SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) {
+            (Ok(mut int), Ok(mut term)) => {
+                tokio::select! {
+                    _ = int.recv() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            _ => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Refuses, with the API's JSON error body, a URL longer than
+/// [`MAX_URI_BYTES`] (414) and headers larger than [`MAX_HEADER_BYTES`] (431).
+async fn limit_request_head(req: Request, next: Next) -> Response {
+    let uri = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    if uri > MAX_URI_BYTES {
+        return error_body(
+            StatusCode::URI_TOO_LONG,
+            &format!("the URL has {uri} bytes, more than the {MAX_URI_BYTES} answered here"),
+        );
+    }
+    let headers: usize = req
+        .headers()
+        .iter()
+        .map(|(k, v)| k.as_str().len() + v.len() + 4)
+        .sum();
+    if headers > MAX_HEADER_BYTES {
+        return error_body(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            &format!(
+                "the request headers have {headers} bytes, more than the {MAX_HEADER_BYTES} answered here"
+            ),
+        );
+    }
+    next.run(req).await
 }
 
 async fn page() -> impl IntoResponse {
@@ -82,20 +273,26 @@ fn json_bytes(status: StatusCode, body: Vec<u8>) -> Response {
 }
 
 /// The HTTP status that reports a probe's error: a bad request 400, outside
-/// the solved tables 404, a damaged or missing shard 500.
+/// the solved tables (or over the work budget) 404, a damaged or missing
+/// shard 500, stopped (time limit, shutdown) 503.
 pub fn status_of(e: &ProbeError) -> StatusCode {
     match e {
         ProbeError::BadRequest(_) => StatusCode::BAD_REQUEST,
         ProbeError::NotSolved(_) => StatusCode::NOT_FOUND,
         ProbeError::Run(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        ProbeError::Stopped(_) => StatusCode::SERVICE_UNAVAILABLE,
     }
 }
 
 fn error(e: &ProbeError) -> Response {
-    let status = status_of(e);
+    error_body(status_of(e), &e.to_string())
+}
+
+/// The API's error body `{"error": message, "status": N}` with `status`.
+fn error_body(status: StatusCode, message: &str) -> Response {
     json(
         status,
-        &serde_json::json!({"error": e.to_string(), "status": status.as_u16()}),
+        &serde_json::json!({"error": message, "status": status.as_u16()}),
     )
 }
 
@@ -154,9 +351,17 @@ async fn index(State(app): State<Arc<App>>) -> Response {
 
 async fn query(
     State(app): State<Arc<App>>,
-    UrlPath(game): UrlPath<String>,
-    Query(params): Query<Params>,
+    game: Result<UrlPath<String>, PathRejection>,
+    params: Result<Query<Params>, QueryRejection>,
 ) -> Response {
+    let UrlPath(game) = match game {
+        Ok(g) => g,
+        Err(e) => return error_body(e.status(), &e.body_text()),
+    };
+    let Query(params) = match params {
+        Ok(p) => p,
+        Err(e) => return error_body(e.status(), &e.body_text()),
+    };
     if app.probes.game(&game).is_none() {
         let names: Vec<&str> = app.probes.games.iter().map(|g| g.game()).collect();
         return error(&ProbeError::NotSolved(format!(
@@ -167,33 +372,68 @@ async fn query(
     // Answers from memory (cached blocks) right here; only requests that
     // read or decompress a block, or compute, go to the blocking pool.
     let probe = app.probes.game(&game).expect("checked above");
-    let r = match probe.query_cached(&params) {
-        Some(r) => Ok(r),
-        None => {
-            let app2 = app.clone();
-            tokio::task::spawn_blocking(move || {
-                app2.probes
-                    .game(&game)
-                    .expect("checked above")
-                    .query_json(&params)
-            })
-            .await
-        }
+    if let Some(r) = probe.query_cached(&params) {
+        return match r {
+            Ok(body) => json_bytes(StatusCode::OK, body),
+            Err(e) => error(&e),
+        };
+    }
+    let limit = app.limits.time_limit;
+    let progress = app.progress();
+    // Stops the computation when this future ends or is dropped (the
+    // client went away).
+    let _stop = StopOnDrop(progress.clone());
+    let too_long = || {
+        error(&ProbeError::Stopped(format!(
+            "stopped after {} s, this server's limit per request (--time-limit); \
+             a run covering the request answers it at once",
+            limit.as_secs_f64()
+        )))
     };
-    match r {
-        Ok(Ok(body)) => json_bytes(StatusCode::OK, body),
-        Ok(Err(e)) => error(&e),
-        Err(e) => json(
+    let work = async {
+        let permit = app
+            .compute
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the semaphore is never closed");
+        let (app2, p2) = (app.clone(), progress.clone());
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit; // held until the computation ends
+            app2.probes
+                .game(&game)
+                .expect("checked above")
+                .query_with(&params, &p2)
+        })
+        .await
+    };
+    match tokio::time::timeout(limit, work).await {
+        Err(_) => too_long(),
+        Ok(Ok(Ok(body))) => json_bytes(StatusCode::OK, body),
+        Ok(Ok(Err(e))) => error(&e),
+        Ok(Err(e)) => error_body(
             StatusCode::INTERNAL_SERVER_ERROR,
-            &serde_json::json!({"error": format!("probe failed: {e}"), "status": 500}),
+            &format!("probe failed: {e}"),
         ),
     }
 }
 
 async fn plot(
     State(app): State<Arc<App>>,
-    UrlPath((run, file)): UrlPath<(usize, String)>,
+    path: Result<UrlPath<(String, String)>, PathRejection>,
 ) -> Response {
+    let UrlPath((run_text, file)) = match path {
+        Ok(p) => p,
+        Err(e) => return error_body(e.status(), &e.body_text()),
+    };
+    let Ok(run) = run_text.parse::<usize>() else {
+        return error_body(
+            StatusCode::BAD_REQUEST,
+            &format!(
+                "/plots/{run_text}/{file}: `{run_text}` is not a run number (GET /api/v1/ lists them)"
+            ),
+        );
+    };
     let not_found = || not_found(&format!("no picture /plots/{run}/{file}"));
     let Some((dir, _)) = app.probes.runs.get(run) else {
         return not_found();
@@ -231,4 +471,147 @@ fn not_found(message: &str) -> Response {
 /// Any route the server does not have: 404 with the API's JSON error body.
 async fn unknown_route(uri: axum::http::Uri) -> Response {
     not_found(&format!("no such route: {}", uri.path()))
+}
+
+/// A method other than GET on a route: 405 with the API's JSON error body.
+async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> Response {
+    error_body(
+        StatusCode::METHOD_NOT_ALLOWED,
+        &format!("{method} {}: only GET is answered", uri.path()),
+    )
+}
+
+/// A TCP listener whose connections are [`JsonErrorIo`]s.
+struct JsonErrorListener(tokio::net::TcpListener);
+
+impl axum::serve::Listener for JsonErrorListener {
+    type Io = JsonErrorIo;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        let (io, addr) = axum::serve::Listener::accept(&mut self.0).await;
+        (
+            JsonErrorIo {
+                inner: io,
+                pending: Vec::new(),
+                sent: 0,
+            },
+            addr,
+        )
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.0.local_addr()
+    }
+}
+
+/// A connection that gives hyper's own error responses a JSON body. hyper
+/// answers a request it cannot parse (a head larger than its buffer, a
+/// malformed request line or header) before any handler runs, with a
+/// status line, `content-length: 0` and no body; every response of this
+/// server's handlers has a body. Such a head written by hyper is replaced
+/// by the same status with the API's JSON error body.
+pub struct JsonErrorIo {
+    inner: tokio::net::TcpStream,
+    /// Bytes to write before anything else (a rewritten error response).
+    pending: Vec<u8>,
+    /// How much of `pending` is written.
+    sent: usize,
+}
+
+impl JsonErrorIo {
+    /// Writes what is pending; `Ready(Ok)` once all of it is written.
+    fn drain(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        while self.sent < self.pending.len() {
+            let n = std::task::ready!(
+                Pin::new(&mut self.inner).poll_write(cx, &self.pending[self.sent..])
+            )?;
+            if n == 0 {
+                return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into()));
+            }
+            self.sent += n;
+        }
+        self.pending.clear();
+        self.sent = 0;
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// `head` (one write of a whole response head without a body) with a JSON
+/// body, if it is an error head hyper wrote for a request it could not
+/// parse: status 4xx or 5xx and `content-length: 0`.
+pub fn json_error_response(head: &[u8]) -> Option<Vec<u8>> {
+    let text = std::str::from_utf8(head).ok()?;
+    let rest = text.strip_prefix("HTTP/1.1 ")?;
+    if !text.ends_with("\r\n\r\n") || !(rest.starts_with('4') || rest.starts_with('5')) {
+        return None;
+    }
+    let status: u16 = rest.get(..3)?.parse().ok()?;
+    let lines: Vec<&str> = text.trim_end().split("\r\n").collect();
+    if !lines
+        .iter()
+        .any(|l| l.eq_ignore_ascii_case("content-length: 0"))
+    {
+        return None;
+    }
+    let reason = StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .unwrap_or("error");
+    let body = serde_json::json!({
+        "error": format!("{reason}: the request could not be read (its URL or headers are too long, or malformed)"),
+        "status": status,
+    })
+    .to_string();
+    let mut out = String::new();
+    for l in &lines {
+        if l.eq_ignore_ascii_case("content-length: 0") {
+            out.push_str("content-type: application/json\r\n");
+            out.push_str(&format!("content-length: {}\r\n", body.len()));
+        } else {
+            out.push_str(l);
+            out.push_str("\r\n");
+        }
+    }
+    out.push_str("\r\n");
+    out.push_str(&body);
+    Some(out.into_bytes())
+}
+
+impl AsyncRead for JsonErrorIo {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for JsonErrorIo {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        std::task::ready!(self.drain(cx))?;
+        if let Some(out) = json_error_response(buf) {
+            self.pending = out;
+            self.sent = 0;
+            // Taken whole; written by this call or the next write or flush.
+            let _ = self.drain(cx)?;
+            return Poll::Ready(Ok(buf.len()));
+        }
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        std::task::ready!(self.drain(cx))?;
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        std::task::ready!(self.drain(cx))?;
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
 }

@@ -259,3 +259,54 @@ fn a_source_naming_two_works_lists_both_in_order() {
     assert!(s.contains("Amer. Math. Monthly 81 (1974)"), "{s}");
     assert_eq!(sources::sources_section(["our own check"], &works), "");
 }
+
+/// Regression (issue 27): a Dodgem job file with `max_cars = 0` reported
+/// "match" for six published counts it did not compute (5×5's 240,060,402
+/// among them): the counts were computed by formula, whatever the run. A
+/// count is now compared only with what the run counted over its whole
+/// board.
+#[test]
+fn dodgem_counts_match_only_when_the_run_counted_them() {
+    let t = tempfile::tempdir().unwrap();
+    let job = write_job(
+        t.path(),
+        "d0.toml",
+        "kind = \"dodgem\"\nn = 5\nmax_cars = 0\n",
+    );
+    let o = run_job(&job, &t.path().join("run"));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("0 match, 0 mismatch"), "{out}");
+    let report = std::fs::read_to_string(t.path().join("run/report.md")).unwrap();
+    let line = report
+        .lines()
+        .find(|l| l.contains("5×5: positions with side to move"))
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(
+        line.contains("not covered") && line.contains("at most 0 cars a side"),
+        "{line}"
+    );
+    // The whole 3×3 board: its own counts match, the other boards' are not
+    // covered.
+    let job = write_job(t.path(), "d3.toml", "kind = \"dodgem\"\nn = 3\n");
+    let o = run_job(&job, &t.path().join("run3"));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let report = std::fs::read_to_string(t.path().join("run3/report.md")).unwrap();
+    for (claim, status) in [
+        ("3×3: positions with side to move", "| match |"),
+        ("3×3: placements with both sides", "| match |"),
+        ("4×4: positions with side to move", "| not covered |"),
+        ("5×5: positions in the largest layer", "| not covered |"),
+    ] {
+        let line = report
+            .lines()
+            .find(|l| l.contains(claim))
+            .unwrap_or_else(|| panic!("{claim}: {report}"));
+        assert!(line.ends_with(status), "{line}");
+    }
+}

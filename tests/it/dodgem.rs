@@ -881,6 +881,9 @@ fn impossible_positions_are_refused_with_a_reason() {
         ("blue:a2,a2 red:b1", "twice"),
         ("blue:a2 red:b1 to-move:green", "to-move"),
         ("blue:a2", "missing `red:`"),
+        // Issue 27: was answered "loss in 0".
+        ("blue:- red:- to-move:blue", "no car at all"),
+        ("blue: red: to-move:red", "no car at all"),
     ] {
         let e = b.parse_position(text).unwrap_err().to_string();
         assert!(e.contains(why), "{text}: {e}");

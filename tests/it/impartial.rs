@@ -642,9 +642,16 @@ fn queries_print_the_seed_examples() {
         out.contains("period 7 from n = 0") && out.contains("20 → 16"),
         "{out}"
     );
-    let (ok, out) = gametables(&["query", "octal", "0.77", "--n", "80"]);
+    let (ok, out) = gametables(&["query", "octal", "0.77", "--n", "80", "--period"]);
     assert!(ok && out.contains("= 0 1 2 3 1 4 3 2 1 4 2 6"), "{out}");
     assert!(out.contains("period 12 from n = 71"), "{out}");
+    // Without --period only G(0..=80) are computed: too few to prove it.
+    let (ok, out) = gametables(&["query", "octal", "0.77", "--n", "80"]);
+    assert!(ok && out.contains("= 0 1 2 3 1 4 3 2 1 4 2 6"), "{out}");
+    assert!(
+        out.contains("no period proved within n ≤ 80 (--period looks further)"),
+        "{out}"
+    );
 }
 
 /// Values that do not fit a byte switch the solver to 16-bit storage: an

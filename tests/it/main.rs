@@ -33,6 +33,7 @@ mod dodgem_resume;
 mod full_disk;
 mod fullcheck;
 mod grundy;
+mod hostile;
 mod impartial;
 mod limits;
 mod pipeline;

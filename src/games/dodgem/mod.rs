@@ -649,6 +649,13 @@ impl Board {
         }
         let blue = blue.ok_or_else(|| bad("missing `blue:` (use `blue:-` for no car)".into()))?;
         let red = red.ok_or_else(|| bad("missing `red:` (use `red:-` for no car)".into()))?;
+        if blue == 0 && red == 0 {
+            return Err(bad(
+                "no car at all: no game reaches this board (the game ends when one side's \
+                 last car leaves)"
+                    .into(),
+            ));
+        }
         if blue & red != 0 {
             let s = (blue & red).trailing_zeros() as usize;
             return Err(bad(format!(

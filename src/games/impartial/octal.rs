@@ -24,6 +24,7 @@
 //! never becomes an empty heap.
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::mex;
 use super::subtraction::preperiod_for;
@@ -182,14 +183,43 @@ impl OctalCode {
     /// # Panics
     /// If `end` exceeds 2²⁸ (values would need more than 32 bits of options).
     pub fn extend(&self, values: &mut Vec<u32>, end: usize) {
+        self.extend_until(values, end, &AtomicBool::new(false));
+    }
+
+    /// The work of [`extend`](Self::extend) from `G(0..len)` to
+    /// `G(0..end)`, counted in units of one vectorised comparison: a split
+    /// of a full scan is 1, a split read one at a time (the quick splits,
+    /// every rare position) [`SCALAR_WORK`], a heap's own overhead
+    /// [`HEAP_WORK`]. The same count on every machine (the scan's speed is
+    /// not in it), so a plan may predict time from it
+    /// (`kinds::impartial::octal`; BENCHMARKS.md calibrates it).
+    pub fn extend_work(&self, values: &mut Vec<u32>, end: usize) -> OctalWork {
+        self.extend_counted(values, end, &AtomicBool::new(false))
+    }
+
+    /// [`extend`](Self::extend), giving up early once `stop` is set (it is
+    /// read every [`STOP_CHECK`] heaps): `values` is then a shorter prefix
+    /// `G(0..len)`, still exact, and the caller sees `stop`.
+    ///
+    /// # Panics
+    /// As [`extend`](Self::extend).
+    pub fn extend_until(&self, values: &mut Vec<u32>, end: usize, stop: &AtomicBool) {
+        self.extend_counted(values, end, stop);
+    }
+
+    /// [`extend_until`](Self::extend_until), returning the work done as
+    /// [`extend_work`](Self::extend_work) counts it.
+    fn extend_counted(&self, values: &mut Vec<u32>, end: usize, stop: &AtomicBool) -> OctalWork {
         assert!(end <= 1 << 28, "n_max above 2^28 is not supported");
+        let mut work = OctalWork::default();
         if end <= values.len() {
-            return;
+            return work;
         }
-        let done = extend_typed::<u8>(self, values, end)
-            || extend_typed::<u16>(self, values, end)
-            || extend_typed::<u32>(self, values, end);
+        let done = extend_typed::<u8>(self, values, end, stop, &mut work)
+            || extend_typed::<u16>(self, values, end, stop, &mut work)
+            || extend_typed::<u32>(self, values, end, stop, &mut work);
         assert!(done, "32-bit values suffice below 2^28");
+        work
     }
 }
 
@@ -278,12 +308,45 @@ fn scan_fn<T: Val>() -> fn(&[T], &[T], T) -> bool {
     |l, r, x| any_xor_eq(l, r, x)
 }
 
+/// The work of [`OctalCode::extend_work`], in units of one vectorised
+/// comparison, in two parts that grow differently with n.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OctalWork {
+    /// The certifying scans of candidates (full scans and rare positions):
+    /// per heap, it grows with n.
+    pub scans: u64,
+    /// The rest: the quick splits and each heap's overhead, bounded per heap.
+    pub rest: u64,
+}
+
+impl OctalWork {
+    /// Both parts.
+    pub fn total(&self) -> u64 {
+        self.scans + self.rest
+    }
+}
+
+/// Work units of a split read one at a time ([`OctalCode::extend_work`]).
+pub const SCALAR_WORK: u64 = 32;
+
+/// Work units of a heap's own overhead ([`OctalCode::extend_work`]).
+pub const HEAP_WORK: u64 = 64;
+
+/// [`OctalCode::extend_until`] reads its stop flag every this many heaps.
+pub const STOP_CHECK: usize = 64;
+
 /// Splits with a part ≤ this are read first to collect candidate values.
 const QUICK_SPLITS: usize = 256;
 
 /// [`OctalCode::extend`] with values stored as `T`; false (and `values`
 /// unchanged beyond its prefix) if some value does not fit.
-fn extend_typed<T: Val>(code: &OctalCode, values: &mut Vec<u32>, end: usize) -> bool {
+fn extend_typed<T: Val>(
+    code: &OctalCode,
+    values: &mut Vec<u32>,
+    end: usize,
+    stop: &AtomicBool,
+    work: &mut OctalWork,
+) -> bool {
     let start = values.len();
     if values.iter().any(|&v| T::from_u32(v).is_none()) {
         return false;
@@ -306,9 +369,13 @@ fn extend_typed<T: Val>(code: &OctalCode, values: &mut Vec<u32>, end: usize) -> 
     let scan = scan_fn::<T>();
     let mut rare = RareClass::new(&values[..]);
     for n in start..end {
+        if n % STOP_CHECK == 0 && stop.load(Ordering::Relaxed) {
+            break;
+        }
         if n % RareClass::REFRESH == 0 {
             rare.refresh(&g[..n]);
         }
+        work.rest += HEAP_WORK;
         let bits = 32 - max_so_far.leading_zeros();
         let width = (1usize << bits).div_ceil(64) + 1;
         seen.clear();
@@ -331,13 +398,16 @@ fn extend_typed<T: Val>(code: &OctalCode, values: &mut Vec<u32>, end: usize) -> 
                 continue;
             }
             let m = n - k;
-            for a in 1..=(m / 2).min(QUICK_SPLITS) {
+            let quick = (m / 2).min(QUICK_SPLITS);
+            work.rest += quick as u64 * SCALAR_WORK;
+            for a in 1..=quick {
                 mark((g[a] ^ g[m - a]).to_u32());
             }
         }
         // Candidates ascending: the first not yet seen is the mex unless a
         // full scan of the splits finds it.
         let mut x = super::first_zero_bit(&seen);
+        let scanned = &mut work.scans;
         loop {
             let Some(xt) = u32::try_from(x).ok().and_then(T::from_u32) else {
                 return false; // the mex itself may not fit
@@ -354,12 +424,22 @@ fn extend_typed<T: Val>(code: &OctalCode, values: &mut Vec<u32>, end: usize) -> 
                 }
                 if via_rare {
                     // One part of any split with value x is rare.
-                    rare.positions
+                    let mut read = 0u64;
+                    let hit = rare
+                        .positions
                         .iter()
                         .map(|&q| q as usize)
                         .take_while(|&q| q < m)
-                        .any(|q| (g[q] ^ g[m - q]) == xt)
+                        .any(|q| {
+                            read += 1;
+                            (g[q] ^ g[m - q]) == xt
+                        });
+                    *scanned += read * SCALAR_WORK;
+                    hit
                 } else {
+                    // Counted whole: the scan stops early only at a hit,
+                    // which ends the candidate anyway.
+                    *scanned += half as u64;
                     scan(&g[1..=half], &r[end - m..end - m + half], xt)
                 }
             });

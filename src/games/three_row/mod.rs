@@ -46,8 +46,9 @@ mod tile;
 pub use classify::{RowClass, classify, min_run};
 pub use tile::PERIOD_MAX;
 pub use tile::{
-    ColState, LiveRow, RowState, TileGeom, TileInput, TileOutput, TileRecord, WinningMove, naive_f,
-    solve_tile, solve_tile_blocked, solve_tile_blocked_progress, value_bound,
+    ColState, LiveRow, RowState, STOPPED, TileGeom, TileInput, TileOutput, TileRecord, WinningMove,
+    naive_f, solve_tile, solve_tile_blocked, solve_tile_blocked_progress, solve_tile_blocked_until,
+    value_bound,
 };
 
 /// `f(q, r)` for every `r ≤ q ≤ q_max` by one tile over the whole triangle:

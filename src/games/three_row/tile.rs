@@ -674,6 +674,31 @@ pub fn solve_tile_blocked_progress(
     threads: usize,
     progress: &AtomicU64,
 ) -> Result<TileOutput, String> {
+    let never = AtomicBool::new(false);
+    solve_tile_blocked_until(
+        geom, input, record, block_q, block_r, threads, progress, &never,
+    )
+}
+
+/// What [`solve_tile_blocked_until`] answers when `stop` was set.
+pub const STOPPED: &str = "stopped before the tile was solved";
+
+/// [`solve_tile_blocked_progress`], giving up once `stop` is set (read
+/// before each anti-diagonal of blocks).
+///
+/// # Errors
+/// As [`solve_tile`]; [`STOPPED`] when stopped.
+#[allow(clippy::too_many_arguments)]
+pub fn solve_tile_blocked_until(
+    geom: &TileGeom,
+    input: TileInput,
+    record: &TileRecord,
+    block_q: u32,
+    block_r: u32,
+    threads: usize,
+    progress: &AtomicU64,
+    stop: &AtomicBool,
+) -> Result<TileOutput, String> {
     let (bq, br) = (block_q.max(1), block_r.max(1));
     let TileGeom {
         q0,
@@ -725,6 +750,9 @@ pub fn solve_tile_blocked_progress(
     // One anti-diagonal after the other; `solve` runs the blocks of one.
     let mut all = |solve: &dyn Fn(Vec<BlockTask>) -> Vec<BlockResult>| -> Result<(), String> {
         for s in 0..anti_diagonals {
+            if stop.load(Ordering::Relaxed) {
+                return Err(STOPPED.to_string());
+            }
             // The blocks (i, j) of anti-diagonal s that hold cells (ra < qb).
             let tasks: Vec<BlockTask> = (s.saturating_sub(nr - 1)..nq.min(s + 1))
                 .map(|i| (i, s - i))

@@ -82,6 +82,13 @@ impl BoxRun {
     pub(crate) fn covering(&self, s: &Staircase) -> Option<(usize, &str)> {
         let need_rows = s.rows().len() as u32;
         let need_cols = s.rows().first().copied().unwrap_or(0);
+        self.covering_size(need_rows, need_cols)
+    }
+
+    /// [`BoxRun::covering`] of a staircase of `need_rows` rows and
+    /// `need_cols` columns, known by its size only (so that the transpose
+    /// of a staircase is looked for without building it).
+    pub(crate) fn covering_size(&self, need_rows: u32, need_cols: u32) -> Option<(usize, &str)> {
         self.boxes
             .iter()
             .position(|b| b.rows >= need_rows && b.cols >= need_cols)
@@ -90,6 +97,13 @@ impl BoxRun {
                 let name = self.boxes[i].name.as_str();
                 (i, name.split("-part-").next().unwrap_or(name))
             })
+    }
+
+    /// [`BoxRun::covering`] of the transpose of `s` (its columns as rows),
+    /// from `s`'s size alone.
+    pub(crate) fn covering_transposed(&self, s: &Staircase) -> Option<(usize, &str)> {
+        let cols = s.rows().first().copied().unwrap_or(0);
+        self.covering_size(cols, s.rows().len() as u32)
     }
 
     /// The job of the box of job `i` (a job [`BoxRun::covering`] gave)
@@ -207,10 +221,12 @@ pub fn winning_from_run(run: &BoxRun, s: &Staircase) -> ProbeResult<Option<(Stri
     if let Some((i, name)) = run.covering(s) {
         return Ok(Some((name.to_string(), winning_in_box(run, i, s)?)));
     }
-    let t = s.transpose();
-    let Some((i, name)) = run.covering(&t) else {
+    // The transpose is built only once a box holds it: its rows are `s`'s
+    // columns, which may be a billion (`1x1000000000`).
+    let Some((i, name)) = run.covering_transposed(s) else {
         return Ok(None);
     };
+    let t = s.transpose();
     let mut mirrored: Vec<Bite> = winning_in_box(run, i, &t)?
         .iter()
         .map(|b| Bite {

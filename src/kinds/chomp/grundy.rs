@@ -141,6 +141,10 @@ impl JobKind for ChompGrundy {
     );
 
     fn plan(&self, path: &Path, text: &str) -> Result<(toml::Table, Vec<JobSpec>)> {
+        /// CPU seconds per unit of the job's cost (positions × rows × cols):
+        /// `chomp-grundy.toml` (10×10 and 3×200, 8.5·10⁸ units) ran in 2.7 s
+        /// of CPU (BENCHMARKS.md, "Estimates against measured runs").
+        const CPU_SECONDS_PER_BITE: f64 = 3.2e-9;
         let p: JobFileParams = parse_params(path, text)?;
         let (table, boxes) = plan_box_list(path, text, &p.boxes, |_, _, b| {
             (b.len() > MAX_GRUNDY_BOX).then(|| {
@@ -163,6 +167,7 @@ impl JobKind for ChompGrundy {
                 JobSpec::new(format!("grundy-{rows}x{cols}"), params, vec![], cost)
                     .with_memory(b.len() * 12 + (24 << 20))
                     .with_shard_bytes(b.len() + 4096)
+                    .with_cpu_seconds((cost as f64 * CPU_SECONDS_PER_BITE).round() as u64)
             })
             .collect();
         Ok((table, jobs))

@@ -35,21 +35,38 @@ fn check_grundy_meta(bytes: &[u8], b: &ChompBox) -> Result<u8, String> {
 }
 
 /// The Grundy value of `s` from `run`: the first box (plan order) holding
-/// it, with the box's job name; `None` if no box holds it.
+/// it, else the first holding its transpose (the same game, so the same
+/// value), with the box's job name; `None` if no box holds either.
 ///
 /// # Errors
 /// [`ProbeError::Run`]: a missing or damaged shard or block.
 fn grundy_from_blocks(run: &BoxRun, s: &Staircase) -> ProbeResult<Option<(String, u32)>> {
-    let Some((i, name)) = run.covering(s) else {
+    if let Some((i, name)) = run.covering(s) {
+        return Ok(Some((name.to_string(), grundy_in_box(run, i, s)?)));
+    }
+    // Built only once a box holds it (it has as many rows as `s` columns).
+    let Some((i, name)) = run.covering_transposed(s) else {
         return Ok(None);
     };
+    let t = s.transpose();
+    Ok(Some((
+        format!("{name}, transposed"),
+        grundy_in_box(run, i, &t)?,
+    )))
+}
+
+/// The Grundy value of `s` from box `i` of `run` (which holds it).
+///
+/// # Errors
+/// [`ProbeError::Run`]: a missing or damaged shard or block.
+fn grundy_in_box(run: &BoxRun, i: usize, s: &Staircase) -> ProbeResult<u32> {
     let (b, width) = run.ready(i, |m, b, _, _| check_grundy_meta(m, b))?;
     let x = b.rank_of(s).map_err(ProbeError::bad)?;
     let w = u64::from(*width);
     let bytes = run.bytes(i, "values", x * w, w)?;
     let mut v = [0u8; 4];
     v[..bytes.len()].copy_from_slice(&bytes);
-    Ok(Some((name.to_string(), u32::from_le_bytes(v))))
+    Ok(u32::from_le_bytes(v))
 }
 
 /// The answer of [`GrundyProbe::answer`].
@@ -173,8 +190,13 @@ impl GrundyProbe {
                 }
             }
             found.ok_or_else(|| {
+                let what = if req.is_rectangle {
+                    req.label.clone()
+                } else {
+                    format!("the position {s}")
+                };
                 ProbeError::NotSolved(format!(
-                    "no box in {} covers the position {s}",
+                    "no box in {} covers {what} (nor its transpose)",
                     run_dirs(self.runs.iter().map(BoxRun::view))
                 ))
             })?

@@ -37,6 +37,27 @@ impl CensusChart {
     }
 }
 
+/// The points `(squares, get(row))` of `rows` with a positive count, as
+/// runs of consecutive sizes: a size whose count is zero (or missing) ends
+/// a run, so that a line on a log scale is never drawn across it.
+pub fn positive_runs(rows: &[CensusRow], get: fn(&CensusRow) -> u64) -> Vec<Vec<(u32, u64)>> {
+    let mut runs: Vec<Vec<(u32, u64)>> = Vec::new();
+    let mut last: Option<u32> = None;
+    for r in rows {
+        let v = get(r);
+        if v == 0 {
+            last = None;
+            continue;
+        }
+        match (runs.last_mut(), last) {
+            (Some(run), Some(s)) if r.squares == s + 1 => run.push((r.squares, v)),
+            _ => runs.push(vec![(r.squares, v)]),
+        }
+        last = Some(r.squares);
+    }
+    runs
+}
+
 impl Chart for CensusChart {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
         let n_max = self.rows.last().map_or(1, |r| r.squares);
@@ -83,20 +104,19 @@ impl Chart for CensusChart {
             ),
         ];
         for (label, colour, get) in series {
-            // Zero counts (small s) have no place on a log scale.
-            let pts: Vec<(u32, u64)> = self
-                .rows
-                .iter()
-                .map(|r| (r.squares, get(r)))
-                .filter(|&(_, v)| v > 0)
-                .collect();
-            chart
-                .draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))?
-                .label(label)
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 24, y)], colour.stroke_width(3))
-                });
-            chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))?;
+            // Zero counts have no place on a log scale: the line stops at
+            // one and starts again after it, never drawn across it.
+            let runs = positive_runs(&self.rows, get);
+            for (k, pts) in runs.iter().enumerate() {
+                let line =
+                    chart.draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))?;
+                if k == 0 {
+                    line.label(label).legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 24, y)], colour.stroke_width(3))
+                    });
+                }
+                chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))?;
+            }
         }
         if let Some(s) = self.crossover() {
             let r = self

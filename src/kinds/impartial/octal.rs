@@ -67,6 +67,44 @@ struct RangeParams {
 
 /// The boundaries `0 = b₀ < … < b_r = n_max + 1` of `ranges` ranges of about
 /// equal cost (cost of `[0, b)` ∝ b²); fewer ranges if n_max is small.
+/// Values the plan computes to predict the work of a code: `G(0..4096)`
+/// (about a second for a code of forty digits, far less for short ones).
+pub const WORK_SAMPLE: usize = 4096;
+
+/// Units of [`OctalCode::extend_work`] per CPU second on one core of the
+/// reference machine: 2.2·10¹⁰ to 4.5·10¹⁰ measured for Kayles, Dawson's
+/// Kayles and codes of 20 and 40 sevens (BENCHMARKS.md).
+pub const WORK_PER_SECOND: f64 = 3.0e10;
+
+/// The predicted work ([`OctalCode::extend_work`] units) of `G(0..n)` for
+/// `code`, from `G(0..m)`, `m = min(WORK_SAMPLE, n_max + 1)`, computed here:
+/// the bounded part per heap grows like n; the scans like `n^e`, `e` the
+/// growth of the scans' work from `[m/4, m/2)` to `[m/2, m)` (`2^e`),
+/// between 1 (a rare-value class: Kayles) and 3 (long codes whose values
+/// keep growing). Deterministic: the same plan on every machine.
+pub fn work_model(code: &OctalCode, n_max: u64) -> impl Fn(u64) -> f64 + use<> {
+    let m = WORK_SAMPLE.min(n_max as usize + 1).max(4);
+    let mut v = Vec::new();
+    let a = code.extend_work(&mut v, m / 4);
+    let b = code.extend_work(&mut v, m / 2);
+    let c = code.extend_work(&mut v, m);
+    let scans_m = (a.scans + b.scans + c.scans) as f64;
+    let rest_m = (a.rest + b.rest + c.rest) as f64;
+    // Work of the scans in the last doubling, and its growth.
+    let (d_prev, d_last) = (b.scans.max(1) as f64, c.scans.max(1) as f64);
+    let e = (d_last / d_prev).log2().clamp(1.0, 3.0);
+    let g = 2f64.powf(e);
+    let m = m as f64;
+    move |n: u64| {
+        let x = n as f64 / m;
+        if x <= 1.0 {
+            return (scans_m + rest_m) * x;
+        }
+        // Σ over the doublings past m of d_last·2^(e·k).
+        scans_m + d_last * g * (x.powf(e) - 1.0) / (g - 1.0) + rest_m * x
+    }
+}
+
 pub fn range_bounds(n_max: u64, ranges: u64) -> Vec<u64> {
     let total = u128::from(n_max + 1);
     let mut b = vec![0u64];
@@ -249,6 +287,8 @@ impl JobKind for Octal {
         )?;
         let bounds = range_bounds(p.n_max, ranges);
         let width = (bounds.len() - 1).to_string().len().max(2);
+        let work = work_model(&code, p.n_max);
+        let mut seconds = Vec::new();
         let mut jobs: Vec<JobSpec> = Vec::new();
         for (k, w) in bounds.windows(2).enumerate() {
             let mut params = toml::Table::new();
@@ -259,12 +299,14 @@ impl JobKind for Octal {
             let cost = (w[1] * w[1] - w[0] * w[0]) / 1024 + 1;
             // Every value so far as u32 (inputs and this range), twice while
             // encoding, the process.
+            seconds.push((work(w[1]) - work(w[0])) / WORK_PER_SECOND);
             jobs.push(
                 JobSpec::new(format!("range-{k:0width$}"), params, inputs, cost)
                     .with_memory(w[1] * 12 + (24 << 20))
                     .with_shard_bytes((w[1] - w[0]) * 2 + 4096),
             );
         }
+        crate::pipeline::kind::spread_cpu_seconds(&mut jobs, &seconds);
         let mut table = toml::Table::new();
         table.insert("code".into(), code.to_string().into());
         table.insert("n_max".into(), (p.n_max as i64).into());

@@ -19,7 +19,9 @@ use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, Progress, p
 /// Most values an answer from a run lists: `G(n − 999..=n)`.
 pub const RUN_LIST_MAX: usize = 1000;
 
-/// Values computed by a query to find a period (`G(0..2¹⁴)` at least).
+/// Values computed by a query asked for the period (`period=1`,
+/// `--period`) to find one (`G(0..2¹⁴)` at least); without it a query
+/// computes `G(0..=n)` only and proves what those values prove.
 pub const QUERY_PERIOD_SEARCH: usize = 1 << 14;
 
 /// Largest `n` computed in memory.
@@ -40,10 +42,15 @@ pub struct OctalRequest {
     pub code: String,
     /// Heap size: `G(0..=n)` are answered.
     pub n: usize,
+    /// Look for the period: compute at least [`QUERY_PERIOD_SEARCH`] values
+    /// (in memory; a run gives its own). Without it only `G(0..=n)` are
+    /// computed, and the period is given only if they prove it.
+    pub period: bool,
 }
 
 impl OctalRequest {
-    /// The request from the parameters `code` and `n` (default 80).
+    /// The request from the parameters `code`, `n` (default 80) and the
+    /// flag `period`.
     ///
     /// # Errors
     /// [`ProbeError::BadRequest`] naming a missing or malformed parameter.
@@ -56,6 +63,7 @@ impl OctalRequest {
                 Some(_) => required(params, "n")?,
                 None => DEFAULT_N,
             },
+            period: crate::pipeline::probe::flag(params, "period")?,
         })
     }
 }
@@ -124,6 +132,11 @@ impl fmt::Display for OctalAnswer {
                 p.preperiod.max(1),
                 p.checked_through,
                 self.t
+            ),
+            None if self.searched <= QUERY_PERIOD_SEARCH => writeln!(
+                f,
+                "no period proved within n ≤ {} (--period looks further)",
+                self.searched - 1
             ),
             None => writeln!(f, "no period proved within n ≤ {}", self.searched - 1),
         }?;
@@ -342,12 +355,29 @@ impl OctalProbe {
                 ),
             });
         }
+        if let Some(run) = self.runs.iter().find(|r| r.code == code) {
+            return Err(ProbeError::NotSolved(format!(
+                "--n {n}: the run {} of {code} has n ≤ {} only; run an `octal` job with \
+                 a larger n_max",
+                run.shards.view().dir.root().display(),
+                run.n_max
+            )));
+        }
         if n > MAX_IN_MEMORY_N {
             return Err(ProbeError::NotSolved(format!(
                 "--n {n}: at most {MAX_IN_MEMORY_N} here; run an `octal` job for more"
             )));
         }
-        let end = n.max(QUERY_PERIOD_SEARCH) + 1;
+        let end = if req.period {
+            n.max(QUERY_PERIOD_SEARCH)
+        } else {
+            n
+        } + 1;
+        progress.check_work(
+            end as u64,
+            &format!("G(0..{end}) of the octal game {c}"),
+            &format!("run an `octal` job (code = \"{c}\", n_max = {n}) and serve or --run-dir it"),
+        )?;
         // Values as u32 and the solver's byte copies (value and reversed),
         // the text printed.
         crate::pipeline::resources::check_allocation(
@@ -358,15 +388,18 @@ impl OctalProbe {
         let square = |x: usize| (x as u64) * (x as u64);
         let what = format!("G(0..{end}) of the octal game {c}");
         if square(end) >= LONG_OCTAL_WORK {
-            progress.start_long(square(end), what);
+            progress.start_long(square(end), what.clone());
         } else {
-            progress.start(square(end), what);
+            progress.start(square(end), what.clone());
         }
         // In 64 steps of equal work (the cost of G(0..e) grows like e²).
         let mut values = Vec::new();
         for k in 1..=64u64 {
             let e = ((end as f64) * (k as f64 / 64.0).sqrt()).ceil() as usize;
-            c.extend(&mut values, e.min(end));
+            c.extend_until(&mut values, e.min(end), &progress.stop);
+            if progress.stopped() {
+                return Err(progress.stopped_error(&what));
+            }
             progress
                 .done
                 .store(square(values.len()), std::sync::atomic::Ordering::Relaxed);
@@ -394,6 +427,15 @@ impl Probe for OctalProbe {
 
     fn query(&self, params: &Params) -> ProbeResult<serde_json::Value> {
         Ok(self.answer(&OctalRequest::from_params(params)?)?.json())
+    }
+
+    fn query_with(&self, params: &Params, progress: &Progress) -> ProbeResult<Vec<u8>> {
+        let req = OctalRequest::from_params(params)?;
+        Ok(self
+            .answer_with(&req, progress)?
+            .json()
+            .to_string()
+            .into_bytes())
     }
 
     fn describe(&self) -> serde_json::Value {

@@ -37,6 +37,15 @@ impl OctalChart {
     }
 }
 
+/// A tick label for a whole number (never `-0`), none between them.
+pub fn whole_tick(x: f64) -> String {
+    let r = x.round();
+    if (x - r).abs() > 1e-6 {
+        return String::new();
+    }
+    format!("{}", r as i64)
+}
+
 impl Chart for OctalChart {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
         let shown = self.values.len() as u32;
@@ -58,11 +67,16 @@ impl Chart for OctalChart {
             .margin(20)
             .x_label_area_size(50)
             .y_label_area_size(60)
-            .build_cartesian_2d(-1f64..f64::from(shown), -0.5f64..f64::from(top) + 0.5)?;
+            // At least ten heaps wide, so that a short run (n_max = 0) still
+            // has whole-number ticks.
+            .build_cartesian_2d(
+                -1f64..f64::from(shown.max(10)),
+                -0.5f64..f64::from(top) + 0.5,
+            )?;
         chart
             .configure_mesh()
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&|y| format!("{y:.0}"))
+            .x_label_formatter(&|x| whole_tick(*x))
+            .y_label_formatter(&|y| whole_tick(*y))
             .y_labels(top as usize + 2)
             .x_desc("heap size n")
             .y_desc("G(n)")
@@ -140,10 +154,19 @@ impl Chart for OctalChart {
             .background_style(WHITE.mix(0.9))
             .border_style(palette::INK)
             .draw()?;
+        let range = match shown {
+            0 | 1 => "n = 0".to_string(),
+            s => format!("n = 0 … {}", s - 1),
+        };
+        let proof = if self.period.is_some() {
+            "the period is proved by the Guy–Smith theorem (Proc. Cambridge Philos. Soc. 52, 1956)"
+        } else {
+            "too few values to prove a period by the Guy–Smith theorem (Proc. Cambridge Philos. Soc. 52, 1956)"
+        };
         let note = format!(
-            "Shown: n = 0 … {} of {} computed (largest value {}). Values from the run's b-file; the period is proved by the Guy–Smith theorem (Proc. Cambridge Philos. Soc. 52, 1956).",
-            shown.saturating_sub(1),
+            "Shown: {range} of {} value{} computed (largest value {}). Values from the run's b-file; {proof}.",
             thousands(self.n_max + 1),
+            if self.n_max == 0 { "" } else { "s" },
             self.max_value
         );
         lower.draw(&Text::new(note, (20, 10), font(14.0)))?;

@@ -47,7 +47,9 @@ struct SubtractionQuery {
 ///
 /// With --run-dir (an `octal` run of the same code whose n_max covers N),
 /// G(N) and the 1,000 values up to it are read from the run's shards and
-/// the period from its summary; otherwise they are computed in memory.
+/// the period from its summary (a run of another code, or one that stops
+/// below N, is an error); otherwise they are computed in memory: G(0..=N)
+/// only, and with --period at least G(0..16384) to look for the period.
 #[derive(Parser, Debug)]
 #[command(name = "octal")]
 struct OctalQuery {
@@ -56,6 +58,10 @@ struct OctalQuery {
     /// Print G(0..=N).
     #[arg(long, default_value_t = 80)]
     n: usize,
+    /// Look for the period (Guy–Smith) in at least G(0..16384), not only in
+    /// the values printed.
+    #[arg(long)]
+    period: bool,
     /// An `octal` run directory of this code.
     #[arg(long)]
     run_dir: Option<PathBuf>,
@@ -81,11 +87,22 @@ fn octal(m: &clap::ArgMatches, progress: &Progress) -> anyhow::Result<Answer> {
     let mut probe = OctalProbe::new();
     if let Some(d) = &q.run_dir {
         probe.add_run(crate::pipeline::probe::open_run_of_kind(d, OCTAL)?)?;
+        let code = crate::games::impartial::octal::OctalCode::parse(&q.code)
+            .map_err(crate::pipeline::probe::ProbeError::bad)?
+            .to_string();
+        if let Some((other, _, _)) = probe.runs().into_iter().find(|(c, _, _)| *c != code) {
+            return Err(crate::pipeline::probe::ProbeError::bad(format!(
+                "--run-dir {}: a run of the octal game {other}, not {code}",
+                d.display()
+            ))
+            .into());
+        }
     }
     let a = probe.answer_with(
         &OctalRequest {
             code: q.code,
             n: q.n,
+            period: q.period,
         },
         progress,
     )?;

@@ -133,6 +133,17 @@ pub fn tile_memory(rows: u64, q1: u64) -> u64 {
     rows.saturating_mul(q1) / 2 + (48 << 20)
 }
 
+/// CPU seconds of a tile job, recording, writing and checking included
+/// (both threads together): per cell 2.4·10⁻⁸ plus 3·10⁻¹³ per column of
+/// the tile's middle (the row and column bitsets grow with q). `run` took
+/// 2.9·10⁻⁸ s per cell for three-row-16000, 3.9·10⁻⁸ for three-row-50000
+/// and 1.2·10⁻⁷ for three-row-131072 (BENCHMARKS.md, "Plan estimates
+/// against measured"; a bare in-memory solve takes about 8·10⁻⁹).
+pub fn tile_cpu_seconds(g: &TileGeom) -> f64 {
+    let q_mid = (f64::from(g.q0) + f64::from(g.q1)) / 2.0;
+    g.cells() as f64 * (2.4e-8 + 3.0e-13 * q_mid)
+}
+
 /// Most tiles a plan may have.
 pub const MAX_TILES: u128 = 100_000;
 
@@ -856,7 +867,8 @@ impl JobKind for ThreeRow {
         };
         check_plan_size(path, text, "q_range", count, links)?;
         let tiles = plan_tiles(p.q_max, p.q_range, r_range);
-        let jobs = tiles
+        let exact: Vec<f64> = tiles.iter().map(|(g, _)| tile_cpu_seconds(g)).collect();
+        let mut jobs: Vec<JobSpec> = tiles
             .into_iter()
             .map(|(g, inputs)| {
                 let mut params = toml::Table::new();
@@ -876,6 +888,7 @@ impl JobKind for ThreeRow {
                     .with_shard_bytes(rows * u64::from(g.q1) / 16 + 4096)
             })
             .collect();
+        crate::pipeline::kind::spread_cpu_seconds(&mut jobs, &exact);
         let mut table = toml::Table::new();
         table.insert("q_max".into(), i64::from(p.q_max).into());
         table.insert("q_range".into(), i64::from(p.q_range).into());

@@ -15,9 +15,9 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use crate::games::three_row::{
-    RowState, TileGeom, TileInput, TileOutput, TileRecord, classify, solve_tile_blocked_progress,
+    RowState, TileGeom, TileInput, TileOutput, TileRecord, classify, solve_tile_blocked_until,
 };
-use crate::kinds::three_row::kind::{MAX_Q, f_from_tiles, row_line, tile_memory};
+use crate::kinds::three_row::kind::{MAX_Q, f_from_tiles, row_line};
 use crate::pipeline::Error;
 use crate::pipeline::RunView;
 use crate::pipeline::kind::RunAccess;
@@ -168,18 +168,39 @@ fn geometry(q_last: u32, rows: u32) -> TileGeom {
     }
 }
 
+/// Estimated peak memory in bytes of the in-memory solve of rows `0..rows`,
+/// columns `0..=q_last`: the process and its threads (48 MiB), 120 bytes
+/// per column (every column's state is kept: its bitset, its P-position
+/// count, the diagonal) and a sixth of a byte per cell (the row states).
+/// Measured peaks (resident; BENCHMARKS.md): q = 10⁶, r = 0: 122 MB
+/// (estimated 171 MB); q = 3·10⁶, r = 1: 352 MB (411); q = 10⁶, r = 100:
+/// 123 MB (187); q = 20,000, r = 3,000: 16 MB (62); q = 50,000, r = 10,000:
+/// 69 MB (131); q = 200,000, r = 1,000: 51 MB (108). The earlier estimate,
+/// `rows · columns / 2`, said 96 MiB for q = 10⁸, r = 1, which needs 12 GB.
+pub fn solve_memory(q_last: u32, rows: u32) -> u64 {
+    let cols = u64::from(q_last) + 1;
+    (48 << 20) + cols.saturating_mul(120) + solve_cells(q_last, rows) / 6
+}
+
 /// Refuses, before allocating, an in-memory solve of rows `0..rows` to
-/// column `q_last` above the allocation limit (`--memory`).
-fn check_solve_memory(q_last: u32, rows: u32, flag: &str) -> ProbeResult<()> {
+/// column `q_last` above the allocation limit (`--memory`) or above the
+/// work budget ([`Progress::max_work`] cells).
+fn check_solve(q_last: u32, rows: u32, flag: &str, progress: &Progress) -> ProbeResult<()> {
     let what = format!(
         "{flag}: computing rows 0..={} to column {q_last} in memory",
         rows - 1
     );
-    check_allocation(&what, tile_memory(u64::from(rows), u64::from(q_last) + 1)).map_err(|e| {
+    check_allocation(&what, solve_memory(q_last, rows)).map_err(|e| {
         ProbeError::NotSolved(format!(
             "{e}; a three-row run (--run-dir) answers classes without it"
         ))
-    })
+    })?;
+    progress.check_work(
+        solve_cells(q_last, rows),
+        &what,
+        "a three-row run covering it (a job file with `kind = \"three-row\"` and a \
+         large enough `q_max`, then --run-dir or serve it) answers without it",
+    )
 }
 
 /// Cells of one in-memory solve from which a query says up front that it
@@ -188,9 +209,16 @@ fn check_solve_memory(q_last: u32, rows: u32, flag: &str) -> ProbeResult<()> {
 /// of CPU; BENCHMARKS.md).
 pub const LONG_CELLS: u64 = 200_000_000;
 
-/// Cells of the in-memory solve of rows `0..rows`, columns `0..=q_last`.
+/// Cells of the in-memory solve of rows `0..rows`, columns `0..=q_last`
+/// (`Σ_q min(rows, q + 1)`, in closed form: [`TileGeom::cells`] counts
+/// column by column).
 pub fn solve_cells(q_last: u32, rows: u32) -> u64 {
-    geometry(q_last, rows).cells()
+    let (cols, rows) = (u64::from(q_last) + 1, u64::from(rows));
+    if cols <= rows {
+        cols * (cols + 1) / 2
+    } else {
+        rows * (rows + 1) / 2 + (cols - rows) * rows
+    }
 }
 
 /// Solves rows `0..rows` of columns `0..=q_last` in memory, counting cells
@@ -199,11 +227,11 @@ fn solve(q_last: u32, rows: u32, progress: &Progress) -> ProbeResult<TileOutput>
     let g = geometry(q_last, rows);
     let what = format!("f(q, r) for rows r ≤ {} and columns q ≤ {q_last}", rows - 1);
     if g.cells() >= LONG_CELLS {
-        progress.start_long(g.cells(), what);
+        progress.start_long(g.cells(), what.clone());
     } else {
-        progress.start(g.cells(), what);
+        progress.start(g.cells(), what.clone());
     }
-    solve_tile_blocked_progress(
+    let out = solve_tile_blocked_until(
         &g,
         TileInput::default(),
         &TileRecord::default(),
@@ -211,18 +239,22 @@ fn solve(q_last: u32, rows: u32, progress: &Progress) -> ProbeResult<TileOutput>
         256,
         cores(),
         &progress.done,
-    )
-    .map_err(ProbeError::bad)
+        &progress.stop,
+    );
+    match out {
+        Err(_) if progress.stopped() => Err(progress.stopped_error(&what)),
+        out => out.map_err(ProbeError::bad),
+    }
 }
 
 /// Cells of the in-memory solves a request needs (for a progress note).
 pub fn cells_of(a: &ThreeRowRequest, with_run: bool) -> u64 {
-    let first = geometry(a.q, a.r + 1).cells();
+    let first = solve_cells(a.q, a.r + 1);
     let q_max = a.q_max.unwrap_or(DEFAULT_Q_MAX).max(a.q);
     if with_run || q_max == a.q {
         first
     } else {
-        first + geometry(q_max, a.r + 1).cells()
+        first + solve_cells(q_max, a.r + 1)
     }
 }
 
@@ -308,8 +340,15 @@ impl ThreeRowProbe {
         let q_max = a.q_max.unwrap_or(DEFAULT_Q_MAX).max(a.q);
         // Without a run both solves happen in memory: refuse before either.
         if self.run.is_none() {
-            check_solve_memory(a.q, a.r + 1, &format!("--q {} --r {}", a.q, a.r))?;
-            check_solve_memory(q_max, a.r + 1, &format!("--q-max {q_max} --r {}", a.r))?;
+            let flag = format!("--q {} --r {}", a.q, a.r);
+            check_solve(a.q, a.r + 1, &flag, progress)?;
+            if q_max != a.q {
+                let flag = format!("--q-max {q_max} --r {}", a.r);
+                check_solve(q_max, a.r + 1, &flag, progress)?;
+                // Both solves are the request's work.
+                let both = solve_cells(a.q, a.r + 1) + solve_cells(q_max, a.r + 1);
+                progress.check_work(both, &flag, "give --q-max equal to --q, or use a run")?;
+            }
         }
         for (flag, v) in [("--q", a.q), ("--q-max", q_max)] {
             if v > MAX_Q {
@@ -333,7 +372,7 @@ impl ThreeRowProbe {
         let (f, f_source, out) = match from_run {
             Some((f, source)) => (f, source, None),
             None => {
-                check_solve_memory(a.q, a.r + 1, &format!("--q {} --r {}", a.q, a.r))?;
+                check_solve(a.q, a.r + 1, &format!("--q {} --r {}", a.q, a.r), progress)?;
                 let out = solve(a.q, a.r + 1, progress)?;
                 let f = match &out.rows[a.r as usize] {
                     RowState::Dead { c } => *c,
@@ -398,6 +437,15 @@ impl Probe for ThreeRowProbe {
 
     fn query(&self, params: &Params) -> ProbeResult<serde_json::Value> {
         Ok(self.answer(&ThreeRowRequest::from_params(params)?)?.json())
+    }
+
+    fn query_with(&self, params: &Params, progress: &Progress) -> ProbeResult<Vec<u8>> {
+        let req = ThreeRowRequest::from_params(params)?;
+        Ok(self
+            .answer_with(&req, progress)?
+            .json()
+            .to_string()
+            .into_bytes())
     }
 
     fn describe(&self) -> serde_json::Value {

@@ -38,6 +38,11 @@ pub enum ProbeError {
     /// unreadable. `serve` answers 500.
     #[error(transparent)]
     Run(#[from] Error),
+    /// The answer was no longer wanted before it was done: its client
+    /// left, its time ran out or the server is stopping
+    /// ([`Progress::stop`]). `serve` answers 503.
+    #[error("{0}")]
+    Stopped(String),
 }
 
 impl ProbeError {
@@ -60,7 +65,11 @@ pub type ProbeResult<T> = std::result::Result<T, ProbeError>;
 /// machine) starts with [`Progress::start_long`], which tells
 /// [`Progress::on_long_stage`] before the work begins: the CLI says so at
 /// once, whatever the speed of the machine.
-#[derive(Default)]
+///
+/// It also bounds the work: [`Progress::max_work`] is what one answer may
+/// compute in memory (checked by the probe before it starts, from the size
+/// of the request), and [`Progress::stop`], set by another thread, asks a
+/// long computation to give up at its next check.
 pub struct Progress {
     /// Units done so far.
     pub done: std::sync::atomic::AtomicU64,
@@ -71,6 +80,33 @@ pub struct Progress {
     /// Told `what` of every stage started with [`Progress::start_long`],
     /// before the stage's work begins (e.g. the CLI prints a line).
     pub on_long_stage: Option<LongStageHook>,
+    /// Most units of work (the values an in-memory computation produces:
+    /// three-row cells, octal Grundy values) one answer may need; a request
+    /// needing more is refused before any of it is done
+    /// ([`Progress::check_work`]). [`DEFAULT_MAX_WORK`] unless set.
+    pub max_work: u64,
+    /// Set (by a server whose client left or whose time ran out, or on
+    /// shutdown) to make a long computation stop at its next check; the
+    /// probe then answers [`ProbeError::Stopped`].
+    pub stop: std::sync::atomic::AtomicBool,
+}
+
+/// What one answer may compute in memory unless `--max-work` says
+/// otherwise: 3·10⁸ values, about two seconds of CPU here for three-row
+/// cells (BENCHMARKS.md).
+pub const DEFAULT_MAX_WORK: u64 = 300_000_000;
+
+impl Default for Progress {
+    fn default() -> Self {
+        Progress {
+            done: Default::default(),
+            total: Default::default(),
+            what: Default::default(),
+            on_long_stage: None,
+            max_work: DEFAULT_MAX_WORK,
+            stop: Default::default(),
+        }
+    }
 }
 
 /// What [`Progress::on_long_stage`] holds: told `what` a long stage computes.
@@ -83,6 +119,8 @@ impl std::fmt::Debug for Progress {
             .field("total", &self.total)
             .field("what", &self.what)
             .field("on_long_stage", &self.on_long_stage.is_some())
+            .field("max_work", &self.max_work)
+            .field("stop", &self.stop)
             .finish()
     }
 }
@@ -97,6 +135,36 @@ impl Progress {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = what.into();
         self.done.store(0, Ordering::Relaxed);
         self.total.store(total, Ordering::Relaxed);
+    }
+
+    /// Whether the answer is no longer wanted ([`Progress::stop`] is set).
+    pub fn stopped(&self) -> bool {
+        self.stop.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The error of a computation stopped by [`Progress::stop`].
+    pub fn stopped_error(&self, what: &str) -> ProbeError {
+        ProbeError::Stopped(format!(
+            "stopped computing {what}: the answer was no longer wanted (the client left, \
+             its time ran out or the server is stopping)"
+        ))
+    }
+
+    /// Refuses, before any of it is done, an in-memory computation of
+    /// `units` values (`what`) above [`Progress::max_work`];
+    /// `instead` says what to run for it.
+    ///
+    /// # Errors
+    /// [`ProbeError::NotSolved`] naming the work, the budget and `instead`.
+    pub fn check_work(&self, units: u64, what: &str, instead: &str) -> ProbeResult<()> {
+        if units <= self.max_work {
+            return Ok(());
+        }
+        Err(ProbeError::NotSolved(format!(
+            "{what} needs {units} values computed in memory, more than the {} allowed \
+             per request here (--max-work); {instead}",
+            self.max_work
+        )))
     }
 
     /// As [`Progress::start`], for a stage the probe knows to be long from
@@ -134,6 +202,20 @@ pub trait Probe: Send + Sync {
     /// As [`Probe::query`].
     fn query_json(&self, params: &Params) -> ProbeResult<Vec<u8>> {
         Ok(self.query(params)?.to_string().into_bytes())
+    }
+
+    /// [`Probe::query_json`] under `progress`'s bounds: at most
+    /// [`Progress::max_work`] values computed in memory, and a long
+    /// computation stops when [`Progress::stop`] is set (what `serve` calls
+    /// on its blocking pool). The default ignores them (a probe whose every
+    /// answer is small).
+    ///
+    /// # Errors
+    /// As [`Probe::query`]; [`ProbeError::NotSolved`] above the budget,
+    /// [`ProbeError::Stopped`] when stopped.
+    fn query_with(&self, params: &Params, progress: &Progress) -> ProbeResult<Vec<u8>> {
+        let _ = progress;
+        self.query_json(params)
     }
 
     /// [`Probe::query_json`] if the answer needs no disk read,
