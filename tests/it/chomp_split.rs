@@ -270,7 +270,12 @@ fn plan_of_the_22x22_box_fits_16_gb_per_job() {
 #[ignore]
 fn split_12x24_passes_verify_full() {
     let t = tempfile::tempdir().unwrap();
-    let job = job_file(t.path(), "wide", "[[12, 24]]", "window_positions = 420000000\n");
+    let job = job_file(
+        t.path(),
+        "wide",
+        "[[12, 24]]",
+        "window_positions = 420000000\n",
+    );
     let dir = t.path().join("wide");
     run(&job, &dir);
     assert_eq!(plan(&dir).jobs.len(), 3);
@@ -350,7 +355,12 @@ fn frontier_job_files_plan_under_12_gb_per_job() {
         let p = plan(&dir);
         assert!(p.jobs.len() >= jobs_at_least, "{name}: {out}");
         for j in &p.jobs {
-            assert!(j.memory <= 12 << 30, "{name}: {} needs {} bytes", j.name, j.memory);
+            assert!(
+                j.memory <= 12 << 30,
+                "{name}: {} needs {} bytes",
+                j.name,
+                j.memory
+            );
         }
     }
 }

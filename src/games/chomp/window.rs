@@ -257,7 +257,11 @@ const MAX_WIDE_BLOCK: u64 = 1 << 22;
 /// of the empty prefix (`C(θ − 1 + m, m)` ranks) fits.
 fn block_shape(m: usize, n: usize, tail: usize, low: u32) -> (usize, u32) {
     let mut tail = tail.max(1);
-    let max_block = if n >= 2 * m { MAX_WIDE_BLOCK } else { MAX_BLOCK };
+    let max_block = if n >= 2 * m {
+        MAX_WIDE_BLOCK
+    } else {
+        MAX_BLOCK
+    };
     while tail > 1 && binom((n + tail) as u64, tail as u64) > max_block {
         tail -= 1;
     }
@@ -1484,7 +1488,11 @@ impl ChompBox {
             // empty board): lo_l..hi_l.
             let lo = a.max(y0).max(1);
             let hi = b.min(seg_end);
-            let lengths = if v == 63 { !0u64 } else { (1u64 << (v + 1)) - 1 };
+            let lengths = if v == 63 {
+                !0u64
+            } else {
+                (1u64 << (v + 1)) - 1
+            };
             let mut kill = w | !lengths;
             if lo > y0 {
                 kill |= (1u64 << (lo - y0)) - 1;
@@ -1523,8 +1531,11 @@ impl ChompBox {
                 if file {
                     arena.push((y - base) as u32);
                 }
-                for i in mask_lo..last {
-                    masks.rows[i][ctx[i] as usize] |= 1 << f;
+                for (row, &c) in masks.rows[mask_lo..last]
+                    .iter_mut()
+                    .zip(&ctx[mask_lo..last])
+                {
+                    row[c as usize] |= 1 << f;
                 }
                 local.set_range(lo, y);
                 local.set_range(y + 1, hi);
@@ -1587,6 +1598,7 @@ impl ChompBox {
     /// or more, i.e. R_i ∈ (c, cap_i], rows i+1..t (the rest of q's run of
     /// rows equal to c) raised in [c, R_i] with R_{i+1} > c. (The setting
     /// with every raised row at c is the one-row bite.)
+    #[allow(clippy::too_many_arguments)]
     fn mark_multirow<S: Marks>(
         &self,
         x: u64,
@@ -2399,7 +2411,16 @@ mod tests {
     /// masks); the rank scan against the plain ascending pass.
     #[test]
     fn prefix_scan_equals_rank_scan_on_wide_boxes() {
-        for (m, n) in [(3, 40), (4, 30), (5, 20), (6, 18), (8, 12), (7, 7), (9, 6), (3, 63)] {
+        for (m, n) in [
+            (3, 40),
+            (4, 30),
+            (5, 20),
+            (6, 18),
+            (8, 12),
+            (7, 7),
+            (9, 6),
+            (3, 63),
+        ] {
             let b = ChompBox::new(m, n).unwrap();
             let len = b.len();
             let plain = b.solve_ascending();

@@ -85,7 +85,10 @@ pub fn report_section(rects: &RectangleMoves) -> String {
         let _ = writeln!(s, "\n**{} rectangles have no winning move.**", c.none);
     }
     if c.three_or_more.is_empty() {
-        let _ = writeln!(s, "\nNo rectangle of the run has three or more winning first moves.");
+        let _ = writeln!(
+            s,
+            "\nNo rectangle of the run has three or more winning first moves."
+        );
     } else {
         let list: Vec<String> = c
             .three_or_more
@@ -125,7 +128,10 @@ mod tests {
         let c = move_counts(&r);
         assert_eq!(c.all, [2, 3, 2, 1]);
         assert_eq!(c.upper, [1, 2, 1, 1]);
-        assert_eq!(c.first, [Some((1, 2)), Some((2, 6)), Some((5, 9)), Some((6, 8))]);
+        assert_eq!(
+            c.first,
+            [Some((1, 2)), Some((2, 6)), Some((5, 9)), Some((6, 8))]
+        );
         assert_eq!(c.three_or_more, vec![(5, 9, 3), (6, 8, 5)]);
         let text = report_section(&r);
         assert!(text.contains("| 2 | 3 | 2 | 2×6 |"), "{text}");
@@ -139,6 +145,9 @@ mod tests {
         r.insert((2, 2), moves(1));
         let text = report_section(&r);
         assert!(text.contains("| 3 | 0 | 0 | none |"), "{text}");
-        assert!(text.contains("No rectangle of the run has three or more"), "{text}");
+        assert!(
+            text.contains("No rectangle of the run has three or more"),
+            "{text}"
+        );
     }
 }
