@@ -245,11 +245,10 @@ const LOW: u32 = 4;
 /// block's words stay in the cache.
 const MAX_BLOCK: u64 = 1 << 26;
 
-/// The largest standard block of a wide box (n ≥ 2m): 2²² ranks (512 KiB of
-/// bits, a core's L2 cache), since the blocks of long rows are large and their
-/// marks scattered. 10×30, 1 thread, rank scan: 2²⁶ 4.79 s, 2²⁴ 4.35 s,
-/// 2²² 4.17 s, 2²⁰ 5.94 s (load ≈ 2). The tables do not depend on it.
-const MAX_WIDE_BLOCK: u64 = 1 << 22;
+/// Smaller blocks for wide boxes were tried and dropped: 10×30, 1 thread,
+/// rank scan: 2²⁶ 4.79 s, 2²⁴ 4.35 s, 2²² 4.17 s, 2²⁰ 5.94 s (load ≈ 2, so
+/// within noise), while the plan's directory estimate (12 bytes per block)
+/// grew past the bitset and split 3×3719 into 10 parts.
 
 /// The tail and θ used for an m×n box asked for `tail` and `low`: the tail
 /// is lowered until the largest standard block (`C(n + tail, tail)` ranks)
@@ -257,12 +256,7 @@ const MAX_WIDE_BLOCK: u64 = 1 << 22;
 /// of the empty prefix (`C(θ − 1 + m, m)` ranks) fits.
 fn block_shape(m: usize, n: usize, tail: usize, low: u32) -> (usize, u32) {
     let mut tail = tail.max(1);
-    let max_block = if n >= 2 * m {
-        MAX_WIDE_BLOCK
-    } else {
-        MAX_BLOCK
-    };
-    while tail > 1 && binom((n + tail) as u64, tail as u64) > max_block {
+    while tail > 1 && binom((n + tail) as u64, tail as u64) > MAX_BLOCK {
         tail -= 1;
     }
     let mut low = low.clamp(1, n.max(1) as u32);
