@@ -262,6 +262,109 @@ fn plan_of_the_22x22_box_fits_16_gb_per_job() {
     assert_plan_summary(&out, &start, &[" GiB peak memory", "shards ≈ "]);
 }
 
+/// Issue 25, acceptance 4: a wide box split into parts passes `verify
+/// --full` on every rank: the 12×24 box (C(36, 12) = 1,251,677,700 ranks)
+/// in 3 windows, checked by the rules written again in the full checker.
+/// About 2 minutes on 2 cores; `.ci/run` runs the ignored tests.
+#[test]
+#[ignore]
+fn split_12x24_passes_verify_full() {
+    let t = tempfile::tempdir().unwrap();
+    let job = job_file(
+        t.path(),
+        "wide",
+        "[[12, 24]]",
+        "window_positions = 420000000\n",
+    );
+    let dir = t.path().join("wide");
+    run(&job, &dir);
+    assert_eq!(plan(&dir).jobs.len(), 3);
+    let v = ok(gt().arg("verify").arg(&dir).arg("--full"));
+    let s = text(&v);
+    assert!(
+        s.contains("0 bad value(s)") && s.contains("1,251,677,700 of 1,251,677,700 checked"),
+        "{s}"
+    );
+}
+
+/// Issue 25, acceptance 5: the 10×80 box (5.7·10¹² staircases) plans into
+/// parts of at most 12 GB (so every job fits a 16 GB node), covering every
+/// rank, and `plan` names the jobs, the largest job's memory, the total CPU
+/// and the shard size.
+#[test]
+fn plan_of_the_10x80_box_fits_16_gb_per_job() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("run");
+    let out = plan_output(&repo().join("tests/jobs/chomp-10x80.toml"), &dir);
+    let p = plan(&dir);
+    assert!(p.jobs.len() > 10, "{out}");
+    let mut next = 0u64;
+    for (k, j) in p.jobs.iter().enumerate() {
+        assert_eq!(j.name, format!("box-10x80-part-{}", k + 1));
+        assert!(j.memory <= 12 << 30, "{} needs {} bytes", j.name, j.memory);
+        assert_eq!(j.inputs.len(), k);
+        let start = j.params["start"].as_integer().unwrap() as u64;
+        assert_eq!(start, next);
+        next = j.params["end"].as_integer().unwrap() as u64;
+    }
+    assert_eq!(next, 5_720_645_481_903, "the parts cover C(90, 10) ranks");
+    let start = format!("{} job(s); largest box-10x80-part-", p.jobs.len());
+    assert_plan_summary(&out, &start, &[" GiB peak memory", "shards ≈ "]);
+}
+
+/// Issue 25, acceptance 5: the Slurm dry runs of the 22×22 and 10×80 boxes
+/// ask, array by array, for the memory and threads the plan estimated, all
+/// within 16 GB.
+#[test]
+fn slurm_dry_runs_of_22x22_and_10x80_ask_for_the_planned_memory() {
+    for name in ["chomp-22x22", "chomp-10x80"] {
+        let t = tempfile::tempdir().unwrap();
+        let job = repo().join(format!("tests/jobs/{name}.toml"));
+        plan_output(&job, &t.path().join("plan"));
+        let p = plan(&t.path().join("plan"));
+        let o = ok(gt()
+            .arg("run")
+            .arg(&job)
+            .args(["--executor", "slurm", "--dry-run", "--partition", "debug"])
+            .arg("--run-dir")
+            .arg(t.path().join("run")));
+        let out = String::from_utf8_lossy(&o.stdout).to_string();
+        let mems: Vec<u64> = out
+            .lines()
+            .filter_map(|l| l.strip_prefix("#SBATCH --mem="))
+            .map(|m| m.trim_end_matches('M').parse().unwrap())
+            .collect();
+        let want: Vec<u64> = p
+            .jobs
+            .iter()
+            .map(|j| gametables::pipeline::resources::slurm_mem_mib(j.memory))
+            .collect();
+        assert_eq!(mems, want, "{name}: {out}");
+        assert!(mems.iter().all(|&m| m <= 16 << 10), "{name}: {mems:?}");
+    }
+}
+
+/// Issue 25: the frontier job files plan into jobs of at most 12 GB each
+/// (10×60 and 21×21 split into parts, the row-count boxes one job each).
+#[test]
+fn frontier_job_files_plan_under_12_gb_per_job() {
+    for (name, jobs_at_least) in [("chomp-10x60", 2), ("chomp-21x21", 2), ("chomp-rows", 12)] {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("run");
+        let out = plan_output(&job_path(name), &dir);
+        let p = plan(&dir);
+        assert!(p.jobs.len() >= jobs_at_least, "{name}: {out}");
+        for j in &p.jobs {
+            assert!(
+                j.memory <= 12 << 30,
+                "{name}: {} needs {} bytes",
+                j.name,
+                j.memory
+            );
+        }
+    }
+}
+
 /// Acceptance 4: `run --executor slurm --dry-run` of `jobs/chomp-20x20.toml`
 /// prints one array per part (each waits for the one before) asking for
 /// the memory and threads the plan estimated.

@@ -90,6 +90,53 @@ use std::sync::{Barrier, OnceLock};
 /// Earlier P-positions read from the iterator at a time (8 MiB of ranks).
 pub const CARRY_CHUNK: usize = 1 << 20;
 
+/// How the blocks of a window are scanned (see the module documentation,
+/// "Two scans"). Both give the same P-positions; [`Scan::Auto`] picks by
+/// the shape of the box ([`Scan::for_box`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scan {
+    /// Rank by rank: every unmarked rank is a P-position and marks all its
+    /// predecessors in the block (the solver of 1 Dec 2026, kept as the
+    /// cross-check and for square boxes).
+    Ranks,
+    /// Prefix by prefix (the last-row structure): for the first m − 1 rows
+    /// fixed, at most one length of the last row is a P-position, found as
+    /// the lowest length no bite kills; bites that lower one row alone are
+    /// gathered as running masks instead of marks. Needs n ≤ 63 and m ≥ 3
+    /// (else the rank scan is used).
+    Prefixes,
+    /// The scan [`Scan::for_box`] picks.
+    Auto,
+}
+
+impl Scan {
+    /// The scan [`ChompBox::solve_window`] uses on an m×n box: the rank scan
+    /// on every shape, as the prefix scan measured slower on every box tried
+    /// (10×30, 10×40, 17×17; BENCHMARKS.md, "Chomp boxes: wide boxes").
+    pub fn for_box(m: usize, n: usize) -> Scan {
+        let _ = (m, n);
+        Scan::Ranks
+    }
+
+    /// Whether the prefix scan can run on an m×n box (a segment of last-row
+    /// lengths fits one 64-bit mask, and there is a last prefix row).
+    fn applies(self, m: usize, n: usize) -> bool {
+        match self {
+            Scan::Ranks => true,
+            Scan::Prefixes | Scan::Auto => m >= 3 && n <= 63,
+        }
+    }
+
+    /// The scan actually used on an m×n box.
+    fn resolve(self, m: usize, n: usize) -> Scan {
+        match self {
+            Scan::Auto => Scan::for_box(m, n),
+            Scan::Prefixes if !Scan::Prefixes.applies(m, n) => Scan::Ranks,
+            s => s,
+        }
+    }
+}
+
 /// P-positions of the ranks `start..end` of an m×n box, and counts by number
 /// of squares.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -197,6 +244,11 @@ const LOW: u32 = 4;
 /// until every block fits, so that offsets in a block fit a `u32` and a
 /// block's words stay in the cache.
 const MAX_BLOCK: u64 = 1 << 26;
+
+/// Smaller blocks for wide boxes were tried and dropped: 10×30, 1 thread,
+/// rank scan: 2²⁶ 4.79 s, 2²⁴ 4.35 s, 2²² 4.17 s, 2²⁰ 5.94 s (load ≈ 2, so
+/// within noise), while the plan's directory estimate (12 bytes per block)
+/// grew past the bitset and split 3×3719 into 10 parts.
 
 /// The tail and θ used for an m×n box asked for `tail` and `low`: the tail
 /// is lowered until the largest standard block (`C(n + tail, tail)` ranks)
@@ -663,6 +715,25 @@ struct Scratch {
     group: Vec<u64>,
 }
 
+/// Rows before the last prefix row whose one-row bites the prefix scan
+/// gathers as masks (the rows before them mark).
+fn mask_rows() -> usize {
+    PREFIX_MASK_ROWS
+}
+
+/// All of them: the prefix scan as designed (measured on 10×30 with 0, 1,
+/// 2, 3, 5 and all rows: fewer mask rows were a little faster, none as fast
+/// as the rank scan; BENCHMARKS.md).
+const PREFIX_MASK_ROWS: usize = usize::MAX;
+
+/// A thread's mask arrays for [`ChompBox::scan_prefixes`]: `rows[i]`, for
+/// every setting of the prefix rows after i, the P-lengths of the prefixes
+/// with that setting and a smaller row i (one bit per length).
+#[derive(Default)]
+struct PrefixMasks {
+    rows: Vec<Vec<u64>>,
+}
+
 /// Column marker of a request for the low block at a prefix row.
 const LOW_SOURCE: u32 = u32::MAX;
 
@@ -830,12 +901,30 @@ impl ChompBox {
         earlier_p: &mut dyn Iterator<Item = u64>,
         threads: usize,
     ) -> BoxWindow {
-        self.solve_window_with(start, end, earlier_p, threads, TAIL, LOW)
+        self.solve_window_scan(start, end, earlier_p, threads, Scan::Auto)
+    }
+
+    /// [`ChompBox::solve_window`] with the blocks scanned as `scan` says
+    /// (same result for every scan; [`Scan::Ranks`] is the rank-by-rank
+    /// solver kept as an independent check and for benchmarks).
+    ///
+    /// # Panics
+    /// As [`ChompBox::solve_window`].
+    pub fn solve_window_scan(
+        &self,
+        start: u64,
+        end: u64,
+        earlier_p: &mut dyn Iterator<Item = u64>,
+        threads: usize,
+        scan: Scan,
+    ) -> BoxWindow {
+        self.solve_window_with(start, end, earlier_p, threads, TAIL, LOW, scan)
     }
 
     /// [`ChompBox::solve_window`] with standard blocks of `tail` free rows
     /// and θ = `low` (see [`Layout`]; the tests use small values to have
     /// many layers and both kinds of blocks in small boxes).
+    #[allow(clippy::too_many_arguments)]
     fn solve_window_with(
         &self,
         start: u64,
@@ -844,7 +933,9 @@ impl ChompBox {
         threads: usize,
         tail: usize,
         low: u32,
+        scan: Scan,
     ) -> BoxWindow {
+        let scan = scan.resolve(self.m, self.n);
         assert!(start <= end, "window {start}..{end} is reversed");
         assert!(
             end <= self.len,
@@ -948,6 +1039,11 @@ impl ChompBox {
             key_lo,
             arenas: &arenas,
         };
+        let prefix_terms = match scan {
+            Scan::Prefixes => self.prefix_terms(),
+            _ => Vec::new(),
+        };
+        let prefix_terms = &prefix_terms;
         let (cx, barrier, claimed, std_table) = (&cx, &barrier, &claimed, &std_table);
         let work = move |t: usize| -> Counts {
             let mut counts = Counts {
@@ -959,6 +1055,7 @@ impl ChompBox {
             let mut rows = vec![0u32; m];
             let mut block_rows = vec![0u32; m];
             let mut scratch = Scratch::default();
+            let mut masks = PrefixMasks::default();
             let mut buf: Vec<u64> = Vec::new();
             for (layer, claimed) in claimed.iter().enumerate().skip(lay.first_layer()) {
                 let mut arena: Vec<u32> = Vec::new();
@@ -990,6 +1087,7 @@ impl ChompBox {
                                 arena_id,
                                 &mut scratch,
                                 &mut buf,
+                                (scan == Scan::Prefixes).then_some((&prefix_terms[..], &mut masks)),
                             );
                         }
                     },
@@ -1161,6 +1259,7 @@ impl ChompBox {
         arena_id: usize,
         scratch: &mut Scratch,
         buf: &mut Vec<u64>,
+        prefix_scan: Option<(&[u64], &mut PrefixMasks)>,
     ) {
         let m = self.m;
         let (k, cap, base) = (blk.k, blk.cap, blk.base);
@@ -1211,27 +1310,14 @@ impl ChompBox {
             arena.push(0);
         }
         let words = local.words;
-        let mut y = a.max(1);
-        while y < b {
-            let i = y - origin;
-            let w = (i / 64) as usize;
-            let free = !words[w].get() >> (i % 64);
-            if free == 0 {
-                y = origin + 64 * (w as u64 + 1);
-                continue;
-            }
-            y += u64::from(free.trailing_zeros());
-            if y >= b {
-                break;
-            }
-            self.unrank_tail(y - base, k, cap, rows);
-            let s = rows.iter().map(|&r| r as usize).sum::<usize>();
-            counts.p[s] += 1;
-            if file {
-                arena.push((y - base) as u32);
-            }
-            self.mark_predecessors_in(y, rows, k..m, cap, &local);
-            y += 1;
+        if let Some((terms, masks)) = prefix_scan
+            && k + 2 <= m
+        {
+            self.scan_prefixes(
+                terms, k, cap, base, a, b, rows, &local, counts, arena, file, masks,
+            );
+        } else {
+            self.scan_ranks(a, b, k, cap, base, rows, &local, counts, arena, file);
         }
         // Back into the window's bitset: the first and last words may hold
         // ranks of other blocks of this layer (solved at the same time), so
@@ -1251,6 +1337,312 @@ impl ChompBox {
             arena[head] = found as u32;
             cx.dir[(blk.key - cx.key_lo) as usize]
                 .store(((arena_id as u64) << 40) | (head as u64 + 1), Relaxed);
+        }
+    }
+
+    /// The rank scan of a block (ranks `a..b`, free rows `k..m` at most
+    /// `cap`, first rank `base`): an unmarked rank is a P-position; it is
+    /// counted, filed (if `file`) and marks all its predecessors in the block.
+    #[allow(clippy::too_many_arguments)]
+    fn scan_ranks(
+        &self,
+        a: u64,
+        b: u64,
+        k: usize,
+        cap: u32,
+        base: u64,
+        rows: &mut [u32],
+        local: &Local<'_>,
+        counts: &mut Counts,
+        arena: &mut Vec<u32>,
+        file: bool,
+    ) {
+        let m = self.m;
+        let (words, origin) = (local.words, local.origin);
+        let mut y = a.max(1);
+        while y < b {
+            let i = y - origin;
+            let w = (i / 64) as usize;
+            let free = !words[w].get() >> (i % 64);
+            if free == 0 {
+                y = origin + 64 * (w as u64 + 1);
+                continue;
+            }
+            y += u64::from(free.trailing_zeros());
+            if y >= b {
+                break;
+            }
+            self.unrank_tail(y - base, k, cap, rows);
+            let s = rows.iter().map(|&r| r as usize).sum::<usize>();
+            counts.p[s] += 1;
+            if file {
+                arena.push((y - base) as u32);
+            }
+            self.mark_predecessors_in(y, rows, k..m, cap, local);
+            y += 1;
+        }
+    }
+
+    /// `T(j, r) = C(r + m−2−j, m−1−j)` for j < m − 1, `n + 1` per row: the
+    /// rank terms of an (m−1)-row box. The settings of rows `i+1..m−1` (the
+    /// prefix rows after i) in rank order are numbered `Σ_{j>i} T(j, r_j)`,
+    /// whatever i is.
+    fn prefix_terms(&self) -> Vec<u64> {
+        let (m, n) = (self.m, self.n);
+        let mut t = Vec::with_capacity((m - 1) * (n + 1));
+        for j in 0..m - 1 {
+            for r in 0..=n {
+                t.push(binom((r + m - 2 - j) as u64, (m - 1 - j) as u64));
+            }
+        }
+        t
+    }
+
+    /// The prefix scan of a block (ranks `a..b`, free rows `k..m` at most
+    /// `cap`, first rank `base`, `k ≤ m − 2`, n ≤ 63), after the carry and
+    /// the pull have marked it.
+    ///
+    /// The staircases sharing their first m − 1 rows R (the *prefix*) are
+    /// the consecutive ranks `y₀ ..= y₀ + R_{m−2}` (last row l = 0 ..=
+    /// R_{m−2}). A bite in the last row leads to a shorter l of the same
+    /// prefix, so at most one l is a P-position: the lowest that no other
+    /// bite *kills*. The kills of R, as a mask over l, are the OR of
+    /// - the marks already in the bitset (carry, pull, and the marks below);
+    /// - row m − 2 (`w`): the bite (m−2, c), c < R_{m−2}, leads to prefix
+    ///   R' = R with row m−2 cut to c and last row min(l, c); with g the
+    ///   P-length of R' it kills l = g if g < c and every l ≥ c if g = c.
+    ///   These are the prefixes just before R, so `w` is a running mask,
+    ///   reset when row m − 2 restarts;
+    /// - row i, k ≤ i ≤ m − 3, bites (i, c) with c ≥ R_{i+1} (*one-row
+    ///   bites*: only row i changes, to c): they kill the P-lengths of the
+    ///   prefixes R[i := c], R_{i+1} ≤ c < R_i. `masks.rows[i]` holds this
+    ///   OR for every setting of rows i+1..m−1 (numbered by the prefix terms
+    ///   `terms`), updated as each prefix is solved: the entry is empty when
+    ///   R_i = R_{i+1} (the first prefix of that setting), and gains the
+    ///   P-length of every later prefix with that setting.
+    ///
+    /// So only the bites at rows ≥ k that cut two rows or more mark (see
+    /// [`ChompBox::mark_multirow`]). Every staircase of the segment but the
+    /// P-position is then marked, so the bitset ends as the rank scan's.
+    /// In a block cut by the window's start the masks start empty: the
+    /// prefixes before `a` reached the window through the carry's marks.
+    #[allow(clippy::too_many_arguments)]
+    fn scan_prefixes(
+        &self,
+        terms: &[u64],
+        k: usize,
+        cap: u32,
+        base: u64,
+        a: u64,
+        b: u64,
+        rows: &mut [u32],
+        local: &Local<'_>,
+        counts: &mut Counts,
+        arena: &mut Vec<u32>,
+        file: bool,
+        masks: &mut PrefixMasks,
+    ) {
+        let m = self.m;
+        let n1 = self.n + 1;
+        let last = m - 2; // the last prefix row
+        let mask_lo = last.saturating_sub(mask_rows()).max(k);
+        let full = a == base && b == base + self.span(k, cap);
+        // Mask arrays of rows k..=m−3: C(cap + d, d) settings of the d =
+        // m−2−i rows after i.
+        if masks.rows.len() < m {
+            masks.rows.resize_with(m, Vec::new);
+        }
+        for i in mask_lo..last {
+            let d = (last - i) as u64;
+            let len = binom(u64::from(cap) + d, d) as usize;
+            let v = &mut masks.rows[i];
+            if v.len() < len {
+                v.resize(len, 0);
+            }
+            if a > base {
+                v[..len].fill(0);
+            }
+        }
+        self.unrank_tail(a - base, k, cap, rows);
+        let mut y0 = a - u64::from(rows[m - 1]);
+        rows[m - 1] = 0;
+        let mut ctx = [0u64; 64];
+        let mut acc = 0u64;
+        for i in (k..last).rev() {
+            acc += terms[(i + 1) * n1 + rows[i + 1] as usize];
+            ctx[i] = acc;
+        }
+        let mut squares: usize = rows[..last + 1].iter().map(|&r| r as usize).sum();
+        let mut w = 0u64;
+        let words = local.words;
+        loop {
+            let v = rows[last];
+            let seg_end = y0 + u64::from(v) + 1;
+            // The lengths l of this prefix inside the window (and not the
+            // empty board): lo_l..hi_l.
+            let lo = a.max(y0).max(1);
+            let hi = b.min(seg_end);
+            let lengths = if v == 63 {
+                !0u64
+            } else {
+                (1u64 << (v + 1)) - 1
+            };
+            let mut kill = w | !lengths;
+            if lo > y0 {
+                kill |= (1u64 << (lo - y0)) - 1;
+            }
+            if hi < seg_end {
+                kill |= !0u64 << (hi - y0);
+            }
+            if lo < hi {
+                // The marks of lo..hi (at most 64 bits, in one or two of the
+                // block's words), at their lengths l = y − y₀.
+                let i0 = lo - local.origin;
+                let (wi, sh) = ((i0 / 64) as usize, i0 % 64);
+                let len = hi - lo;
+                let mut seg = words[wi].get() >> sh;
+                if sh != 0 && sh + len > 64 {
+                    seg |= words[wi + 1].get() << (64 - sh);
+                }
+                if len < 64 {
+                    seg &= (1u64 << len) - 1;
+                }
+                kill |= seg << (lo - y0);
+            }
+            for i in mask_lo..last {
+                let e = &mut masks.rows[i][ctx[i] as usize];
+                if rows[i + 1] == rows[i] {
+                    *e = 0;
+                } else {
+                    kill |= *e;
+                }
+            }
+            let free = !kill;
+            let found = (free != 0).then(|| free.trailing_zeros());
+            if let Some(f) = found {
+                let y = y0 + u64::from(f);
+                counts.p[squares + f as usize] += 1;
+                if file {
+                    arena.push((y - base) as u32);
+                }
+                for (row, &c) in masks.rows[mask_lo..last]
+                    .iter_mut()
+                    .zip(&ctx[mask_lo..last])
+                {
+                    row[c as usize] |= 1 << f;
+                }
+                local.set_range(lo, y);
+                local.set_range(y + 1, hi);
+                rows[m - 1] = f;
+                if mask_lo > k {
+                    self.mark_predecessors_in(y, rows, k..mask_lo, cap, local);
+                }
+                self.mark_multirow(y, rows, k, mask_lo, cap, full, local);
+                rows[m - 1] = 0;
+            } else if lo < hi {
+                local.set_range(lo, hi);
+            }
+            if seg_end >= b {
+                return;
+            }
+            // The next prefix in rank order.
+            let bound = if last == k { cap } else { rows[last - 1] };
+            if v < bound {
+                if let Some(g) = found {
+                    w |= if g < v { 1 << g } else { !0u64 << v };
+                }
+                rows[last] = v + 1;
+                squares += 1;
+                for c in ctx[k..last].iter_mut() {
+                    *c += 1;
+                }
+            } else {
+                // The deepest row j < last that can grow; rows after it
+                // restart at 0.
+                let mut j = last;
+                loop {
+                    debug_assert!(j > k, "the block's last prefix ends the block");
+                    j -= 1;
+                    let bound = if j == k { cap } else { rows[j - 1] };
+                    if rows[j] < bound {
+                        break;
+                    }
+                }
+                rows[j] += 1;
+                squares += 1;
+                for r in rows[j + 1..=last].iter_mut() {
+                    squares -= *r as usize;
+                    *r = 0;
+                }
+                w = 0;
+                for c in ctx[k..j].iter_mut() {
+                    *c += 1;
+                }
+                for c in ctx[j..last].iter_mut() {
+                    *c = 0;
+                }
+            }
+            y0 = seg_end;
+        }
+    }
+
+    /// Marks the predecessors of the P-position `q` (rank `x`, free rows
+    /// `k..m` at most `cap`) that the prefix scan does not gather as masks:
+    /// through a bite (i, c = q_i) at a row k ≤ i ≤ m − 3 that cuts two rows
+    /// or more, i.e. R_i ∈ (c, cap_i], rows i+1..t (the rest of q's run of
+    /// rows equal to c) raised in [c, R_i] with R_{i+1} > c. (The setting
+    /// with every raised row at c is the one-row bite.)
+    #[allow(clippy::too_many_arguments)]
+    fn mark_multirow<S: Marks>(
+        &self,
+        x: u64,
+        q: &[u32],
+        k: usize,
+        mask_lo: usize,
+        cap: u32,
+        full: bool,
+        sink: &S,
+    ) {
+        let (lo, hi) = (sink.lo(), sink.hi());
+        let m = self.m;
+        let mut prefix: u64 = (0..mask_lo).map(|r| self.term(r, q[r])).sum();
+        for i in mask_lo..m - 2 {
+            let cap_i = if i == k { cap } else { q[i - 1] };
+            if prefix >= hi || prefix + self.span(i, cap_i) <= lo {
+                break;
+            }
+            let j = q[i];
+            if cap_i > j && (i == 0 || q[i - 1] != j) && q[i + 1] == j {
+                let mut t = i + 2;
+                while t < m && q[t] == j {
+                    t += 1;
+                }
+                if j == 0 && t == m {
+                    // Rows i.. are empty in q: every staircase with q's rows
+                    // 0..i and a non-empty row i (the one-row bites too).
+                    sink.set_range(prefix + self.term(i, 1), prefix + self.span(i, cap_i));
+                } else {
+                    let base = x - (self.colsum(j, t) - self.colsum(j, i));
+                    for ri in j + 1..=cap_i {
+                        let acc = base + self.term(i, ri);
+                        if acc >= hi {
+                            break;
+                        }
+                        for v in j + 1..=ri {
+                            let acc2 = acc + self.term(i + 1, v);
+                            if acc2 >= hi {
+                                break;
+                            }
+                            if full {
+                                self.raise_run_all(i + 2, t, j, v, acc2, sink);
+                            } else {
+                                self.raise_run_in(i + 2, t, j, v, acc2, sink);
+                            }
+                        }
+                    }
+                }
+            }
+            prefix += self.term(i, q[i]);
         }
     }
 
@@ -1560,6 +1952,10 @@ impl ChompBox {
                     // Rows i.. are empty in q: every staircase with q's rows
                     // 0..i and a non-empty row i.
                     sink.set_range(prefix + self.term(i, 1), prefix + self.span(i, cap));
+                } else if i + 1 == m {
+                    // A bite in the last row: the longer last rows j+1..=cap
+                    // are consecutive ranks (term(m−1, r) = r).
+                    sink.set_range(x + 1, x + u64::from(cap - j) + 1);
                 } else {
                     let base = x - (self.colsum(j, t) - self.colsum(j, i));
                     let rest_min = self.colsum(j, t) - self.colsum(j, i + 1);
@@ -1924,12 +2320,20 @@ mod tests {
                 let p = b.solve();
                 let (brute, brute_p) = brute_sizes(&b);
                 let len = b.len();
-                for tail in 1..=3 {
+                for (tail, scan) in [
+                    (1, Scan::Ranks),
+                    (2, Scan::Ranks),
+                    (3, Scan::Ranks),
+                    (2, Scan::Prefixes),
+                    (3, Scan::Prefixes),
+                    (4, Scan::Prefixes),
+                    (6, Scan::Prefixes),
+                ] {
                     for low in [1u32, 2, 3, 5] {
                         for threads in 1..=3 {
                             for parts in [1u64, 2, 5] {
                                 let what = format!(
-                                    "{m}x{n} tail {tail} low {low} threads {threads} parts {parts}"
+                                    "{m}x{n} tail {tail} low {low} threads {threads} parts {parts} {scan:?}"
                                 );
                                 let mut earlier: Vec<u64> = Vec::new();
                                 let mut sizes = vec![0u64; m * n + 1];
@@ -1943,6 +2347,7 @@ mod tests {
                                         threads,
                                         tail,
                                         low,
+                                        scan,
                                     );
                                     for x in s0..s1 {
                                         assert_eq!(w.is_p(x), p.is_p(x), "{what}: rank {x}");
@@ -1992,6 +2397,79 @@ mod tests {
                 assert_eq!(pp, brute_p, "{m}x{n}");
             }
         }
+    }
+
+    /// The prefix scan against the rank scan on wide and square boxes, whole
+    /// and in windows cut off word boundaries, on 1 and 2 threads, with the
+    /// default blocks and with long tails (every prefix row gathered as
+    /// masks); the rank scan against the plain ascending pass.
+    #[test]
+    fn prefix_scan_equals_rank_scan_on_wide_boxes() {
+        for (m, n) in [
+            (3, 40),
+            (4, 30),
+            (5, 20),
+            (6, 18),
+            (8, 12),
+            (7, 7),
+            (9, 6),
+            (3, 63),
+        ] {
+            let b = ChompBox::new(m, n).unwrap();
+            let len = b.len();
+            let plain = b.solve_ascending();
+            let cuts = [0, len / 3 + 5, len * 2 / 3 + 17, len];
+            for (tail, low) in [(TAIL, LOW), (m, 1), (m - 1, 2), (3, 3)] {
+                for threads in [1, 2] {
+                    let mut wins = Vec::new();
+                    for scan in [Scan::Ranks, Scan::Prefixes] {
+                        let mut earlier: Vec<u64> = Vec::new();
+                        let mut bits = Vec::new();
+                        let mut sizes = (vec![0u64; m * n + 1], vec![0u64; m * n + 1]);
+                        for c in cuts.windows(2) {
+                            let w = b.solve_window_with(
+                                c[0],
+                                c[1],
+                                &mut earlier.iter().copied(),
+                                threads,
+                                tail,
+                                low,
+                                scan,
+                            );
+                            for x in c[0]..c[1] {
+                                bits.push(w.is_p(x));
+                            }
+                            for s in 0..=m * n {
+                                sizes.0[s] += w.positions_by_size[s];
+                                sizes.1[s] += w.p_by_size[s];
+                            }
+                            earlier.extend(w.p_ranks());
+                        }
+                        wins.push((bits, sizes));
+                    }
+                    let what = format!("{m}x{n} tail {tail} low {low} threads {threads}");
+                    assert!(wins[0] == wins[1], "{what}: the two scans differ");
+                    for (x, &p) in wins[0].0.iter().enumerate() {
+                        assert_eq!(p, plain.is_p(x as u64), "{what}: rank {x}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// A P-position's last-row bites mark one interval: the longer last rows
+    /// of the same prefix, clipped to the sink (regression test for the range
+    /// that replaced one mark per row length).
+    #[test]
+    fn last_row_bites_mark_the_longer_last_rows() {
+        let b = ChompBox::new(3, 9).unwrap();
+        let q = [7u32, 5, 2];
+        let x = b.rank_rows(&q);
+        let rec = Record(Default::default());
+        b.mark_predecessors_in(x, &q, 2..3, 5, &rec);
+        let want: Vec<u64> = (3..=5).map(|l| b.rank_rows(&[7, 5, l])).collect();
+        assert_eq!(rec.0.into_inner(), want);
+        assert_eq!(want, vec![x + 1, x + 2, x + 3]);
     }
 
     #[test]

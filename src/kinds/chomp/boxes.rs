@@ -1360,8 +1360,12 @@ impl JobKind for ChompBoxes {
     }
 
     /// The exact policy odds table ([`super::policy`]).
-    fn report_notes(&self, _run: &dyn RunAccess) -> Result<String> {
-        super::policy::report_section()
+    fn report_notes(&self, run: &dyn RunAccess) -> Result<String> {
+        let text = String::from_utf8(run.table("rectangles.csv")?).unwrap_or_default();
+        let rects = parse_rectangles_csv(&text).map_err(|e| Error::job(self.name(), e))?;
+        let mut s = super::counts::report_section(&rects);
+        s.push_str(&super::policy::report_section()?);
+        Ok(s)
     }
 }
 

@@ -19,6 +19,7 @@ use std::sync::Arc;
 pub mod box_run;
 pub mod boxes;
 pub mod census;
+pub mod counts;
 pub mod fullcheck;
 pub mod grundy;
 pub mod grundy_probe;

@@ -28,6 +28,10 @@ pub const OEIS: &str = "OEIS";
 /// Kitatai's memoized search of every Chomp rectangle up to 20×20.
 pub const KITATAI: &str = "Kitatai, chomp-memoized-search";
 
+/// Ekhad and Zeilberger's winning bites of every a×b up to 14 and their
+/// challenge to find a rectangle with three winning bites.
+pub const EKHAD_ZEILBERGER: &str = "Ekhad and Zeilberger 2018";
+
 /// Every work this game cites, in the order `report.md` lists them.
 pub const WORKS: &[Work] = &[
     Work::new(
@@ -79,5 +83,11 @@ pub const WORKS: &[Work] = &[
                     https://github.com/Kitatai/chomp-memoized-search): the winning first moves of \
                     every rectangle up to 20×20 by memoized negamax search (about 34 GB); its README \
                     states that none has three or more",
+    ),
+    Work::new(
+        EKHAD_ZEILBERGER,
+        "S. B. Ekhad and D. Zeilberger, “All the winning bites for a by b Chomp for a and b up \
+                    to 14, and two computational challenges” (2018): every winning first move of \
+                    every rectangle up to 14×14, and the challenge to find a rectangle with three",
     ),
 ];
