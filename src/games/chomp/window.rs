@@ -245,10 +245,10 @@ const LOW: u32 = 4;
 /// block's words stay in the cache.
 const MAX_BLOCK: u64 = 1 << 26;
 
-/// Smaller blocks for wide boxes were tried and dropped: 10×30, 1 thread,
-/// rank scan: 2²⁶ 4.79 s, 2²⁴ 4.35 s, 2²² 4.17 s, 2²⁰ 5.94 s (load ≈ 2, so
-/// within noise), while the plan's directory estimate (12 bytes per block)
-/// grew past the bitset and split 3×3719 into 10 parts.
+// Smaller blocks for wide boxes were tried and dropped: 10×30, 1 thread,
+// rank scan: 2²⁶ 4.79 s, 2²⁴ 4.35 s, 2²² 4.17 s, 2²⁰ 5.94 s (load ≈ 2, so
+// within noise), while the plan's directory estimate (12 bytes per block)
+// grew past the bitset and split 3×3719 into 10 parts.
 
 /// The tail and θ used for an m×n box asked for `tail` and `low`: the tail
 /// is lowered until the largest standard block (`C(n + tail, tail)` ranks)
