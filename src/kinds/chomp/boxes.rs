@@ -93,7 +93,7 @@ struct BoxParams {
 }
 
 /// Winning moves per rectangle `(rows, cols)`.
-pub type RectangleMoves = BTreeMap<(u32, u32), Vec<Bite>>;
+pub use super::counts::RectangleMoves;
 
 /// The window of a box job: its box and rank range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,8 +10,14 @@
 
 use std::fmt::Write as _;
 
-use super::boxes::RectangleMoves;
+use std::collections::BTreeMap;
+
 use super::sources::EKHAD_ZEILBERGER as EZ;
+use crate::games::chomp::Bite;
+
+/// The winning first moves of each rectangle (rows, columns), as
+/// `rectangles.csv` lists them (also `boxes::RectangleMoves`).
+pub type RectangleMoves = BTreeMap<(u32, u32), Vec<Bite>>;
 
 /// The classes of the section: exactly 1, 2, 3, and 4 or more winning moves.
 pub const CLASSES: [(usize, &str); 4] = [(1, "1"), (2, "2"), (3, "3"), (4, "≥ 4")];
