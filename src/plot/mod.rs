@@ -50,6 +50,9 @@ pub struct PlotError {
     pub message: String,
 }
 
+/// A bar per row split into three shares ([`shares::ShareBars`]).
+pub mod shares;
+
 /// The result of drawing on a backend `DB`.
 pub type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 

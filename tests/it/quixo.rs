@@ -11,6 +11,16 @@ fn summary(dir: &std::path::Path, name: &str) -> toml::Table {
     toml::from_str(&t).unwrap()
 }
 
+/// The summary's `reachable` (positions, wins, losses, draws).
+fn reachable(s: &toml::Table) -> Vec<i64> {
+    s["reachable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_integer().unwrap())
+        .collect()
+}
+
 /// quixo-3: every board (3⁹ = 19,683) solved, the counts and the start's
 /// value of the brute-force solver (X wins in 7 plies; no draw on 3×3),
 /// the reference digests, every move of a position through `query`.
@@ -30,12 +40,7 @@ fn quixo_3_gives_the_brute_force_values_and_the_reference_digests() {
     assert_eq!(int("layers_solved"), 30);
     // Boards (seen by the player to move) reachable from the start, and of
     // those won, lost, drawn: the plain search of `games::quixo`'s tests.
-    let reach: Vec<i64> = s["reachable"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_integer().unwrap())
-        .collect();
+    let reach = reachable(&s);
     assert_eq!(reach, [16_021, 10_126, 5_895, 0]);
     // After X's b1-b3, O to move loses in 6 whatever it plays: 17 moves,
     // every one a loss in 6 for O.
@@ -159,12 +164,7 @@ fn quixo_4_gives_the_brute_force_values() {
         (43_046_721, 26_434_489, 15_003_736, 1_608_496)
     );
     assert_eq!(s["start_value"].as_str(), Some("win in 21"));
-    let reach: Vec<i64> = s["reachable"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_integer().unwrap())
-        .collect();
+    let reach = reachable(&s);
     assert_eq!(reach, [41_252_115, 24_978_330, 14_667_135, 1_606_650]);
     let out = gt().arg("verify").arg(&dir).arg("--full").output().unwrap();
     assert!(out.status.success(), "{}", text(&out));

@@ -691,35 +691,6 @@ fn four_by_four_brute_force() {
 #[test]
 #[ignore = "5x5 full layers: release build, about a minute of CPU"]
 fn five_by_five_full_layers_match_the_authors_table() {
-    // (x, o, wins, losses, draws) for the player to move (O).
-    const AUTHORS: [(usize, usize, u64, u64, u64); 26] = [
-        (25, 0, 0, 1, 0),
-        (24, 1, 0, 25, 0),
-        (23, 2, 0, 300, 0),
-        (22, 3, 0, 2300, 0),
-        (21, 4, 0, 12650, 0),
-        (20, 5, 12, 53118, 0),
-        (19, 6, 304, 176796, 0),
-        (18, 7, 3304, 477396, 0),
-        (17, 8, 21536, 1060039, 0),
-        (16, 9, 110114, 1932861, 0),
-        (15, 10, 436320, 2832416, 24),
-        (14, 11, 1251548, 3202644, 3208),
-        (13, 12, 2572251, 2519395, 108654),
-        (12, 13, 4474366, 684731, 41203),
-        (11, 14, 4183052, 273388, 960),
-        (10, 15, 3188460, 80292, 8),
-        (9, 16, 2027081, 15894, 0),
-        (8, 17, 1079295, 2280, 0),
-        (7, 18, 480320, 380, 0),
-        (6, 19, 177060, 40, 0),
-        (5, 20, 53128, 2, 0),
-        (4, 21, 12650, 0, 0),
-        (3, 22, 2300, 0, 0),
-        (2, 23, 300, 0, 0),
-        (1, 24, 25, 0, 0),
-        (0, 25, 1, 0, 0),
-    ];
     let (t0, c0) = (std::time::Instant::now(), cpu_seconds());
     let r = Rules::new(5).unwrap();
     let full: Vec<(usize, usize)> = (0..=25).rev().map(|a| (a, 25 - a)).collect();
@@ -727,7 +698,7 @@ fn five_by_five_full_layers_match_the_authors_table() {
     assert_eq!(ix.total(), 1 << 25);
     let t = solve_indexed(&r, &ix);
     let mut longest = 0;
-    for (x, o, w, l, d) in AUTHORS {
+    for (x, o, w, l, d) in super::FULL_5X5 {
         let (a, b) = (o, x);
         let (lay, off) = ix
             .layers

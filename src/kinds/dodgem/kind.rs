@@ -685,7 +685,7 @@ impl JobKind for Dodgem {
         Ok(vec![crate::pipeline::plots::drawn(crate::plot::render(
             &format!("dodgem-{n}-layers"),
             &format!("Dodgem {n}×{n}: wins, losses and draws for the side to move, per layer"),
-            &chart,
+            &chart.bars(),
         ))?])
     }
 }

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use super::layout::{
     LayerMeta, LayerRow, ReachMeta, layer_job, layers_csv, parse_layers_csv, reach_job,
 };
-use super::spec::{EngineGame, LayerFacts, RunFacts};
+use super::spec::{EngineGame, RunFacts};
 use crate::games::retrograde::{
     LayerStats, LayeredGame, SolveError, Value, child_bytes, parent_layers, reach, solve_layer,
     solve_order, working_bytes,
@@ -389,16 +389,14 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
     fn plots(&self, run: &dyn RunAccess) -> Result<Vec<crate::plot::PlotFile>> {
         let s = read_summary::<S>(run)?;
         let v = S::variant(run.params());
-        let chart = super::picture::LayersChart {
-            title: format!(
-                "{} {v}: the player to move wins, loses or draws, by layer",
-                S::TITLE
-            ),
-            layers: s.layers,
-        };
+        let title = format!(
+            "{} {v}: the player to move wins, loses or draws, by layer",
+            S::TITLE
+        );
+        let chart = super::picture::layers_chart(title.clone(), &s.layers);
         Ok(vec![crate::pipeline::plots::drawn(crate::plot::render(
             &format!("{}-{v}-layers", S::KIND),
-            &chart.title.clone(),
+            &title,
             &chart,
         ))?])
     }
@@ -443,19 +441,7 @@ pub struct Summary {
 impl Summary {
     fn facts(&self) -> RunFacts {
         RunFacts {
-            layers: self
-                .layers
-                .iter()
-                .map(|r| LayerFacts {
-                    layer: r.layer.clone(),
-                    positions: r.positions,
-                    wins: r.wins,
-                    losses: r.losses,
-                    draws: r.draws,
-                    max_win_depth: r.max_win_depth,
-                    max_loss_depth: r.max_loss_depth,
-                })
-                .collect(),
+            layers: self.layers.clone(),
             start: self.start_value.clone(),
         }
     }

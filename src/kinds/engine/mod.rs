@@ -23,4 +23,4 @@ pub mod probe;
 pub mod query;
 pub mod spec;
 
-pub use spec::{EngineGame, LayerFacts, RunFacts};
+pub use spec::{EngineGame, RunFacts};

@@ -6,34 +6,17 @@
 //! This module reaches the game's rules only through the trait (never the
 //! engine that solves them): the full checker builds on it.
 
+use super::layout::LayerRow;
 use crate::games::retrograde::rules::LayeredGame;
 use crate::pipeline::kind::Claim;
 use crate::pipeline::sources::Work;
 
-/// Counts of one solved layer, as the per-layer table holds them.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LayerFacts {
-    /// The layer's name ([`LayeredGame::layer_name`]).
-    pub layer: String,
-    /// Positions in the layer.
-    pub positions: u64,
-    /// Won for the player to move.
-    pub wins: u64,
-    /// Lost for the player to move.
-    pub losses: u64,
-    /// Drawn.
-    pub draws: u64,
-    /// Longest win (plies).
-    pub max_win_depth: u8,
-    /// Longest loss (plies).
-    pub max_loss_depth: u8,
-}
-
 /// What a run found, for the game's claims.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RunFacts {
-    /// Every solved layer, in solving order.
-    pub layers: Vec<LayerFacts>,
+    /// Every solved layer, in solving order (the rows of the per-layer
+    /// table).
+    pub layers: Vec<LayerRow>,
     /// The start position's value (`win in 7`, `draw`, …), when the run
     /// solved its layer.
     pub start: Option<String>,

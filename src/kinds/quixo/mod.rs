@@ -13,7 +13,7 @@
 //!
 //! - [`sources`]: the works the claims cite.
 
-use crate::games::quixo::{Position, QuixoLayers, Rules};
+use crate::games::quixo::{FULL_5X5, Position, QuixoLayers, Rules};
 use crate::games::retrograde::LayeredGame;
 use crate::kinds::engine::fullcheck::EngineChecker;
 use crate::kinds::engine::kind::EngineKind;
@@ -218,40 +218,6 @@ impl EngineGame for Quixo {
         sources::WORKS
     }
 }
-
-/// Win, loss and draw counts of the 5×5 boards without a blank cube, for O
-/// to move with `x` X cubes and `o` O cubes: `(x, o, wins, losses,
-/// draws)` (quixo-cpp, `python/result-5by5-activeIsO.txt`; all boards, no
-/// symmetry). O to move with (x, o) is our half `(o, x)` (cubes of the
-/// player to move first).
-pub const FULL_5X5: [(usize, usize, u64, u64, u64); 26] = [
-    (25, 0, 0, 1, 0),
-    (24, 1, 0, 25, 0),
-    (23, 2, 0, 300, 0),
-    (22, 3, 0, 2300, 0),
-    (21, 4, 0, 12650, 0),
-    (20, 5, 12, 53118, 0),
-    (19, 6, 304, 176796, 0),
-    (18, 7, 3304, 477396, 0),
-    (17, 8, 21536, 1060039, 0),
-    (16, 9, 110114, 1932861, 0),
-    (15, 10, 436320, 2832416, 24),
-    (14, 11, 1251548, 3202644, 3208),
-    (13, 12, 2572251, 2519395, 108654),
-    (12, 13, 4474366, 684731, 41203),
-    (11, 14, 4183052, 273388, 960),
-    (10, 15, 3188460, 80292, 8),
-    (9, 16, 2027081, 15894, 0),
-    (8, 17, 1079295, 2280, 0),
-    (7, 18, 480320, 380, 0),
-    (6, 19, 177060, 40, 0),
-    (5, 20, 53128, 2, 0),
-    (4, 21, 12650, 0, 0),
-    (3, 22, 2300, 0, 0),
-    (2, 23, 300, 0, 0),
-    (1, 24, 25, 0, 0),
-    (0, 25, 1, 0, 0),
-];
 
 fn quixo_claims(n: usize, facts: &RunFacts) -> Vec<Claim> {
     let mut out = Vec::new();
