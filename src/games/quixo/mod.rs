@@ -97,7 +97,7 @@ pub use board::{Board, Edge, Move, Outcome, Rules};
 pub use index::{Layer, LayerBoards, binomial, layer_size, layers, solve_order, total_boards};
 pub use layered::QuixoLayers;
 pub use notation::{Colour, Position};
-pub use symmetry::{Canonical, Symmetry};
+pub use symmetry::{Canonical, MaskMaps, Symmetry};
 
 use std::fmt;
 

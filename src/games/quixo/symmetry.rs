@@ -165,6 +165,95 @@ impl Rules {
     }
 }
 
+/// The 8 symmetries as table lookups on cell masks (one 256-entry table
+/// per byte of the mask and symmetry: 32 KiB), for the engine's symmetry
+/// reduction.
+#[derive(Debug, Clone)]
+pub struct MaskMaps {
+    tables: Box<[[[u32; 256]; 4]; 8]>,
+    /// Bytes of a mask that can hold cells: ⌈n² / 8⌉.
+    bytes: usize,
+}
+
+impl MaskMaps {
+    /// The tables of the board size of `rules`.
+    pub fn new(rules: &Rules) -> MaskMaps {
+        let mut tables = Box::new([[[0u32; 256]; 4]; 8]);
+        for s in Symmetry::ALL {
+            for (chunk, table) in tables[s.index()].iter_mut().enumerate() {
+                for (bits, slot) in table.iter_mut().enumerate() {
+                    let mask = (bits as u32) << (8 * chunk) & rules.full_mask();
+                    *slot = rules.transform_mask(mask, s);
+                }
+            }
+        }
+        MaskMaps {
+            tables,
+            bytes: rules.cells().div_ceil(8),
+        }
+    }
+
+    /// The image of `mask` under symmetry number `s` ([`Symmetry::index`]).
+    #[inline]
+    pub fn map(&self, s: usize, mask: u32) -> u32 {
+        let t = &self.tables[s];
+        let low = t[0][(mask & 255) as usize] | t[1][(mask >> 8 & 255) as usize];
+        if self.bytes <= 2 {
+            low
+        } else {
+            low | t[2][(mask >> 16 & 255) as usize] | t[3][(mask >> 24 & 255) as usize]
+        }
+    }
+
+    /// The canonical image of `b`: of its 8 images, the one with the least
+    /// `(mine, theirs)` masks (compared as the number `mine · 2³² +
+    /// theirs`), and how many of the 8 symmetries fix `b` (its
+    /// stabiliser: 1, 2, 4 or 8). Not the least rank ([`Rules::canonical`]):
+    /// this one needs no ranking.
+    #[inline]
+    pub fn canonical(&self, b: Board) -> (Board, u32) {
+        // The `mine` masks first; `theirs` only where `mine` ties with the
+        // least or with the board's own.
+        let mut mine = [0u32; 8];
+        mine[0] = b.mine;
+        let mut least = b.mine;
+        for (s, m) in mine.iter_mut().enumerate().skip(1) {
+            *m = self.map(s, b.mine);
+            least = least.min(*m);
+        }
+        let mut best = u32::MAX;
+        let mut fixed = 0;
+        for (s, &m) in mine.iter().enumerate() {
+            if m != least && m != b.mine {
+                continue;
+            }
+            let t = if s == 0 {
+                b.theirs
+            } else {
+                self.map(s, b.theirs)
+            };
+            if m == least {
+                best = best.min(t);
+            }
+            fixed += u32::from(m == b.mine && t == b.theirs);
+        }
+        (Board::new(least, best), fixed)
+    }
+
+    /// Whether `b` is its own [canonical image](MaskMaps::canonical)
+    /// (stops at the first smaller image).
+    #[inline]
+    pub fn is_canonical(&self, b: Board) -> bool {
+        for s in 1..8 {
+            let m = self.map(s, b.mine);
+            if m < b.mine || (m == b.mine && self.map(s, b.theirs) < b.theirs) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testutil::{Rng, all_boards};
@@ -256,6 +345,31 @@ mod tests {
                     assert!(layer.rank(t) >= c.rank);
                     let ct = r.canonical(t);
                     assert_eq!((ct.board, ct.rank), (c.board, c.rank));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn mask_tables_agree_with_the_cell_maps_and_canonical_is_shared() {
+        let mut rng = Rng(7);
+        for n in 2..=5 {
+            let r = Rules::new(n).unwrap();
+            let m = MaskMaps::new(&r);
+            for _ in 0..2000 {
+                let b = rng.board(&r);
+                let images: Vec<Board> = Symmetry::ALL.iter().map(|&s| r.transform(b, s)).collect();
+                for s in Symmetry::ALL {
+                    assert_eq!(m.map(s.index(), b.mine), images[s.index()].mine);
+                    assert_eq!(m.map(s.index(), b.theirs), images[s.index()].theirs);
+                }
+                let (c, k) = m.canonical(b);
+                assert_eq!(m.is_canonical(b), c == b);
+                assert!(images.contains(&c));
+                assert_eq!(k as usize, images.iter().filter(|&&t| t == b).count());
+                for &t in &images {
+                    assert_eq!(m.canonical(t).0, c);
+                    assert!((c.mine, c.theirs) <= (t.mine, t.theirs));
                 }
             }
         }

@@ -17,7 +17,10 @@ use super::rules::LayeredGame;
 ///   parent `q` of `p` is non-terminal, in `p`'s layer, and has that many
 ///   moves to `p`;
 /// - symmetry: each image of `p` is terminal exactly when `p` is, with the
-///   same outcome, has as many moves, and the same number of in-layer ones.
+///   same outcome, has as many moves, and the same number of in-layer ones;
+/// - with symmetry reduction: the canonical image is an image of `p`, the
+///   same for every image, and the stabiliser counts the images equal to
+///   `p` (identity included).
 ///
 /// Returns one line per broken contract (at most 20), empty if all hold.
 pub fn check_rules<G: LayeredGame>(game: &G, per_layer: u64, seed: u64) -> Vec<String> {
@@ -214,9 +217,55 @@ pub fn check_rules<G: LayeredGame>(game: &G, per_layer: u64, seed: u64) -> Vec<S
                     problem(&mut out, layer, r, why);
                 }
             });
+            if game.reduces_by_symmetry() {
+                check_canonical(game, &p, &mut |why| problem(&mut out, layer, r, why));
+            }
         }
     }
     out
+}
+
+/// The canonical-image contract for one position `p`.
+fn check_canonical<G: LayeredGame>(game: &G, p: &G::Position, problem: &mut impl FnMut(String)) {
+    let (c, k) = game.canonical(p);
+    if game.is_canonical(p) != (c == *p) {
+        problem(format!(
+            "is_canonical says {}, but its canonical image is {c:?}",
+            game.is_canonical(p)
+        ));
+    }
+    let mut images = vec![*p];
+    game.symmetries(p, &mut |s| images.push(s));
+    if !images.contains(&c) {
+        problem(format!(
+            "its canonical image {c:?} is not one of its images"
+        ));
+    }
+    // One image per group element: the stabiliser is the number equal to
+    // `p`, and |G| / |orbit|.
+    let fixed = images.iter().filter(|&&s| s == *p).count();
+    let mut distinct: Vec<G::Position> = Vec::new();
+    for s in &images {
+        if !distinct.contains(s) {
+            distinct.push(*s);
+        }
+    }
+    let want = images.len() / distinct.len();
+    if k as usize != want || fixed != want {
+        problem(format!(
+            "stabiliser {k}, but {fixed} of its {} images are itself ({} distinct)",
+            images.len(),
+            distinct.len()
+        ));
+    }
+    for s in &distinct {
+        let (cs, ks) = game.canonical(s);
+        if cs != c || ks != k {
+            problem(format!(
+                "its image {s:?} has canonical image {cs:?} (stabiliser {ks}), it {c:?} ({k})"
+            ));
+        }
+    }
 }
 
 fn children_of<G: LayeredGame>(game: &G, p: &G::Position) -> Vec<G::Position> {

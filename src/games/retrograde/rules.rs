@@ -47,7 +47,11 @@ pub enum Terminal {
 ///   leading to `p` (the multiset of in-layer moves into `p`);
 /// - the [symmetries](LayeredGame::symmetries) of a position map its
 ///   children to the children of its image (as multisets, up to symmetry)
-///   and keep it terminal or not, with the same outcome.
+///   and keep it terminal or not, with the same outcome;
+/// - with [`reduces_by_symmetry`](LayeredGame::reduces_by_symmetry), the
+///   [canonical image](LayeredGame::canonical) of a position is one of its
+///   images, is shared by all of them, and the stabiliser counts the
+///   images (identity included) equal to the position itself.
 pub trait LayeredGame: Sync {
     /// One position (with whatever says who is to move).
     type Position: Copy + PartialEq + fmt::Debug + Send + Sync;
@@ -98,10 +102,34 @@ pub trait LayeredGame: Sync {
     /// move to `p`, once per such move (see the trait's contracts).
     fn parents(&self, p: &Self::Position, f: &mut impl FnMut(Self::Position));
 
-    /// Calls `f` with the images of `p` under the game's symmetry group
-    /// other than the identity (images may repeat). Symmetric positions
-    /// have the same value. Default: no symmetry.
+    /// Calls `f` with the images of `p` under the game's symmetry group,
+    /// once for each element other than the identity (so images repeat
+    /// when `p` is symmetric). Symmetric positions have the same value.
+    /// Default: no symmetry.
     fn symmetries(&self, _p: &Self::Position, _f: &mut impl FnMut(Self::Position)) {}
+
+    /// Whether the engine solves one position per symmetry class
+    /// ([`canonical`](LayeredGame::canonical)) and copies its value to the
+    /// rest of the class. Default: `false` (every position is solved).
+    fn reduces_by_symmetry(&self) -> bool {
+        false
+    }
+
+    /// The canonical image of `p` under the symmetry group, and the number
+    /// of the group's elements (identity included) that fix `p` (its
+    /// stabiliser, ≥ 1). Every image of `p` has the same canonical image,
+    /// which is one of them. Only asked for when
+    /// [`reduces_by_symmetry`](LayeredGame::reduces_by_symmetry); the
+    /// default is `(p, 1)`.
+    fn canonical(&self, p: &Self::Position) -> (Self::Position, u32) {
+        (*p, 1)
+    }
+
+    /// Whether `p` is its own [canonical image](LayeredGame::canonical)
+    /// (the default asks `canonical`; a game may stop early).
+    fn is_canonical(&self, p: &Self::Position) -> bool {
+        self.canonical(p).0 == *p
+    }
 
     /// Calls `f(rank, position)` for the ranks `start .. end` of `layer` in
     /// order. The default unranks each; a game may enumerate faster.

@@ -20,6 +20,16 @@
 //!    resistance), at least d + 1.
 //! 3. Positions never valued are **draws**.
 //!
+//! **Symmetry reduction** (when [`LayeredGame::reduces_by_symmetry`]): only
+//! canonical positions ([`LayeredGame::canonical`]) are seeded and
+//! propagated; a parent is replaced by its canonical image. A won child
+//! `c` of stabiliser `|Stab(c)|` lowers the counter of a canonical parent
+//! `P` by the number of `P`'s moves into `c`'s class, which is
+//! `|Stab(P)| · S / |Stab(c)|` with `S` the number of `c`'s un-moves whose
+//! canonical image is `P` (sum over the group of the moves of `g⁻¹P` to `c`,
+//! counted both ways). At the end each canonical position gives its value
+//! to its images, so the bytes are those of the plain solve.
+//!
 //! **Determinism.** A depth's positions may be taken in any order and by any
 //! number of threads: wins take the minimum (compare-and-swap), counters
 //! only count, and a counter reaches zero at exactly one decrement, at the
@@ -299,6 +309,7 @@ pub fn solve_layer<G: LayeredGame>(
             broken: std::sync::Mutex::new(None),
             failed: AtomicBool::new(false),
             size,
+            reduce: game.reduces_by_symmetry(),
         };
         par_blocks(threads, &(0..blocks).collect::<Vec<_>>(), |blk| {
             s.seed(blk);
@@ -311,6 +322,11 @@ pub fn solve_layer<G: LayeredGame>(
             }
             par_blocks(threads, &todo, |blk| s.propagate(blk, d));
             s.check(&name)?;
+        }
+        if s.reduce {
+            par_blocks(threads, &(0..blocks).collect::<Vec<_>>(), |blk| {
+                s.fill(blk);
+            });
         }
     }
     Ok(values)
@@ -363,6 +379,8 @@ struct Solver<'a, G: LayeredGame> {
     broken: std::sync::Mutex<Option<(u64, String)>>,
     failed: AtomicBool,
     size: u64,
+    /// Solve canonical positions only ([`LayeredGame::reduces_by_symmetry`]).
+    reduce: bool,
 }
 
 /// What the moves of a position into the child layers say.
@@ -480,6 +498,9 @@ impl<G: LayeredGame> Solver<'_, G> {
         let (start, end) = (blk * BLOCK, ((blk + 1) * BLOCK).min(self.size));
         self.game
             .for_each_position(self.layer, start, end, &mut |r, p| {
+                if self.reduce && !self.game.is_canonical(&p) {
+                    return;
+                }
                 match self.game.terminal(&p) {
                     Some(Terminal::Win) => return self.set(r, Value::Win(0)),
                     Some(Terminal::Loss) => return self.set(r, Value::Loss(0)),
@@ -547,6 +568,7 @@ impl<G: LayeredGame> Solver<'_, G> {
     fn propagate(&self, blk: u64, d: u8) {
         let (start, end) = (blk * BLOCK, ((blk + 1) * BLOCK).min(self.size));
         let (win, loss) = (WIN_BASE + d, LOSS_BASE + d);
+        let mut buf = Vec::new();
         // BLOCK is a multiple of 64: the block's pending words are its own.
         for w in start / 64..end.div_ceil(64) {
             let word = &self.pending[w as usize];
@@ -559,12 +581,124 @@ impl<G: LayeredGame> Solver<'_, G> {
                 let v = self.values[r as usize].load(Relaxed);
                 if v == win || v == loss {
                     taken |= 1 << bit;
-                    self.take(r, v, d);
+                    if self.reduce {
+                        self.take_reduced(r, v, d, &mut buf);
+                    } else {
+                        self.take(r, v, d);
+                    }
                 }
             }
             if taken != 0 {
                 word.fetch_and(!taken, Relaxed);
             }
+        }
+    }
+
+    /// Gives the images of every canonical position of the block its value
+    /// (after solving with symmetry reduction; draws, 0, are there already).
+    /// Each position that is not canonical has one canonical image, so no
+    /// cell is written twice with different values, and canonical cells are
+    /// only read.
+    fn fill(&self, blk: u64) {
+        let (start, end) = (blk * BLOCK, ((blk + 1) * BLOCK).min(self.size));
+        self.game
+            .for_each_position(self.layer, start, end, &mut |r, p| {
+                let v = self.values[r as usize].load(Relaxed);
+                if v == 0 || !self.game.is_canonical(&p) {
+                    return;
+                }
+                self.game.symmetries(&p, &mut |s| {
+                    if s != p {
+                        let rs = self.game.rank_in(self.layer, &s);
+                        self.values[rs as usize].store(v, Relaxed);
+                    }
+                });
+            });
+    }
+
+    /// Makes the canonical position of rank `rq` a win in `d + 1` unless it
+    /// wins sooner (its child of value loss in `d` was found).
+    fn win_parent(&self, rq: u64, d: u8) {
+        if d >= MAX_DEPTH {
+            return self.overflow_at(u32::from(d) + 1);
+        }
+        let new = WIN_BASE + d + 1;
+        let upd = self.values[rq as usize].fetch_update(Relaxed, Relaxed, |cur| {
+            (cur == 0 || (cur > new && cur < LOSS_BASE)).then_some(new)
+        });
+        if upd.is_ok() {
+            self.mark(rq, d + 1);
+        }
+    }
+
+    /// Counts `m` of the moves of `q` (rank `rq`) as leading to positions
+    /// won at depth `d`; the last makes `q` a loss.
+    fn count_won_moves(&self, rq: u64, q: &G::Position, m: u8, d: u8) {
+        let cell = &self.values[rq as usize];
+        if (WIN_BASE..LOSS_BASE).contains(&cell.load(Relaxed)) {
+            // Won already (a win needs no counting).
+            return;
+        }
+        let Ok(before) =
+            self.counters[rq as usize].fetch_update(Relaxed, Relaxed, |c| c.checked_sub(m))
+        else {
+            return self.fail(rq, "more in-layer parents than moves".into());
+        };
+        if before == m && cell.load(Relaxed) == 0 {
+            let e = self.loss_depth(q, d);
+            if e > u32::from(MAX_DEPTH) {
+                return self.overflow_at(e);
+            }
+            let e = e as u8;
+            if cell
+                .compare_exchange(0, LOSS_BASE + e, Relaxed, Relaxed)
+                .is_ok()
+            {
+                self.mark(rq, e);
+            }
+        }
+    }
+
+    /// [`Solver::take`] with symmetry reduction: the parents of the
+    /// canonical rank `r` are replaced by their canonical images, and a won
+    /// `r` counts, for each canonical parent, its moves into `r`'s class
+    /// (module docs). `buf` is scratch space.
+    fn take_reduced(&self, r: u64, v: u8, d: u8, buf: &mut Vec<(u64, u32, G::Position)>) {
+        let p = self.game.unrank(self.layer, r);
+        buf.clear();
+        self.game.parents(&p, &mut |q| {
+            let (c, k) = self.game.canonical(&q);
+            buf.push((self.game.rank_in(self.layer, &c), k, c));
+        });
+        if buf.iter().any(|e| e.0 >= self.size) {
+            return self.fail(r, "a parent lies outside the layer".into());
+        }
+        if v == LOSS_BASE + d {
+            for &(rq, _, _) in buf.iter() {
+                self.win_parent(rq, d);
+            }
+            return;
+        }
+        let (_, kc) = self.game.canonical(&p);
+        buf.sort_unstable_by_key(|e| e.0);
+        let mut i = 0;
+        while i < buf.len() {
+            let (rq, kq, q) = buf[i];
+            let mut j = i;
+            while j < buf.len() && buf[j].0 == rq {
+                j += 1;
+            }
+            let moves = u64::from(kq) * (j - i) as u64;
+            i = j;
+            if kc == 0 || moves % u64::from(kc) != 0 || moves / u64::from(kc) > 255 {
+                return self.fail(
+                    rq,
+                    format!(
+                        "symmetry reduction: {moves} / stabiliser {kc} is not a move count (a broken canonical image or stabiliser)"
+                    ),
+                );
+            }
+            self.count_won_moves(rq, &q, (moves / u64::from(kc)) as u8, d);
         }
     }
 
@@ -578,41 +712,10 @@ impl<G: LayeredGame> Solver<'_, G> {
             if rq >= self.size {
                 return self.fail(r, "a parent lies outside the layer".into());
             }
-            let cell = &self.values[rq as usize];
             if v == loss {
-                if d >= MAX_DEPTH {
-                    return self.overflow_at(u32::from(d) + 1);
-                }
-                let new = WIN_BASE + d + 1;
-                let upd = cell.fetch_update(Relaxed, Relaxed, |cur| {
-                    (cur == 0 || (cur > new && cur < LOSS_BASE)).then_some(new)
-                });
-                if upd.is_ok() {
-                    self.mark(rq, d + 1);
-                }
+                self.win_parent(rq, d);
             } else {
-                let now = cell.load(Relaxed);
-                if (WIN_BASE..LOSS_BASE).contains(&now) {
-                    // Won already (a win needs no counting).
-                    return;
-                }
-                let before = self.counters[rq as usize].fetch_sub(1, Relaxed);
-                if before == 0 {
-                    return self.fail(rq, "more in-layer parents than moves".into());
-                }
-                if before == 1 && cell.load(Relaxed) == 0 {
-                    let e = self.loss_depth(&q, d);
-                    if e > u32::from(MAX_DEPTH) {
-                        return self.overflow_at(e);
-                    }
-                    let e = e as u8;
-                    if cell
-                        .compare_exchange(0, LOSS_BASE + e, Relaxed, Relaxed)
-                        .is_ok()
-                    {
-                        self.mark(rq, e);
-                    }
-                }
+                self.count_won_moves(rq, &q, 1, d);
             }
         });
     }

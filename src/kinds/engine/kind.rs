@@ -116,7 +116,7 @@ pub fn resources<S: EngineGame>(game: &S::Game, layer: usize) -> Resources {
 
 /// The estimate of layer `layer`'s reachability job: its value bytes (to
 /// count), three bits per position, its parent layers' bits; one pass over
-/// its positions and its parents' at a quarter of the solving rate.
+/// its positions and its parents' ([`EngineGame::NS_PER_REACH_POSITION`]).
 pub fn reach_resources<S: EngineGame>(
     game: &S::Game,
     layer: usize,
@@ -128,7 +128,7 @@ pub fn reach_resources<S: EngineGame>(
         memory: size + 3 * size.div_ceil(8) + above.div_ceil(8) + size / 8 + WORKER_BASE,
         threads: if size + above < 1 << 20 { 1 } else { 2 },
         shard_bytes: size / 16 + 4096,
-        cpu_seconds: (size + above) as f64 * S::NS_PER_POSITION * 0.25e-9,
+        cpu_seconds: (size + above) as f64 * S::NS_PER_REACH_POSITION * 1e-9,
     }
 }
 

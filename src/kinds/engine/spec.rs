@@ -42,9 +42,13 @@ pub trait EngineGame: Send + Sync + 'static {
     const ABOUT: &'static str;
     /// The game's name in titles (`Quixo`).
     const TITLE: &'static str;
-    /// Single-core CPU time per position of a layer, nanoseconds (for the
-    /// plan's estimates; measured on the 2-core reference machine).
+    /// Single-core CPU time per position of a layer's solving job,
+    /// nanoseconds (for the plan's estimates; measured on the 2-core
+    /// reference machine).
     const NS_PER_POSITION: f64;
+    /// Single-core CPU time of a reachability job per position of the layer
+    /// and of its parent layers, nanoseconds.
+    const NS_PER_REACH_POSITION: f64;
     /// How the probe takes a position (for `--help` and errors).
     const POSITION_HELP: &'static str;
     /// The request parameter (and `query` option) naming the board (`n`).
