@@ -690,7 +690,7 @@ impl<G: LayeredGame> Solver<'_, G> {
             }
             let moves = u64::from(kq) * (j - i) as u64;
             i = j;
-            if kc == 0 || moves % u64::from(kc) != 0 || moves / u64::from(kc) > 255 {
+            if kc == 0 || !moves.is_multiple_of(u64::from(kc)) || moves / u64::from(kc) > 255 {
                 return self.fail(
                     rq,
                     format!(
