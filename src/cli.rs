@@ -182,6 +182,13 @@ enum Command {
         /// as much as the run itself).
         #[arg(long)]
         full: bool,
+        /// The most one step of the full check may hold in memory, e.g. 8G
+        /// (default: half of the memory this process may get here). A split
+        /// Chomp box whose bits do not fit is checked at a sample of its
+        /// ranks instead (every rectangle, every position one bite from
+        /// one, the edges of every part), as the coverage lines say.
+        #[arg(long, value_parser = parse_memory, requires = "full")]
+        memory: Option<u64>,
     },
     /// Write DIR/report.md: every published claim, our value, and whether it matches.
     Report {
@@ -588,7 +595,11 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             against,
             json,
             full,
+            memory,
         } => {
+            if let Some(m) = memory {
+                set_allocation_limit(m);
+            }
             if full {
                 cmd_verify_full(&dir, against.as_deref(), json)
             } else {

@@ -333,3 +333,54 @@ fn quixo_start_depth_off_by_one_and_loss_as_draw() {
         ],
     );
 }
+
+/// chomp-boxes, a split box too large for the full check's memory
+/// (`verify --full --memory`): checked at a sample read block by block from
+/// the parts (every rectangle, every position one bite from one, the edges
+/// of every part; here all 12,870 ranks of the 8×8 box in four parts); the
+/// P-position 2,1 (rank C(9, 8) + C(7, 7) = 10, part 1) stored as an
+/// N-position is found there.
+#[test]
+fn boxes_split_box_checked_at_a_sample() {
+    let (_t, dir) =
+        run_passing("kind = \"chomp-boxes\"\nboxes = [[8, 8]]\nwindow_positions = 4096\n");
+    let sampled = |dir: &Path| {
+        gt().arg("verify")
+            .arg(dir)
+            .args(["--full", "--memory", "1K"])
+            .output()
+            .unwrap()
+    };
+    let out = sampled(&dir);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    for want in [
+        "0 bad value(s)",
+        "checked at a sample",
+        "12,870 of 12,870 checked",
+        "63 of 63 checked",
+    ] {
+        assert!(t.contains(want), "missing `{want}` in:\n{t}");
+    }
+    edit_shard(&dir, "box-8x8-part-1", |s| {
+        let p = section(s, "p-positions");
+        assert_eq!(p[1] >> 2 & 1, 1, "2,1 is a P-position");
+        p[1] &= !(1 << 2);
+        edit_meta(s, |meta: &mut gametables::kinds::chomp::boxes::BoxMeta| {
+            meta.p_positions -= 1;
+        });
+        let sizes = section(s, "sizes");
+        let at = 3 * 16 + 8; // P-positions of 3 squares
+        let n = u64::from_le_bytes(sizes[at..at + 8].try_into().unwrap());
+        sizes[at..at + 8].copy_from_slice(&(n - 1).to_le_bytes());
+    });
+    let out = sampled(&dir);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(3), "{t}");
+    assert!(
+        t.contains(
+            "chomp-boxes box-8x8-part-1 2,1 (rank 10): stored as an N-position, but no bite leads to a P-position"
+        ),
+        "{t}"
+    );
+}

@@ -13,8 +13,9 @@
 //!
 //! A box split into parts (`box-RxC-part-K`, rank windows) is checked as
 //! one box: the parts' bits laid end to end, when that bitset fits the
-//! allocation bound here; a larger box is named in the coverage as not
-//! checked.
+//! allocation bound here (`verify --memory`); a larger box is checked at a
+//! sample of its ranks, its bits read block by block from the parts
+//! ([`super::sampled`]), and its coverage line says so.
 //!
 //! **Rectangles.** For every rectangle a×b of the box (listed once each, in
 //! `(a, b)` order, 1×1 left out), every bite is taken: the listed moves must
@@ -26,6 +27,7 @@ use crate::pipeline::error::Result;
 use crate::pipeline::kind::JobSpec;
 
 use super::rules::{BoxRanks, staircase_text};
+use super::sampled::{EDGE, PartBits, check_ranks, sample_ranks};
 use crate::pipeline::fullcheck::{Checker, Coverage, Ctx, bit, le_u32s, le_u64s};
 
 /// The `chomp-boxes` checker.
@@ -64,7 +66,11 @@ impl Checker for BoxesChecker {
         // the allocation bound here (the parts' bits laid end to end);
         // larger boxes are named in the coverage, not reported as bad.
         let mut parts = Coverage {
-            what: "P-bits of split boxes too large to hold whole here (not checked)".into(),
+            what: format!(
+                "P-bits of split boxes too large to hold here, checked at a sample (every \
+                 rectangle, every position one bite from one, the first and last {EDGE} \
+                 ranks of every part)"
+            ),
             stored: 0,
             checked: 0,
         };
@@ -88,10 +94,36 @@ impl Checker for BoxesChecker {
                 .is_err()
             {
                 tracing::warn!(
-                    "{name}: {} ranks, too large for the full check here",
+                    "{name}: {} ranks, too large to hold here: checked at a sample",
                     b.len()
                 );
                 parts.stored += b.len();
+                rects.stored += u64::from(bx.rows) * u64::from(bx.cols) - 1;
+                let Some(bits) = PartBits::open(cx, bx, &b) else {
+                    continue;
+                };
+                let windows: Vec<(u64, u64)> = bits.windows().map(|(_, s, e)| (s, e)).collect();
+                let sample = sample_ranks(&b, &windows);
+                let last = &bx.jobs[bx.jobs.len() - 1].name;
+                parts.checked += check_ranks(cx, &b, &bits, &sample);
+                let list = cx
+                    .run()
+                    .open(last)
+                    .ok()
+                    .and_then(|f| f.read_section("rectangles").ok())
+                    .and_then(|r| le_u32s(&r));
+                match list {
+                    Some(list) => {
+                        rects.checked += check_rectangles(
+                            cx,
+                            last,
+                            &b,
+                            |x| bits.bit(cx, x) == Some(true),
+                            &list,
+                        );
+                    }
+                    None => cx.bad(last, "rectangles", "section missing or not u32 values"),
+                }
                 continue;
             }
             bits.stored += b.len();
@@ -115,7 +147,9 @@ impl Checker for BoxesChecker {
             bits.checked += b.len();
             cx.advance(b.len());
             match list {
-                Some(list) => rects.checked += check_rectangles(cx, last, &b, &p, &list),
+                Some(list) => {
+                    rects.checked += check_rectangles(cx, last, &b, |x| bit(&p, x), &list)
+                }
                 None => cx.bad(last, "rectangles", "section missing or not u32 values"),
             }
         }
@@ -344,7 +378,13 @@ fn check_p_bits(cx: &Ctx, job: &str, b: &BoxRanks, p: &[u64]) {
 }
 
 /// Checks the `rectangles` section; returns the rectangles checked.
-fn check_rectangles(cx: &Ctx, job: &str, b: &BoxRanks, p: &[u64], list: &[u32]) -> u64 {
+fn check_rectangles(
+    cx: &Ctx,
+    job: &str,
+    b: &BoxRanks,
+    p: impl Fn(u64) -> bool,
+    list: &[u32],
+) -> u64 {
     let (m, n) = (b.rows() as u32, b.cols() as u32);
     let mut expect = (1..=m)
         .flat_map(|a| (1..=n).map(move |c| (a, c)))
@@ -373,7 +413,7 @@ fn check_rectangles(cx: &Ctx, job: &str, b: &BoxRanks, p: &[u64], list: &[u32]) 
         let x = b.rank(&rows);
         let mut winning = Vec::new();
         b.for_each_bite(&rows, x, |i, j, ch| {
-            if bit(p, ch) {
+            if p(ch) {
                 winning.push((i, j));
             }
         });

@@ -10,3 +10,4 @@ pub mod boxes;
 pub mod census;
 pub mod grundy;
 pub mod rules;
+pub mod sampled;
