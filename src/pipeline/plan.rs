@@ -125,6 +125,29 @@ fn job_id(kind: &str, name: &str, inputs: &[InputRef], params: &toml::Table) -> 
 }
 
 impl PlanFile {
+    /// Whether `other` is the same computation: the same job file, kind,
+    /// parameters and jobs (names, ids, inputs, parameters), whatever the
+    /// estimates (cost, memory, threads, shard size, CPU), which are not
+    /// part of a job's id.
+    pub fn same_computation(&self, other: &PlanFile) -> bool {
+        let job = |j: &PlannedJob| {
+            (
+                j.name.clone(),
+                j.id.clone(),
+                j.inputs.clone(),
+                j.params.clone(),
+            )
+        };
+        (self.schema, &self.job_file, &self.kind, &self.params)
+            == (other.schema, &other.job_file, &other.kind, &other.params)
+            && self.jobs.len() == other.jobs.len()
+            && self
+                .jobs
+                .iter()
+                .zip(&other.jobs)
+                .all(|(a, b)| job(a) == job(b))
+    }
+
     /// Assigns ids to the jobs of a job file.
     ///
     /// # Errors
@@ -303,8 +326,16 @@ pub fn write_plan(dir: &RunDir, plan: &PlanFile, force: bool) -> Result<()> {
     let path = dir.plan_path();
     let old = std::fs::read_to_string(&path).ok();
     let plan_is_new = old.as_deref() != Some(text.as_str());
+    // Only the estimates differ (a newer build estimates better): the same
+    // computation, so the run resumes with the new estimates.
+    let estimates_only = plan_is_new
+        && old
+            .as_deref()
+            .and_then(|o| toml::from_str::<PlanFile>(o).ok())
+            .is_some_and(|o| o.same_computation(plan));
     if let Some(old) = &old
         && plan_is_new
+        && !estimates_only
         && !force
     {
         let old_name = toml::from_str::<PlanFile>(old)
@@ -318,7 +349,7 @@ pub fn write_plan(dir: &RunDir, plan: &PlanFile, force: bool) -> Result<()> {
             ),
         });
     }
-    if plan_is_new {
+    if plan_is_new && !estimates_only {
         // A new or replaced plan: merge outputs of an older plan are stale.
         for stale in [dir.result_path(), dir.report_path()] {
             let _ = std::fs::remove_file(stale);

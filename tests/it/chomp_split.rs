@@ -434,3 +434,26 @@ fn bad_split_fields_are_refused_at_plan_time() {
         assert!(text(&o).contains(want), "{extra}: {}", text(&o));
     }
 }
+
+/// The plan's CPU estimate of a split box counts the carry (every later
+/// part reads every earlier P-position): parts 9–12 of `jobs/chomp-21x21.toml`
+/// took 6,662 CPU-s here (`/usr/bin/time`, 3 Dec 2026, BENCHMARKS.md), the
+/// plan must say that within 25 % (regression: 12 ns per staircase of the
+/// window alone said 2,152 s, 3.1× low).
+#[test]
+fn plan_of_the_21x21_box_counts_the_carry_in_its_cpu_estimate() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("run");
+    plan_output(&job_path("chomp-21x21"), &dir);
+    let p = plan(&dir);
+    assert_eq!(p.jobs.len(), 12);
+    let late: u64 = p.jobs[8..].iter().map(|j| j.cpu_seconds).sum();
+    let measured = 6662.0;
+    let ratio = late as f64 / measured;
+    assert!(
+        (0.8..=1.25).contains(&ratio),
+        "parts 9-12 estimated {late} CPU-s"
+    );
+    // Later parts cost more: each reads more earlier P-positions.
+    assert!(p.jobs[11].cpu_seconds > 3 * p.jobs[0].cpu_seconds);
+}

@@ -789,3 +789,33 @@ fn an_old_format_run_directory_is_named_old_and_recomputed() {
         JobState::Done
     );
 }
+
+/// A run directory planned by a build with other estimates (CPU, memory)
+/// resumes without `--force`: the jobs' ids are the same, so the finished
+/// shards are kept and the plan takes the new estimates (regression: a
+/// resume after the chomp-boxes CPU estimate changed was refused as "a
+/// different plan").
+#[test]
+fn changed_estimates_alone_do_not_stop_a_resume() {
+    let t = tempfile::tempdir().unwrap();
+    let (dir, job) = small_job(t.path(), TWO_BOXES);
+    let first = text(&run_job_ok(&job, &dir));
+    assert!(!first.contains("already done"), "{first}");
+    let plan_path = dir.join("plan.toml");
+    let planned = std::fs::read_to_string(&plan_path).unwrap();
+    let older = planned
+        .replace("cpu_seconds = 0", "cpu_seconds = 777")
+        .replace("memory = ", "memory = 1");
+    assert_ne!(older, planned);
+    std::fs::write(&plan_path, &older).unwrap();
+    let times = shard_times(&dir);
+    let again = text(&run_job_ok(&job, &dir));
+    assert!(again.contains("2 job(s) already done, skipped"), "{again}");
+    assert_eq!(shard_times(&dir), times, "finished shards kept");
+    assert_eq!(std::fs::read_to_string(&plan_path).unwrap(), planned);
+    // A changed computation is still refused.
+    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4]]\n").unwrap();
+    let out = run_cmd(&job, &dir).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("holds a different plan"));
+}

@@ -238,10 +238,17 @@ fn box_window_len(
     Ok(Some(len.div_ceil(parts).div_ceil(64) * 64))
 }
 
-/// CPU estimate of solving `ranks` ranks, seconds on one core (≈ 12 ns per
-/// staircase; the per-window carry of earlier P-positions is small).
-fn cpu_seconds(ranks: u64) -> u64 {
-    ranks * 12 / 1_000_000_000
+/// CPU estimate of solving the window `start..start + ranks` of a box,
+/// seconds on one core: 8 ns per staircase of the window, and 3.5 ns per
+/// staircase below it (the carry: every earlier P-position is read and its
+/// predecessors in the window marked, by every later part). Fitted on
+/// 2 cores, idle: 17×17 in one job 18.2 CPU-s (7.8 ns); 20×20 in 5 parts
+/// 2,029 CPU-s (model 2,068); 21×21 in 12 parts, part 1 306 CPU-s and
+/// part 8 1,412 CPU-s (BENCHMARKS.md). The carry made the old estimate
+/// (12 ns per staircase alone) 2.2× low on 21×21.
+fn cpu_seconds(start: u64, ranks: u64) -> u64 {
+    let ns = u128::from(ranks) * 8 + u128::from(start) * 7 / 2;
+    u64::try_from(ns / 1_000_000_000).unwrap_or(u64::MAX)
 }
 
 /// Solves box job `job` (the whole box or one window), reading the earlier
@@ -1061,7 +1068,7 @@ impl JobKind for ChompBoxes {
                         .with_memory(part_memory(rows, cols, len, job_threads(len), false))
                         .with_threads(job_threads(len))
                         .with_shard_bytes(len / 100 + 4096)
-                        .with_cpu_seconds(cpu_seconds(len)),
+                        .with_cpu_seconds(cpu_seconds(0, len)),
                 );
                 continue;
             };
@@ -1087,7 +1094,7 @@ impl JobKind for ChompBoxes {
                         ))
                         .with_threads(job_threads(end - start))
                         .with_shard_bytes((end - start) / 100 + 4096)
-                        .with_cpu_seconds(cpu_seconds(end - start)),
+                        .with_cpu_seconds(cpu_seconds(start, end - start)),
                 );
                 names.push(name);
                 start = end;
