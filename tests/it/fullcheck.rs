@@ -87,26 +87,29 @@ fn assert_found(dir: &Path, lines: &[&str]) {
     }
 }
 
+/// Stores the P-position 2,1 (rank `x` of a box shard or of its first
+/// part) as an N-position, keeping the shard self-consistent (the merge
+/// checks the meta's P count and the per-size counts against the bits):
+/// only the rules can tell the bit is wrong.
+fn clear_p_bit_of_2_1(s: &mut Shard, x: usize) {
+    let p = section(s, "p-positions");
+    assert_eq!(p[x / 8] >> (x % 8) & 1, 1, "2,1 is a P-position");
+    p[x / 8] &= !(1 << (x % 8));
+    edit_meta(s, |meta: &mut gametables::kinds::chomp::boxes::BoxMeta| {
+        meta.p_positions -= 1;
+    });
+    let sizes = section(s, "sizes");
+    let at = 3 * 16 + 8; // P-positions of 3 squares
+    let n = u64::from_le_bytes(sizes[at..at + 8].try_into().unwrap());
+    sizes[at..at + 8].copy_from_slice(&(n - 1).to_le_bytes());
+}
+
 /// chomp-boxes: the P-position 2,1 of the 4×5 box (rank C(5,4) + C(3,3) = 6,
 /// two rows differing by one: seed 000) stored as an N-position.
 #[test]
 fn boxes_one_p_bit() {
     let (_t, dir) = run_passing("kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n");
-    edit_shard(&dir, "box-4x5", |s| {
-        let p = section(s, "p-positions");
-        assert_eq!(p[0] >> 6 & 1, 1, "2,1 is a P-position");
-        p[0] &= !(1 << 6);
-        // Keep the shard self-consistent (the merge checks the meta's P
-        // count and the per-size counts against the bits): only the rules
-        // can tell the bit is wrong.
-        edit_meta(s, |meta: &mut gametables::kinds::chomp::boxes::BoxMeta| {
-            meta.p_positions -= 1;
-        });
-        let sizes = section(s, "sizes");
-        let at = 3 * 16 + 8; // P-positions of 3 squares
-        let n = u64::from_le_bytes(sizes[at..at + 8].try_into().unwrap());
-        sizes[at..at + 8].copy_from_slice(&(n - 1).to_le_bytes());
-    });
+    edit_shard(&dir, "box-4x5", |s| clear_p_bit_of_2_1(s, 6));
     assert_found(
         &dir,
         &[
@@ -362,18 +365,7 @@ fn boxes_split_box_checked_at_a_sample() {
     ] {
         assert!(t.contains(want), "missing `{want}` in:\n{t}");
     }
-    edit_shard(&dir, "box-8x8-part-1", |s| {
-        let p = section(s, "p-positions");
-        assert_eq!(p[1] >> 2 & 1, 1, "2,1 is a P-position");
-        p[1] &= !(1 << 2);
-        edit_meta(s, |meta: &mut gametables::kinds::chomp::boxes::BoxMeta| {
-            meta.p_positions -= 1;
-        });
-        let sizes = section(s, "sizes");
-        let at = 3 * 16 + 8; // P-positions of 3 squares
-        let n = u64::from_le_bytes(sizes[at..at + 8].try_into().unwrap());
-        sizes[at..at + 8].copy_from_slice(&(n - 1).to_le_bytes());
-    });
+    edit_shard(&dir, "box-8x8-part-1", |s| clear_p_bit_of_2_1(s, 10));
     let out = sampled(&dir);
     let t = text(&out);
     assert_eq!(out.status.code(), Some(3), "{t}");

@@ -327,9 +327,12 @@ impl Board {
         match (side, dir) {
             (Side::Blue, 0) => Some((x + 1 < n).then_some(sq + 1)),
             (Side::Red, 0) => Some((y + 1 < n).then_some(sq + n)),
+            // `then`, not `then_some`: the square is computed only on the
+            // board (`sq - n` on the first rank overflowed in builds with
+            // overflow checks, e.g. a plain `cargo test`).
             (Side::Blue, 1) => (y + 1 < n).then_some(Some(sq + n)),
-            (Side::Blue, _) => (y > 0).then_some(Some(sq - n)),
-            (Side::Red, 1) => (x > 0).then_some(Some(sq - 1)),
+            (Side::Blue, _) => (y > 0).then(|| Some(sq - n)),
+            (Side::Red, 1) => (x > 0).then(|| Some(sq - 1)),
             (Side::Red, _) => (x + 1 < n).then_some(Some(sq + 1)),
         }
     }

@@ -222,9 +222,10 @@ impl Board {
         match (red, dir) {
             (false, 0) => Some((x + 1 < n).then_some(s + 1)),
             (false, 1) => (y + 1 < n).then_some(Some(s + n)),
-            (false, _) => (y > 0).then_some(Some(s - n)),
+            // Lazily: `s - n` on the first rank overflows with overflow checks.
+            (false, _) => (y > 0).then(|| Some(s - n)),
             (true, 0) => Some((y + 1 < n).then_some(s + n)),
-            (true, 1) => (x > 0).then_some(Some(s - 1)),
+            (true, 1) => (x > 0).then(|| Some(s - 1)),
             (true, _) => (x + 1 < n).then_some(Some(s + 1)),
         }
     }

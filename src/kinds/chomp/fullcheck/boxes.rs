@@ -27,7 +27,7 @@ use crate::pipeline::error::Result;
 use crate::pipeline::kind::JobSpec;
 
 use super::rules::{BoxRanks, staircase_text};
-use super::sampled::{EDGE, PartBits, check_ranks, sample_ranks};
+use super::sampled::{EDGE, PartBits, check_ranks, covers_box, open_part, sample_ranks};
 use crate::pipeline::fullcheck::{Checker, Coverage, Ctx, bit, le_u32s, le_u64s};
 
 /// The `chomp-boxes` checker.
@@ -176,73 +176,32 @@ fn read_parts(cx: &Ctx, bx: &RunBox<'_>, b: &BoxRanks) -> Option<(Vec<u64>, Opti
     let mut list = None;
     let mut next = 0u64;
     for job in &bx.jobs {
-        let f = match cx.run().open(&job.name) {
-            Ok(f) => f,
-            Err(e) => {
-                cx.bad(&job.name, "shard", format!("cannot be read: {e}"));
-                return None;
-            }
-        };
-        let meta: Option<BoxMeta> = f
-            .read_section("meta")
-            .ok()
-            .and_then(|m| codec::decode(&m).ok());
-        let Some(meta) = meta else {
-            cx.bad(&job.name, "meta", "section missing or malformed");
+        let (f, meta) = open_part(cx, &job.name, b, next)?;
+        let Some(r) = f.read_section("p-positions").ok().and_then(|r| le_u64s(&r)) else {
+            cx.bad(&job.name, "p-positions", "unreadable");
             return None;
         };
-        let words = (meta.end.saturating_sub(meta.start)).div_ceil(64);
-        let raw = f.read_section("p-positions").ok().and_then(|r| le_u64s(&r));
-        let ok_window = meta.start == next
-            && meta.end > meta.start
-            && meta.end <= b.len()
-            && meta.start.is_multiple_of(64)
-            && (meta.rows, meta.cols, meta.ranks) == (b.rows() as u32, b.cols() as u32, b.len());
-        match raw {
-            Some(r) if ok_window && r.len() as u64 == words => {
-                let count: u64 = r.iter().map(|w| u64::from(w.count_ones())).sum();
-                if count != meta.p_positions {
-                    cx.bad(
-                        &job.name,
-                        "meta",
-                        format!(
-                            "says {} P-positions, the bits hold {count}",
-                            meta.p_positions
-                        ),
-                    );
-                }
-                let at = (meta.start / 64) as usize;
-                for (i, w) in r.into_iter().enumerate() {
-                    p[at + i] |= w;
-                }
-            }
-            _ => {
-                cx.bad(
-                    &job.name,
-                    "meta",
-                    format!(
-                        "window {}..{} ({}x{}, {} ranks) is not the next window of the box, \
-                         or p-positions is not {words} words",
-                        meta.start, meta.end, meta.rows, meta.cols, meta.ranks
-                    ),
-                );
-                return None;
-            }
+        let count: u64 = r.iter().map(|w| u64::from(w.count_ones())).sum();
+        if count != meta.p_positions {
+            cx.bad(
+                &job.name,
+                "meta",
+                format!(
+                    "says {} P-positions, the bits hold {count}",
+                    meta.p_positions
+                ),
+            );
+        }
+        let at = (meta.start / 64) as usize;
+        for (i, w) in r.into_iter().enumerate() {
+            p[at + i] |= w;
         }
         next = meta.end;
         if next == b.len() {
             list = f.read_section("rectangles").ok().and_then(|r| le_u32s(&r));
         }
     }
-    if next != b.len() {
-        cx.bad(
-            &bx.name(),
-            "parts",
-            format!("cover ranks 0..{next} of {}", b.len()),
-        );
-        return None;
-    }
-    Some((p, list))
+    covers_box(cx, bx, b, next).then_some((p, list))
 }
 
 /// The P-bits of a box shard after checking its meta against the box.

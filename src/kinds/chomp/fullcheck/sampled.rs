@@ -59,41 +59,7 @@ impl PartBits {
         let mut next = 0u64;
         let mut block = 1u64 << 17;
         for job in &bx.jobs {
-            let file = match cx.run().open(&job.name) {
-                Ok(f) => f,
-                Err(e) => {
-                    cx.bad(&job.name, "shard", format!("cannot be read: {e}"));
-                    return None;
-                }
-            };
-            let meta: Option<BoxMeta> = file
-                .read_section("meta")
-                .ok()
-                .and_then(|m| codec::decode(&m).ok());
-            let Some(meta) = meta else {
-                cx.bad(&job.name, "meta", "section missing or malformed");
-                return None;
-            };
-            let words = meta.end.saturating_sub(meta.start).div_ceil(64);
-            let ok = meta.start == next
-                && meta.end > meta.start
-                && meta.end <= b.len()
-                && meta.start.is_multiple_of(64)
-                && (meta.rows, meta.cols, meta.ranks)
-                    == (b.rows() as u32, b.cols() as u32, b.len())
-                && file.section_len("p-positions") == Some(words * 8);
-            if !ok {
-                cx.bad(
-                    &job.name,
-                    "meta",
-                    format!(
-                        "window {}..{} ({}x{}, {} ranks) is not the next window of the box, \
-                         or p-positions is not {words} words",
-                        meta.start, meta.end, meta.rows, meta.cols, meta.ranks
-                    ),
-                );
-                return None;
-            }
+            let (file, meta) = open_part(cx, &job.name, b, next)?;
             next = meta.end;
             block = file.block_size().max(1);
             parts.push(Part {
@@ -103,12 +69,7 @@ impl PartBits {
                 file,
             });
         }
-        if next != b.len() {
-            cx.bad(
-                &bx.name(),
-                "parts",
-                format!("cover ranks 0..{next} of {}", b.len()),
-            );
+        if !covers_box(cx, bx, b, next) {
             return None;
         }
         let blocks = (CACHE_BYTES / block).max(16) as usize;
@@ -162,6 +123,61 @@ impl PartBits {
         let at = (byte - i as u64 * bs) as usize;
         data.get(at).map(|v| v >> ((x - part.start) % 8) & 1 == 1)
     }
+}
+
+/// Opens the shard of part `job` of the box `b` for block reads and checks
+/// its `meta`: the window starting at `next` (a multiple of 64), inside
+/// the box, of this box, with a `p-positions` section of the window's
+/// words. Problems are findings; `None` then.
+pub fn open_part(cx: &Ctx, job: &str, b: &BoxRanks, next: u64) -> Option<(ShardFile, BoxMeta)> {
+    let file = match cx.run().open(job) {
+        Ok(f) => f,
+        Err(e) => {
+            cx.bad(job, "shard", format!("cannot be read: {e}"));
+            return None;
+        }
+    };
+    let meta: Option<BoxMeta> = file
+        .read_section("meta")
+        .ok()
+        .and_then(|m| codec::decode(&m).ok());
+    let Some(meta) = meta else {
+        cx.bad(job, "meta", "section missing or malformed");
+        return None;
+    };
+    let words = meta.end.saturating_sub(meta.start).div_ceil(64);
+    let ok = meta.start == next
+        && meta.end > meta.start
+        && meta.end <= b.len()
+        && meta.start.is_multiple_of(64)
+        && (meta.rows, meta.cols, meta.ranks) == (b.rows() as u32, b.cols() as u32, b.len())
+        && file.section_len("p-positions") == Some(words * 8);
+    if !ok {
+        cx.bad(
+            job,
+            "meta",
+            format!(
+                "window {}..{} ({}x{}, {} ranks) is not the next window of the box, \
+                 or p-positions is not {words} words",
+                meta.start, meta.end, meta.rows, meta.cols, meta.ranks
+            ),
+        );
+        return None;
+    }
+    Some((file, meta))
+}
+
+/// Whether the parts, read up to rank `next`, cover the box `b`; a
+/// finding if not.
+pub fn covers_box(cx: &Ctx, bx: &RunBox<'_>, b: &BoxRanks, next: u64) -> bool {
+    if next != b.len() {
+        cx.bad(
+            &bx.name(),
+            "parts",
+            format!("cover ranks 0..{next} of {}", b.len()),
+        );
+    }
+    next == b.len()
 }
 
 /// The sorted, distinct ranks of the sample: every rectangle a×b of the
