@@ -26,8 +26,10 @@ use crate::pipeline::codec;
 use crate::pipeline::error::Result;
 use crate::pipeline::kind::JobSpec;
 
-use super::rules::{BoxRanks, staircase_text};
-use super::sampled::{EDGE, PartBits, check_ranks, covers_box, open_part, sample_ranks};
+use super::rules::BoxRanks;
+use super::sampled::{
+    EDGE, PartBits, check_ranks, covers_box, open_part, report_wrong_bit, sample_ranks,
+};
 use crate::pipeline::fullcheck::{Checker, Coverage, Ctx, bit, le_u32s, le_u64s};
 
 /// The `chomp-boxes` checker.
@@ -306,32 +308,16 @@ fn check_p_bits(cx: &Ctx, job: &str, b: &BoxRanks, p: &[u64]) {
             let x = w as u64 * 64 + u64::from(rest.trailing_zeros());
             rest &= rest - 1;
             b.unrank(x, &mut rows);
-            let name = format!("{} (rank {x})", staircase_text(&rows));
+            let mut to = None;
             if bit(p, x) {
-                let mut to = None;
                 b.for_each_bite(&rows, x, |i, j, c| {
                     if to.is_none() && bit(p, c) {
                         to = Some((i, j, c));
                     }
                 });
-                let (i, j, c) = to.expect("marked, so some bite reaches P");
-                let mut crows = vec![0u32; b.rows()];
-                b.unrank(c, &mut crows);
-                cx.bad(
-                    job,
-                    name,
-                    format!(
-                        "stored as a P-position, but bite ({i}, {j}) leads to the P-position {}",
-                        staircase_text(&crows)
-                    ),
-                );
-            } else {
-                cx.bad(
-                    job,
-                    name,
-                    "stored as an N-position, but no bite leads to a P-position",
-                );
+                assert!(to.is_some(), "marked, so some bite reaches P");
             }
+            report_wrong_bit(cx, job, b, &rows, x, to);
         }
     }
     if p[0] & 1 == 1 {

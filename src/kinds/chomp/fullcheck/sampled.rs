@@ -272,9 +272,26 @@ fn check_one(cx: &Ctx, b: &BoxRanks, bits: &PartBits, x: u64, rows: &mut [u32]) 
     if to.is_none() && !readable {
         return false;
     }
+    if stored == to.is_some() {
+        report_wrong_bit(cx, job, b, rows, x, to);
+    }
+    true
+}
+
+/// Records the wrong P-bit of rank `x` (the staircase `rows`): stored as a
+/// P-position though the bite `to = (i, j, child)` leads to a P-position, or,
+/// with `to` `None`, stored as an N-position though no bite does.
+pub fn report_wrong_bit(
+    cx: &Ctx,
+    job: &str,
+    b: &BoxRanks,
+    rows: &[u32],
+    x: u64,
+    to: Option<(u32, u32, u64)>,
+) {
     let name = format!("{} (rank {x})", staircase_text(rows));
-    match (stored, to) {
-        (true, Some((i, j, c))) => {
+    match to {
+        Some((i, j, c)) => {
             let mut crows = vec![0u32; b.rows()];
             b.unrank(c, &mut crows);
             cx.bad(
@@ -286,12 +303,10 @@ fn check_one(cx: &Ctx, b: &BoxRanks, bits: &PartBits, x: u64, rows: &mut [u32]) 
                 ),
             );
         }
-        (false, None) => cx.bad(
+        None => cx.bad(
             job,
             name,
             "stored as an N-position, but no bite leads to a P-position",
         ),
-        _ => {}
     }
-    true
 }
