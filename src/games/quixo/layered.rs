@@ -239,6 +239,15 @@ impl LayeredGame for QuixoLayers {
     fn is_canonical(&self, p: &Board) -> bool {
         self.maps.is_canonical(*p)
     }
+
+    /// On 5×5, the layers with two or more blanks: some boards of layer
+    /// 12-11 are more than 119 plies deep (found by solving it with
+    /// one-byte values), and layers with more blanks are expected to be as
+    /// deep or deeper.
+    fn wide_values(&self, layer: usize) -> bool {
+        let (a, b) = self.pairs[layer];
+        self.rules.n() == 5 && a + b + 2 <= self.rules.cells()
+    }
 }
 
 #[cfg(test)]

@@ -28,13 +28,14 @@ mod tests;
 pub use conformance::check_rules;
 pub use rules::{LayeredGame, Terminal};
 pub use solve::{
-    BLOCK, LOSS_BASE, LayerStats, MAX_DEPTH, SolveError, Value, WIN_BASE, child_bytes, solve_layer,
-    working_bytes,
+    BLOCK, LOSS_BASE, LayerStats, MAX_DEPTH, SolveError, Value, WIDE_LOSS_BASE, WIDE_MAX_DEPTH,
+    WIDE_WIN_BASE, WIN_BASE, child_bytes, is_wide, solve_layer, value_at, working_bytes,
 };
 
 /// Solves every layer of `game` in an order where each layer comes after
 /// its child layers, keeping them all in memory (for tests and small
-/// games): the bytes of each layer, by layer id.
+/// games): the bytes of each layer (one or two per position, as
+/// [`solve_layer`] gives them), by layer id.
 ///
 /// # Errors
 /// As [`solve_layer`].

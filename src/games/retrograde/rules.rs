@@ -131,6 +131,16 @@ pub trait LayeredGame: Sync {
         self.canonical(p).0 == *p
     }
 
+    /// Whether positions of `layer` may be more than 119 plies deep, so that
+    /// the engine solves it with two-byte values from the start (and plans
+    /// two bytes per position for it). The values and their bytes do not
+    /// depend on it: a layer solved with two-byte values whose depths all
+    /// fit one byte is stored with one, and a layer not named here that
+    /// turns out deeper is solved again with two. Default: `false`.
+    fn wide_values(&self, _layer: usize) -> bool {
+        false
+    }
+
     /// Calls `f(rank, position)` for the ranks `start .. end` of `layer` in
     /// order. The default unranks each; a game may enumerate faster.
     fn for_each_position(

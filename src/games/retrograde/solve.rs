@@ -37,11 +37,22 @@
 //! any thread count. Values of one depth are found through one flag per
 //! block of [`BLOCK`] positions and depth, so no queue is stored.
 //!
-//! **Memory**: two bytes per position of the layer (value, counter) and the
-//! flags, on top of the solved child layers the caller holds
-//! ([`working_bytes`]).
+//! **Value width.** A solved layer is stored with one byte per position
+//! ([`Value::to_byte`], depths up to [`MAX_DEPTH`] = 119 plies) when every
+//! depth fits, else with two ([`Value::to_wide`], little-endian, depths up to
+//! [`WIDE_MAX_DEPTH`]): the length of the bytes, one or two times the
+//! layer's size, says which ([`is_wide`]). The width depends only on the
+//! values, so the bytes are the same however the layer was solved. A layer
+//! [`LayeredGame::wide_values`] names is solved with two-byte cells from
+//! the start; any other is solved with one-byte cells and, if a depth
+//! passes 119, solved again with two.
+//!
+//! **Memory**: a value cell (one or two bytes) and a counter byte per
+//! position of the layer and the flags, on top of the solved child layers
+//! the caller holds ([`working_bytes`]).
 
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering::Relaxed};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use super::rules::{LayeredGame, Terminal};
 
@@ -51,26 +62,35 @@ pub const WIN_BASE: u8 = 16;
 pub const LOSS_BASE: u8 = 136;
 /// Largest depth the byte encoding holds: 119 plies.
 pub const MAX_DEPTH: u8 = LOSS_BASE - WIN_BASE - 1;
+/// First value of the win range of the two-byte encoding: a win in d plies
+/// is `WIDE_WIN_BASE + d`.
+pub const WIDE_WIN_BASE: u16 = 16;
+/// First value of the loss range of the two-byte encoding: a loss in d
+/// plies is `WIDE_LOSS_BASE + d`.
+pub const WIDE_LOSS_BASE: u16 = 0x8000;
+/// Largest depth the two-byte encoding holds: 32,751 plies.
+pub const WIDE_MAX_DEPTH: u16 = WIDE_LOSS_BASE - WIDE_WIN_BASE - 1;
 /// Positions per flag block.
 pub const BLOCK: u64 = 1 << 12;
 
-/// The value of a position for the player to move, and its byte encoding
-/// in solved layers:
+/// The value of a position for the player to move, and its encodings in
+/// solved layers, one byte per position or, when some depth needs it, two
+/// (a little-endian `u16`):
 ///
-/// | byte | value |
-/// |---|---|
-/// | 0 | draw |
-/// | 16 + d (16 ..= 135) | win for the player to move in d plies |
-/// | 136 + d (136 ..= 255) | loss for the player to move in d plies |
+/// | byte | two bytes | value |
+/// |---|---|---|
+/// | 0 | 0 | draw |
+/// | 16 + d (16 ..= 135) | 16 + d (16 ..= 32,767) | win for the player to move in d plies |
+/// | 136 + d (136 ..= 255) | 32,768 + d (..= 65,535) | loss for the player to move in d plies |
 ///
-/// (Dodgem's layer shards use the same encoding, so the engine's bytes and
-/// Dodgem's own solver's can be compared directly.)
+/// (Dodgem's layer shards use the one-byte encoding, so the engine's bytes
+/// and Dodgem's own solver's can be compared directly.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Value {
     /// The player to move wins in this many plies.
-    Win(u8),
+    Win(u16),
     /// The player to move loses in this many plies.
-    Loss(u8),
+    Loss(u16),
     /// Neither player can force a win.
     Draw,
 }
@@ -81,16 +101,17 @@ impl Value {
     /// # Panics
     /// If the depth exceeds [`MAX_DEPTH`].
     pub fn to_byte(self) -> u8 {
+        let byte = |base: u8, d: u16| {
+            assert!(
+                d <= u16::from(MAX_DEPTH),
+                "depth {d} past the byte encoding"
+            );
+            base + d as u8
+        };
         match self {
             Value::Draw => 0,
-            Value::Win(d) => {
-                assert!(d <= MAX_DEPTH, "depth {d} past the byte encoding");
-                WIN_BASE + d
-            }
-            Value::Loss(d) => {
-                assert!(d <= MAX_DEPTH, "depth {d} past the byte encoding");
-                LOSS_BASE + d
-            }
+            Value::Win(d) => byte(WIN_BASE, d),
+            Value::Loss(d) => byte(LOSS_BASE, d),
         }
     }
 
@@ -99,8 +120,33 @@ impl Value {
         match b {
             0 => Some(Value::Draw),
             1..WIN_BASE => None,
-            WIN_BASE..LOSS_BASE => Some(Value::Win(b - WIN_BASE)),
-            _ => Some(Value::Loss(b - LOSS_BASE)),
+            WIN_BASE..LOSS_BASE => Some(Value::Win(u16::from(b - WIN_BASE))),
+            _ => Some(Value::Loss(u16::from(b - LOSS_BASE))),
+        }
+    }
+
+    /// The two-byte code of this value (table above).
+    ///
+    /// # Panics
+    /// If the depth exceeds [`WIDE_MAX_DEPTH`].
+    pub fn to_wide(self) -> u16 {
+        match self {
+            Value::Draw => 0,
+            Value::Win(d) => {
+                assert!(d <= WIDE_MAX_DEPTH, "depth {d} past the two-byte encoding");
+                WIDE_WIN_BASE + d
+            }
+            Value::Loss(d) => WIDE_LOSS_BASE + d,
+        }
+    }
+
+    /// Decodes a two-byte code; `None` for the unused codes 1 … 15.
+    pub fn from_wide(w: u16) -> Option<Value> {
+        match w {
+            0 => Some(Value::Draw),
+            1..WIDE_WIN_BASE => None,
+            WIDE_WIN_BASE..WIDE_LOSS_BASE => Some(Value::Win(w - WIDE_WIN_BASE)),
+            _ => Some(Value::Loss(w - WIDE_LOSS_BASE)),
         }
     }
 
@@ -123,7 +169,7 @@ impl Value {
     }
 
     /// The depth in plies (`None` for a draw).
-    pub fn depth(self) -> Option<u8> {
+    pub fn depth(self) -> Option<u16> {
         match self {
             Value::Win(d) | Value::Loss(d) => Some(d),
             Value::Draw => None,
@@ -155,14 +201,14 @@ pub enum SolveError {
         /// "which was not given" or the length mismatch.
         why: String,
     },
-    /// A position deeper than the byte encoding holds.
+    /// A position deeper than the two-byte encoding holds.
     #[error(
-        "layer {layer} has positions at least {depth} plies deep; one byte per position holds depths up to {MAX_DEPTH}"
+        "layer {layer} has positions at least {depth} plies deep; two bytes per position hold depths up to {WIDE_MAX_DEPTH}"
     )]
     DepthOverflow {
         /// The layer (its name).
         layer: String,
-        /// A depth past [`MAX_DEPTH`] that solving reached.
+        /// A depth past [`WIDE_MAX_DEPTH`] that solving reached.
         depth: u32,
     },
     /// The game broke a contract of [`LayeredGame`].
@@ -177,6 +223,35 @@ pub enum SolveError {
     },
 }
 
+/// Whether the solved bytes `bytes` of a layer of `size` positions use the
+/// two-byte encoding: `Some(false)` for one byte per position, `Some(true)`
+/// for two, `None` for any other length.
+pub fn is_wide(bytes: &[u8], size: u64) -> Option<bool> {
+    let len = bytes.len() as u64;
+    if len == size {
+        Some(false)
+    } else if len == 2 * size {
+        Some(true)
+    } else {
+        None
+    }
+}
+
+/// The value of rank `r` in the solved bytes of a layer (`wide`: two bytes
+/// per position, else one; see [`Value`]); `None` for an unused code.
+///
+/// # Panics
+/// If `r` is past the layer.
+#[inline]
+pub fn value_at(bytes: &[u8], wide: bool, r: u64) -> Option<Value> {
+    if wide {
+        let i = 2 * r as usize;
+        Value::from_wide(u16::from_le_bytes([bytes[i], bytes[i + 1]]))
+    } else {
+        Value::from_byte(bytes[r as usize])
+    }
+}
+
 /// Counts of one solved layer.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LayerStats {
@@ -189,13 +264,13 @@ pub struct LayerStats {
     /// Drawn.
     pub draws: u64,
     /// Largest depth of a won position (0 if none).
-    pub max_win_depth: u8,
+    pub max_win_depth: u16,
     /// Largest depth of a lost position (0 if none).
-    pub max_loss_depth: u8,
+    pub max_loss_depth: u16,
 }
 
 impl LayerStats {
-    /// Counts the bytes of a solved layer.
+    /// Counts the bytes of a solved layer of one byte per position.
     ///
     /// # Panics
     /// If a byte is outside the encoding (1 … 15).
@@ -221,44 +296,94 @@ impl LayerStats {
             s.wins += w;
             s.losses += l;
             if w > 0 {
-                s.max_win_depth = d;
+                s.max_win_depth = u16::from(d);
             }
             if l > 0 {
-                s.max_loss_depth = d;
+                s.max_loss_depth = u16::from(d);
             }
         }
         s
     }
+
+    /// Counts the solved bytes of a layer of `size` positions, one or two
+    /// bytes per position ([`is_wide`]).
+    ///
+    /// # Panics
+    /// If the length is neither, or a value is outside the encoding.
+    pub fn of_layer(values: &[u8], size: u64) -> LayerStats {
+        match is_wide(values, size) {
+            Some(false) => LayerStats::of(values),
+            Some(true) => {
+                let mut s = LayerStats {
+                    positions: size,
+                    ..LayerStats::default()
+                };
+                for c in values.chunks_exact(2) {
+                    match Value::from_wide(u16::from_le_bytes([c[0], c[1]])) {
+                        Some(Value::Draw) => s.draws += 1,
+                        Some(Value::Win(d)) => {
+                            s.wins += 1;
+                            s.max_win_depth = s.max_win_depth.max(d);
+                        }
+                        Some(Value::Loss(d)) => {
+                            s.losses += 1;
+                            s.max_loss_depth = s.max_loss_depth.max(d);
+                        }
+                        None => panic!("a value of a solved layer is outside the encoding"),
+                    }
+                }
+                s
+            }
+            None => panic!(
+                "{} bytes are not the values of {size} positions",
+                values.len()
+            ),
+        }
+    }
 }
+
+/// Depths whose flags [`working_bytes`] counts for a layer solved with
+/// two-byte cells (flags are allocated per depth that occurs).
+const WIDE_DEPTHS_ESTIMATE: u64 = 512;
 
 /// Bytes [`solve_layer`] allocates for `layer`, on top of the solved child
-/// layers the caller holds (one byte per position each): a value byte and a
-/// counter byte per position, a pending bit per position, and one flag bit
-/// per block of [`BLOCK`] positions and depth.
+/// layers the caller holds (one or two bytes per position each): a value
+/// cell (two bytes if [`LayeredGame::wide_values`], else one) and a counter
+/// byte per position, a pending bit per position, and one flag bit per
+/// block of [`BLOCK`] positions and depth.
 pub fn working_bytes(game: &impl LayeredGame, layer: usize) -> u64 {
     let size = game.layer_size(layer);
-    2 * size
-        + size.div_ceil(64) * 8
-        + (u64::from(MAX_DEPTH) + 2) * size.div_ceil(BLOCK).div_ceil(64) * 8
+    let (cell, depths) = if game.wide_values(layer) {
+        (2, WIDE_DEPTHS_ESTIMATE)
+    } else {
+        (1, u64::from(MAX_DEPTH) + 2)
+    };
+    (cell + 1) * size + size.div_ceil(64) * 8 + depths * size.div_ceil(BLOCK).div_ceil(64) * 8
 }
 
-/// Bytes of the solved child layers [`solve_layer`] reads for `layer`.
+/// Bytes of the solved child layers [`solve_layer`] reads for `layer` (one
+/// per position, two for a child [`LayeredGame::wide_values`] names).
 pub fn child_bytes(game: &impl LayeredGame, layer: usize) -> u64 {
     game.child_layers(layer)
         .iter()
-        .map(|&c| game.layer_size(c))
+        .map(|&c| game.layer_size(c) * if game.wide_values(c) { 2 } else { 1 })
         .sum()
 }
 
-/// Solves `layer` of `game`: one value byte per rank ([`Value::to_byte`]).
+/// Solves `layer` of `game`: its values, one byte per rank
+/// ([`Value::to_byte`]) when every depth is at most [`MAX_DEPTH`], else two
+/// ([`Value::to_wide`], little-endian).
 ///
 /// `below` holds the solved bytes of every layer of
-/// [`LayeredGame::child_layers`]`(layer)`, as `(layer, bytes)`. `threads` ≥
-/// 1 threads share the work; the bytes are the same for any number.
+/// [`LayeredGame::child_layers`]`(layer)`, as `(layer, bytes)`, each of
+/// either width. `threads` ≥ 1 threads share the work; the bytes are the
+/// same for any number, and whether or not the game names the layer in
+/// [`LayeredGame::wide_values`].
 ///
 /// # Errors
-/// [`SolveError::MissingChild`] if a child layer is missing or has the wrong
-/// length; [`SolveError::DepthOverflow`] if a depth passes [`MAX_DEPTH`];
+/// [`SolveError::MissingChild`] if a child layer is missing or has a length
+/// that is neither one nor two bytes per position;
+/// [`SolveError::DepthOverflow`] if a depth passes [`WIDE_MAX_DEPTH`];
 /// [`SolveError::Contract`] if a non-terminal position has no move, a move
 /// leaves for a layer that is not a child, or a counter overflows.
 pub fn solve_layer<G: LayeredGame>(
@@ -268,17 +393,18 @@ pub fn solve_layer<G: LayeredGame>(
     threads: usize,
 ) -> Result<Vec<u8>, SolveError> {
     let name = game.layer_name(layer);
-    let mut children: Vec<Option<&[u8]>> = vec![None; game.layer_count()];
+    let mut children: Vec<Option<Child>> = vec![None; game.layer_count()];
     for c in game.child_layers(layer) {
         let got = below.iter().find(|(l, _)| *l == c).map(|(_, b)| *b);
-        let why = match got {
-            None => Some("which was not given".to_string()),
-            Some(b) if b.len() as u64 != game.layer_size(c) => Some(format!(
-                "given with {} bytes for its {} positions",
+        let size = game.layer_size(c);
+        let wide = got.and_then(|b| is_wide(b, size));
+        let why = match (got, wide) {
+            (None, _) => Some("which was not given".to_string()),
+            (Some(b), None) => Some(format!(
+                "given with {} bytes for its {size} positions (one or two a position)",
                 b.len(),
-                game.layer_size(c)
             )),
-            Some(_) => None,
+            _ => None,
         };
         if let Some(why) = why {
             return Err(SolveError::MissingChild {
@@ -287,56 +413,194 @@ pub fn solve_layer<G: LayeredGame>(
                 why,
             });
         }
-        children[c] = got;
+        children[c] = got.zip(wide).map(|(bytes, wide)| Child { bytes, wide });
     }
-    let size = game.layer_size(layer);
-    let mut values = vec![0u8; size as usize];
+    let size = game.layer_size(layer) as usize;
+    if !game.wide_values(layer) {
+        let mut values = vec![0u8; size];
+        match solve_cells::<G, [AtomicU8]>(game, layer, &children, threads, &name, &mut values) {
+            Ok(()) => return Ok(values),
+            Err(SolveError::DepthOverflow { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let mut raw = vec![0u8; 2 * size];
+    // SAFETY: every bit pattern is a valid `u16`.
+    let (head, cells, _) = unsafe { raw.align_to_mut::<u16>() };
+    if head.is_empty() {
+        solve_cells::<G, [AtomicU16]>(game, layer, &children, threads, &name, cells)?;
+        if cfg!(target_endian = "big") {
+            cells.iter_mut().for_each(|c| *c = c.to_le());
+        }
+    } else {
+        // An allocator that did not align the bytes for `u16` (never seen):
+        // solve in a vector of its own and copy.
+        let mut cells = vec![0u16; size];
+        solve_cells::<G, [AtomicU16]>(game, layer, &children, threads, &name, &mut cells)?;
+        raw = cells.iter().flat_map(|c| c.to_le_bytes()).collect();
+    }
+    let wide = |i: usize| Value::from_wide(u16::from_le_bytes([raw[2 * i], raw[2 * i + 1]]));
+    let deepest = (0..size)
+        .filter_map(|i| wide(i).and_then(Value::depth))
+        .max()
+        .unwrap_or(0);
+    Ok(if deepest <= u16::from(MAX_DEPTH) {
+        (0..size)
+            .map(|i| wide(i).map_or(0, Value::to_byte))
+            .collect()
+    } else {
+        raw
+    })
+}
+
+/// A solved child layer's bytes and their width.
+#[derive(Clone, Copy)]
+struct Child<'a> {
+    bytes: &'a [u8],
+    wide: bool,
+}
+
+impl Child<'_> {
+    #[inline]
+    fn value(&self, r: u64) -> Option<Value> {
+        value_at(self.bytes, self.wide, r)
+    }
+}
+
+/// The value cells the solver works on: one byte per position (the
+/// encoding of [`Value::to_byte`]) or two ([`Value::to_wide`]), as atomics
+/// shared by the threads. Codes are handled as `u32`.
+trait Cells: Sync {
+    /// The stored integer type.
+    type Int: Copy + Default + Send;
+    /// First win code.
+    const WIN: u32;
+    /// First loss code.
+    const LOSS: u32;
+    /// Deepest depth the cells hold.
+    const MAX: u32;
+    /// The cells over `v` (borrowed exclusively for the view's life).
+    fn view(v: &mut [Self::Int]) -> &Self;
+    fn load(&self, i: usize) -> u32;
+    fn store(&self, i: usize, v: u32);
+    fn cas(&self, i: usize, old: u32, new: u32) -> bool;
+    /// `fetch_update`; true if `f` gave a new value.
+    fn update(&self, i: usize, f: impl FnMut(u32) -> Option<u32>) -> bool;
+}
+
+impl Cells for [AtomicU8] {
+    type Int = u8;
+    const WIN: u32 = WIN_BASE as u32;
+    const LOSS: u32 = LOSS_BASE as u32;
+    const MAX: u32 = MAX_DEPTH as u32;
+    fn view(v: &mut [u8]) -> &[AtomicU8] {
+        // SAFETY: `AtomicU8` has the size and alignment of `u8`, and `v` is
+        // borrowed mutably (exclusively) for the life of the view.
+        unsafe { &*(v as *mut [u8] as *const [AtomicU8]) }
+    }
+    #[inline]
+    fn load(&self, i: usize) -> u32 {
+        u32::from(self[i].load(Relaxed))
+    }
+    #[inline]
+    fn store(&self, i: usize, v: u32) {
+        self[i].store(v as u8, Relaxed);
+    }
+    #[inline]
+    fn cas(&self, i: usize, old: u32, new: u32) -> bool {
+        self[i]
+            .compare_exchange(old as u8, new as u8, Relaxed, Relaxed)
+            .is_ok()
+    }
+    #[inline]
+    fn update(&self, i: usize, mut f: impl FnMut(u32) -> Option<u32>) -> bool {
+        self[i]
+            .fetch_update(Relaxed, Relaxed, |c| f(u32::from(c)).map(|v| v as u8))
+            .is_ok()
+    }
+}
+
+impl Cells for [AtomicU16] {
+    type Int = u16;
+    const WIN: u32 = WIDE_WIN_BASE as u32;
+    const LOSS: u32 = WIDE_LOSS_BASE as u32;
+    const MAX: u32 = WIDE_MAX_DEPTH as u32;
+    fn view(v: &mut [u16]) -> &[AtomicU16] {
+        // SAFETY: `AtomicU16` has the size and alignment of `u16`, and `v`
+        // is borrowed mutably (exclusively) for the life of the view.
+        unsafe { &*(v as *mut [u16] as *const [AtomicU16]) }
+    }
+    #[inline]
+    fn load(&self, i: usize) -> u32 {
+        u32::from(self[i].load(Relaxed))
+    }
+    #[inline]
+    fn store(&self, i: usize, v: u32) {
+        self[i].store(v as u16, Relaxed);
+    }
+    #[inline]
+    fn cas(&self, i: usize, old: u32, new: u32) -> bool {
+        self[i]
+            .compare_exchange(old as u16, new as u16, Relaxed, Relaxed)
+            .is_ok()
+    }
+    #[inline]
+    fn update(&self, i: usize, mut f: impl FnMut(u32) -> Option<u32>) -> bool {
+        self[i]
+            .fetch_update(Relaxed, Relaxed, |c| f(u32::from(c)).map(|v| v as u16))
+            .is_ok()
+    }
+}
+
+/// Solves `layer` into `out` (one cell per position, codes of `C`).
+/// [`SolveError::DepthOverflow`] when a depth passes `C::MAX`.
+fn solve_cells<G: LayeredGame, C: Cells + ?Sized>(
+    game: &G,
+    layer: usize,
+    children: &[Option<Child>],
+    threads: usize,
+    name: &str,
+    out: &mut [C::Int],
+) -> Result<(), SolveError> {
+    let size = out.len() as u64;
     let mut counters = vec![0u8; size as usize];
     let blocks = size.div_ceil(BLOCK);
     let words = blocks.div_ceil(64) as usize;
-    {
-        let s = Solver {
-            game,
-            layer,
-            children,
-            values: atomic_bytes(&mut values),
-            counters: atomic_bytes(&mut counters),
-            pending: (0..size.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
-            dirty: (0..=MAX_DEPTH as usize)
-                .map(|_| (0..words).map(|_| AtomicU64::new(0)).collect())
-                .collect(),
-            overflow: AtomicU64::new(0),
-            broken: std::sync::Mutex::new(None),
-            failed: AtomicBool::new(false),
-            size,
-            reduce: game.reduces_by_symmetry(),
-        };
-        par_blocks(threads, &(0..blocks).collect::<Vec<_>>(), |blk| {
-            s.seed(blk);
-        });
-        s.check(&name)?;
-        for d in 0..=MAX_DEPTH {
-            let todo = s.dirty_blocks(d);
-            if todo.is_empty() {
-                continue;
-            }
+    let s = Solver::<G, C> {
+        game,
+        layer,
+        children,
+        values: C::view(out),
+        counters: <[AtomicU8]>::view(&mut counters),
+        pending: (0..size.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+        dirty: (0..=C::MAX).map(|_| OnceLock::new()).collect(),
+        dirty_words: words,
+        deepest_marked: AtomicU32::new(0),
+        overflow: AtomicU64::new(0),
+        broken: std::sync::Mutex::new(None),
+        failed: AtomicBool::new(false),
+        size,
+        reduce: game.reduces_by_symmetry(),
+    };
+    par_blocks(threads, &(0..blocks).collect::<Vec<_>>(), |blk| {
+        s.seed(blk);
+    });
+    s.check(name)?;
+    let mut d = 0;
+    while d <= s.deepest_marked.load(Relaxed) {
+        let todo = s.dirty_blocks(d);
+        if !todo.is_empty() {
             par_blocks(threads, &todo, |blk| s.propagate(blk, d));
-            s.check(&name)?;
+            s.check(name)?;
         }
-        if s.reduce {
-            par_blocks(threads, &(0..blocks).collect::<Vec<_>>(), |blk| {
-                s.fill(blk);
-            });
-        }
+        d += 1;
     }
-    Ok(values)
-}
-
-/// Views a byte vector as atomics for the solving threads.
-fn atomic_bytes(v: &mut [u8]) -> &[AtomicU8] {
-    // SAFETY: `AtomicU8` has the size and alignment of `u8`, and `v` is
-    // borrowed mutably (exclusively) for the life of the view.
-    unsafe { &*(v as *mut [u8] as *const [AtomicU8]) }
+    if s.reduce {
+        par_blocks(threads, &(0..blocks).collect::<Vec<_>>(), |blk| {
+            s.fill(blk);
+        });
+    }
+    Ok(())
 }
 
 /// Runs `f(block)` for each block of `todo` on `threads` threads (inline
@@ -362,18 +626,23 @@ fn par_blocks(threads: usize, todo: &[u64], f: impl Fn(u64) + Sync) {
     });
 }
 
-struct Solver<'a, G: LayeredGame> {
+struct Solver<'a, G: LayeredGame, C: Cells + ?Sized> {
     game: &'a G,
     layer: usize,
     /// The solved bytes of each child layer, by layer id.
-    children: Vec<Option<&'a [u8]>>,
-    values: &'a [AtomicU8],
+    children: &'a [Option<Child<'a>>],
+    values: &'a C,
     counters: &'a [AtomicU8],
     /// One bit per position: valued and not yet taken by the propagation.
     pending: Vec<AtomicU64>,
-    /// `dirty[d]`: one bit per block holding some value of depth d.
-    dirty: Vec<Vec<AtomicU64>>,
-    /// The first depth past [`MAX_DEPTH`] reached (0: none).
+    /// `dirty[d]`: one bit per block holding some value of depth d
+    /// (allocated when a value of depth d is first found).
+    dirty: Vec<OnceLock<Box<[AtomicU64]>>>,
+    /// Words of one depth's flags.
+    dirty_words: usize,
+    /// The deepest depth given a flag so far.
+    deepest_marked: AtomicU32,
+    /// The first depth past `C::MAX` reached (0: none).
     overflow: AtomicU64,
     /// The first contract broken: (rank, why).
     broken: std::sync::Mutex<Option<(u64, String)>>,
@@ -388,15 +657,15 @@ struct Solver<'a, G: LayeredGame> {
 struct Exits {
     in_layer: u32,
     /// Least depth of a lost child (a win in one more).
-    lost_child: Option<u8>,
+    lost_child: Option<u32>,
     /// Deepest won child.
-    deepest_win: Option<u8>,
+    deepest_win: Option<u32>,
     drawn_child: bool,
     /// A move left for a layer that is not a child.
     stray: Option<usize>,
 }
 
-impl<G: LayeredGame> Solver<'_, G> {
+impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
     fn fail(&self, rank: u64, why: String) {
         self.failed.store(true, Relaxed);
         let mut b = self.broken.lock().unwrap_or_else(|e| e.into_inner());
@@ -425,10 +694,14 @@ impl<G: LayeredGame> Solver<'_, G> {
         })
     }
 
-    fn mark(&self, rank: u64, depth: u8) {
+    fn mark(&self, rank: u64, depth: u32) {
         self.pending[(rank / 64) as usize].fetch_or(1 << (rank % 64), Relaxed);
         let blk = rank / BLOCK;
-        let word = &self.dirty[depth as usize][(blk / 64) as usize];
+        let flags = self.dirty[depth as usize].get_or_init(|| {
+            self.deepest_marked.fetch_max(depth, Relaxed);
+            (0..self.dirty_words).map(|_| AtomicU64::new(0)).collect()
+        });
+        let word = &flags[(blk / 64) as usize];
         // Most marks find the flag raised: read before writing, so threads
         // do not fight over the flag's cache line.
         if word.load(Relaxed) >> (blk % 64) & 1 == 0 {
@@ -436,15 +709,19 @@ impl<G: LayeredGame> Solver<'_, G> {
         }
     }
 
+    /// Stores value `v` (a win or loss of depth `d`, or a draw) at `rank`.
     fn set(&self, rank: u64, v: Value) {
-        let d = v.depth().unwrap_or(0);
-        if d > MAX_DEPTH {
-            self.overflow_at(u32::from(d));
-            return;
-        }
-        self.values[rank as usize].store(v.to_byte(), Relaxed);
-        if v != Value::Draw {
-            self.mark(rank, d);
+        let code = match v {
+            Value::Draw => 0,
+            Value::Win(d) | Value::Loss(d) if u32::from(d) > C::MAX => {
+                return self.overflow_at(u32::from(d));
+            }
+            Value::Win(d) => C::WIN + u32::from(d),
+            Value::Loss(d) => C::LOSS + u32::from(d),
+        };
+        self.values.store(rank as usize, code);
+        if let Some(d) = v.depth() {
+            self.mark(rank, u32::from(d));
         }
     }
 
@@ -455,9 +732,12 @@ impl<G: LayeredGame> Solver<'_, G> {
             .compare_exchange(0, u64::from(depth), Relaxed, Relaxed);
     }
 
-    fn dirty_blocks(&self, d: u8) -> Vec<u64> {
+    fn dirty_blocks(&self, d: u32) -> Vec<u64> {
         let mut out = Vec::new();
-        for (w, word) in self.dirty[d as usize].iter().enumerate() {
+        let Some(flags) = self.dirty[d as usize].get() else {
+            return out;
+        };
+        for (w, word) in flags.iter().enumerate() {
             let mut bits = word.load(Relaxed);
             while bits != 0 {
                 out.push(w as u64 * 64 + u64::from(bits.trailing_zeros()));
@@ -476,22 +756,30 @@ impl<G: LayeredGame> Solver<'_, G> {
                 e.in_layer += 1;
                 return;
             }
-            let Some(bytes) = self.children.get(l).copied().flatten() else {
+            let Some(child) = self.children.get(l).copied().flatten() else {
                 e.stray = Some(l);
                 return;
             };
             let r = self.game.rank_in(l, &c);
-            match Value::from_byte(bytes[r as usize]) {
+            match child.value(r) {
                 Some(Value::Loss(d)) => {
+                    let d = u32::from(d);
                     e.lost_child = Some(e.lost_child.map_or(d, |x| x.min(d)));
                 }
                 Some(Value::Win(d)) => {
+                    let d = u32::from(d);
                     e.deepest_win = Some(e.deepest_win.map_or(d, |x| x.max(d)));
                 }
                 Some(Value::Draw) | None => e.drawn_child = true,
             }
         });
         e
+    }
+
+    /// A value of depth `d` (as found, possibly past the cells' range:
+    /// [`Solver::set`] reports that).
+    fn clamp_depth(d: u32) -> u16 {
+        d.min(u32::from(u16::MAX)) as u16
     }
 
     fn seed(&self, blk: u64) {
@@ -525,11 +813,14 @@ impl<G: LayeredGame> Solver<'_, G> {
                 }
                 if let Some(d) = e.lost_child {
                     // A win: an in-layer loss found later may lower its depth.
-                    return self.set(r, Value::Win(d + 1));
+                    return self.set(r, Value::Win(Self::clamp_depth(d + 1)));
                 }
                 if e.in_layer == 0 {
                     if !e.drawn_child {
-                        self.set(r, Value::Loss(e.deepest_win.unwrap_or(0) + 1));
+                        self.set(
+                            r,
+                            Value::Loss(Self::clamp_depth(e.deepest_win.unwrap_or(0) + 1)),
+                        );
                     }
                     return;
                 }
@@ -549,7 +840,7 @@ impl<G: LayeredGame> Solver<'_, G> {
     /// depth, the last at `d`), so the loss lasts 1 + the deepest of `d`
     /// and the wins among its children in the child layers (its longest
     /// resistance). Only moves leaving the layer are ranked.
-    fn loss_depth(&self, p: &G::Position, d: u8) -> u32 {
+    fn loss_depth(&self, p: &G::Position, d: u32) -> u32 {
         let mut deepest = d;
         self.game.children(p, &mut |c| {
             let l = self.game.layer_of(&c);
@@ -557,17 +848,17 @@ impl<G: LayeredGame> Solver<'_, G> {
                 return;
             }
             let r = self.game.rank_in(l, &c);
-            let b = self.children[l].expect("checked at seeding")[r as usize];
-            if let Some(Value::Win(w)) = Value::from_byte(b) {
-                deepest = deepest.max(w);
+            let child = self.children[l].expect("checked at seeding");
+            if let Some(Value::Win(w)) = child.value(r) {
+                deepest = deepest.max(u32::from(w));
             }
         });
-        u32::from(deepest) + 1
+        deepest + 1
     }
 
-    fn propagate(&self, blk: u64, d: u8) {
+    fn propagate(&self, blk: u64, d: u32) {
         let (start, end) = (blk * BLOCK, ((blk + 1) * BLOCK).min(self.size));
-        let (win, loss) = (WIN_BASE + d, LOSS_BASE + d);
+        let (win, loss) = (C::WIN + d, C::LOSS + d);
         let mut buf = Vec::new();
         // BLOCK is a multiple of 64: the block's pending words are its own.
         for w in start / 64..end.div_ceil(64) {
@@ -578,13 +869,13 @@ impl<G: LayeredGame> Solver<'_, G> {
                 let bit = bits.trailing_zeros();
                 bits &= bits - 1;
                 let r = w * 64 + u64::from(bit);
-                let v = self.values[r as usize].load(Relaxed);
+                let v = self.values.load(r as usize);
                 if v == win || v == loss {
                     taken |= 1 << bit;
                     if self.reduce {
-                        self.take_reduced(r, v, d, &mut buf);
+                        self.take_reduced(r, v == loss, d, &mut buf);
                     } else {
-                        self.take(r, v, d);
+                        self.take(r, v == loss, d);
                     }
                 }
             }
@@ -603,14 +894,14 @@ impl<G: LayeredGame> Solver<'_, G> {
         let (start, end) = (blk * BLOCK, ((blk + 1) * BLOCK).min(self.size));
         self.game
             .for_each_position(self.layer, start, end, &mut |r, p| {
-                let v = self.values[r as usize].load(Relaxed);
+                let v = self.values.load(r as usize);
                 if v == 0 || !self.game.is_canonical(&p) {
                     return;
                 }
                 self.game.symmetries(&p, &mut |s| {
                     if s != p {
                         let rs = self.game.rank_in(self.layer, &s);
-                        self.values[rs as usize].store(v, Relaxed);
+                        self.values.store(rs as usize, v);
                     }
                 });
             });
@@ -618,42 +909,37 @@ impl<G: LayeredGame> Solver<'_, G> {
 
     /// Makes the canonical position of rank `rq` a win in `d + 1` unless it
     /// wins sooner (its child of value loss in `d` was found).
-    fn win_parent(&self, rq: u64, d: u8) {
-        if d >= MAX_DEPTH {
-            return self.overflow_at(u32::from(d) + 1);
+    fn win_parent(&self, rq: u64, d: u32) {
+        if d >= C::MAX {
+            return self.overflow_at(d + 1);
         }
-        let new = WIN_BASE + d + 1;
-        let upd = self.values[rq as usize].fetch_update(Relaxed, Relaxed, |cur| {
-            (cur == 0 || (cur > new && cur < LOSS_BASE)).then_some(new)
+        let new = C::WIN + d + 1;
+        let upd = self.values.update(rq as usize, |cur| {
+            (cur == 0 || (cur > new && cur < C::LOSS)).then_some(new)
         });
-        if upd.is_ok() {
+        if upd {
             self.mark(rq, d + 1);
         }
     }
 
     /// Counts `m` of the moves of `q` (rank `rq`) as leading to positions
     /// won at depth `d`; the last makes `q` a loss.
-    fn count_won_moves(&self, rq: u64, q: &G::Position, m: u8, d: u8) {
-        let cell = &self.values[rq as usize];
-        if (WIN_BASE..LOSS_BASE).contains(&cell.load(Relaxed)) {
+    fn count_won_moves(&self, rq: u64, q: &G::Position, m: u8, d: u32) {
+        let cell = rq as usize;
+        if (C::WIN..C::LOSS).contains(&self.values.load(cell)) {
             // Won already (a win needs no counting).
             return;
         }
-        let Ok(before) =
-            self.counters[rq as usize].fetch_update(Relaxed, Relaxed, |c| c.checked_sub(m))
+        let Ok(before) = self.counters[cell].fetch_update(Relaxed, Relaxed, |c| c.checked_sub(m))
         else {
             return self.fail(rq, "more in-layer parents than moves".into());
         };
-        if before == m && cell.load(Relaxed) == 0 {
+        if before == m && self.values.load(cell) == 0 {
             let e = self.loss_depth(q, d);
-            if e > u32::from(MAX_DEPTH) {
+            if e > C::MAX {
                 return self.overflow_at(e);
             }
-            let e = e as u8;
-            if cell
-                .compare_exchange(0, LOSS_BASE + e, Relaxed, Relaxed)
-                .is_ok()
-            {
+            if self.values.cas(cell, 0, C::LOSS + e) {
                 self.mark(rq, e);
             }
         }
@@ -663,7 +949,7 @@ impl<G: LayeredGame> Solver<'_, G> {
     /// canonical rank `r` are replaced by their canonical images, and a won
     /// `r` counts, for each canonical parent, its moves into `r`'s class
     /// (module docs). `buf` is scratch space.
-    fn take_reduced(&self, r: u64, v: u8, d: u8, buf: &mut Vec<(u64, u32, G::Position)>) {
+    fn take_reduced(&self, r: u64, lost: bool, d: u32, buf: &mut Vec<(u64, u32, G::Position)>) {
         let p = self.game.unrank(self.layer, r);
         buf.clear();
         self.game.parents(&p, &mut |q| {
@@ -673,7 +959,7 @@ impl<G: LayeredGame> Solver<'_, G> {
         if buf.iter().any(|e| e.0 >= self.size) {
             return self.fail(r, "a parent lies outside the layer".into());
         }
-        if v == LOSS_BASE + d {
+        if lost {
             for &(rq, _, _) in buf.iter() {
                 self.win_parent(rq, d);
             }
@@ -702,9 +988,8 @@ impl<G: LayeredGame> Solver<'_, G> {
         }
     }
 
-    /// Visits the parents of rank `r`, of value byte `v` at depth `d`.
-    fn take(&self, r: u64, v: u8, d: u8) {
-        let loss = LOSS_BASE + d;
+    /// Visits the parents of rank `r`, lost (`lost`) or won at depth `d`.
+    fn take(&self, r: u64, lost: bool, d: u32) {
         let p = self.game.unrank(self.layer, r);
         self.game.parents(&p, &mut |q| {
             // In this layer by contract (checked by `check_rules`).
@@ -712,7 +997,7 @@ impl<G: LayeredGame> Solver<'_, G> {
             if rq >= self.size {
                 return self.fail(r, "a parent lies outside the layer".into());
             }
-            if v == loss {
+            if lost {
                 self.win_parent(rq, d);
             } else {
                 self.count_won_moves(rq, &q, 1, d);

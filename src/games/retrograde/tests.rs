@@ -129,7 +129,7 @@ fn naive<G: LayeredGame>(game: &G) -> Vec<Vec<u8>> {
             })
         })
         .collect();
-    for t in 1..=MAX_DEPTH {
+    for t in 1..=4000u16 {
         let before = val.clone();
         for i in 0..all.len() {
             if before[i].is_some() {
@@ -151,15 +151,26 @@ fn naive<G: LayeredGame>(game: &G) -> Vec<Vec<u8>> {
             }
         }
     }
+    // One byte per position, or two (little-endian) for a layer with a
+    // depth past one byte.
     let mut out = Vec::new();
     let mut i = 0;
     for l in 0..game.layer_count() {
-        let mut v = Vec::new();
-        for _ in 0..game.layer_size(l) {
-            v.push(val[i].unwrap_or(Value::Draw).to_byte());
-            i += 1;
-        }
-        out.push(v);
+        let layer: Vec<Value> = (0..game.layer_size(l))
+            .map(|k| val[i + k as usize].unwrap_or(Value::Draw))
+            .collect();
+        i += layer.len();
+        let deep = layer
+            .iter()
+            .any(|v| v.depth().is_some_and(|d| d > u16::from(MAX_DEPTH)));
+        out.push(if deep {
+            layer
+                .iter()
+                .flat_map(|v| v.to_wide().to_le_bytes())
+                .collect()
+        } else {
+            layer.iter().map(|v| v.to_byte()).collect()
+        });
     }
     out
 }
@@ -353,4 +364,130 @@ fn symmetry_reduction_bytes_do_not_depend_on_the_thread_count() {
             "{t} threads"
         );
     }
+}
+
+/// A game whose layers are long walks, deeper than one byte holds: layer
+/// `k` has cells `0 … m − 1`; a move steps to the next cell, from a cell
+/// `x ≡ 3 (mod 7)` also skips one, and from the last cell leaves for cell 0
+/// of layer `k − 1`. Layer 0 is over: the player to move wins on an even
+/// cell. Depths grow by about `m` a layer. The layers from `wide_from` up
+/// are named in [`LayeredGame::wide_values`].
+struct Walk {
+    layers: usize,
+    m: u64,
+    wide_from: usize,
+}
+
+impl LayeredGame for Walk {
+    type Position = (usize, u64);
+    fn layer_count(&self) -> usize {
+        self.layers
+    }
+    fn layer_name(&self, layer: usize) -> String {
+        format!("w{layer}")
+    }
+    fn layer_size(&self, _layer: usize) -> u64 {
+        self.m
+    }
+    fn child_layers(&self, layer: usize) -> Vec<usize> {
+        (layer.saturating_sub(1)..layer).collect()
+    }
+    fn unrank(&self, layer: usize, rank: u64) -> (usize, u64) {
+        (layer, rank)
+    }
+    fn rank(&self, p: &(usize, u64)) -> (usize, u64) {
+        *p
+    }
+    fn terminal(&self, p: &(usize, u64)) -> Option<Terminal> {
+        (p.0 == 0).then_some(if p.1.is_multiple_of(2) {
+            Terminal::Win
+        } else {
+            Terminal::Loss
+        })
+    }
+    fn children(&self, &(k, x): &(usize, u64), f: &mut impl FnMut((usize, u64))) {
+        if x + 1 < self.m {
+            f((k, x + 1));
+        }
+        if x % 7 == 3 && x + 2 < self.m {
+            f((k, x + 2));
+        }
+        if x == self.m - 1 {
+            f((k - 1, 0));
+        }
+    }
+    fn parents(&self, &(k, y): &(usize, u64), f: &mut impl FnMut((usize, u64))) {
+        if k == 0 {
+            return;
+        }
+        if y >= 1 {
+            f((k, y - 1));
+        }
+        if y >= 2 && (y - 2) % 7 == 3 {
+            f((k, y - 2));
+        }
+    }
+    fn wide_values(&self, layer: usize) -> bool {
+        layer >= self.wide_from
+    }
+}
+
+#[test]
+fn layers_deeper_than_one_byte_get_two_bytes_a_position_whatever_the_hint() {
+    let game = |wide_from| Walk {
+        layers: 7,
+        m: 61,
+        wide_from,
+    };
+    assert_eq!(check_rules(&game(7), 500, 1), Vec::<String>::new());
+    let want = naive(&game(7));
+    // Some layers fit one byte, the deep ones take two.
+    let widths: Vec<Option<bool>> = want.iter().map(|v| is_wide(v, 61)).collect();
+    assert!(
+        widths.contains(&Some(false)) && widths.contains(&Some(true)),
+        "{widths:?}"
+    );
+    let deepest = want
+        .iter()
+        .filter(|v| is_wide(v, 61) == Some(true))
+        .map(|v| {
+            LayerStats::of_layer(v, 61)
+                .max_win_depth
+                .max(LayerStats::of_layer(v, 61).max_loss_depth)
+        })
+        .max()
+        .unwrap();
+    assert!(deepest > 200, "{deepest}");
+    // No hint (one byte tried first, solved again on overflow), every
+    // layer hinted, and only the top ones: the naive solver's bytes.
+    for wide_from in [7, 0, 3] {
+        for threads in [1, 3] {
+            let got = solve_all(&game(wide_from), threads).unwrap();
+            assert_eq!(got, want, "hint from layer {wide_from}, {threads} threads");
+        }
+    }
+    // The values read back through `value_at` for both widths.
+    for (l, v) in want.iter().enumerate() {
+        let wide = is_wide(v, 61).unwrap();
+        let s = LayerStats::of_layer(v, 61);
+        let n = (0..61)
+            .filter(|&r| matches!(value_at(v, wide, r), Some(Value::Win(_))))
+            .count();
+        assert_eq!(n as u64, s.wins, "layer {l}");
+    }
+}
+
+#[test]
+fn two_byte_codes_round_trip() {
+    for w in 0..=u16::MAX {
+        match Value::from_wide(w) {
+            Some(v) => assert_eq!(v.to_wide(), w),
+            None => assert!((1..WIDE_WIN_BASE).contains(&w)),
+        }
+    }
+    assert_eq!(Value::Win(300).to_wide(), WIDE_WIN_BASE + 300);
+    assert_eq!(
+        Value::from_byte(LOSS_BASE + 7),
+        Value::from_wide(WIDE_LOSS_BASE + 7)
+    );
 }

@@ -15,12 +15,20 @@
 //! ([`LayeredGame::symmetries`]) every image of a position must hold the
 //! same byte.
 //!
-//! Memory: the layer checked and the layers its moves reach, one byte per
-//! position each (as the engine).
+//! Values are compared as two-byte codes (a one-byte layer's bytes
+//! widened, [`super::layout::code_at`]); a layer stored with two bytes per
+//! position must need them (some depth past 119 plies), so the width is
+//! checked to be the canonical one.
+//!
+//! Memory: the layer checked and the layers its moves reach, one or two
+//! bytes per position each (as the engine).
 
 use std::marker::PhantomData;
 
-use super::layout::{DEEPEST, LOSS, LayerMeta, ReachMeta, WIN, byte_text, layer_job, reach_job};
+use super::layout::{
+    DEEPEST, LayerInfo, ReachMeta, WIDE_DEEPEST, WIDE_LOSS, WIDE_WIN, code_at, code_text,
+    layer_job, reach_job,
+};
 use super::spec::EngineGame;
 use crate::games::retrograde::rules::{LayeredGame, Terminal};
 use crate::pipeline::codec;
@@ -36,11 +44,29 @@ impl<S> EngineChecker<S> {
     pub const NEW: EngineChecker<S> = EngineChecker(PhantomData);
 }
 
-/// The value bytes of a layer's shard, or why not.
-fn values_of(shard: Shard, name: &str, len: u64) -> std::result::Result<Vec<u8>, String> {
-    let meta: LayerMeta = codec::decode(shard.section("meta").map_err(|e| e.to_string())?)?;
+/// A layer's stored values: its `values` bytes, one or two per position.
+struct Stored {
+    bytes: Vec<u8>,
+    wide: bool,
+}
+
+impl Stored {
+    /// The two-byte code of rank `r` (`None` past the layer).
+    fn code(&self, r: u64) -> Option<u16> {
+        code_at(&self.bytes, self.wide, r)
+    }
+}
+
+/// The values of a layer's shard, or why not: the meta names the layer
+/// and says the width, the values have that width, and a two-byte layer
+/// has a depth past one byte (the width is canonical).
+fn values_of(shard: Shard, name: &str, len: u64) -> std::result::Result<Stored, String> {
+    let meta = LayerInfo::decode(shard.section("meta").map_err(|e| e.to_string())?)?;
     if meta.layer != name {
         return Err(format!("its meta names layer {}", meta.layer));
+    }
+    if meta.wide && meta.max_win_depth.max(meta.max_loss_depth) <= u16::from(DEEPEST) {
+        return Err("two bytes per position, but its meta's depths fit one".into());
     }
     let v = shard
         .sections
@@ -48,30 +74,43 @@ fn values_of(shard: Shard, name: &str, len: u64) -> std::result::Result<Vec<u8>,
         .find(|s| s.name == "values")
         .map(|s| s.bytes)
         .ok_or("no values section")?;
-    if v.len() as u64 != len {
-        return Err(format!("{} value bytes for {len} positions", v.len()));
+    if v.len() as u64 != len * meta.value_bytes() {
+        return Err(format!(
+            "{} value bytes for {len} positions of {} bytes",
+            v.len(),
+            meta.value_bytes()
+        ));
     }
-    Ok(v)
+    Ok(Stored {
+        bytes: v,
+        wide: meta.wide,
+    })
 }
 
-/// The byte a position must hold, from the bytes its moves reach (`None`:
-/// a byte outside the encoding among them, or a depth past it).
-fn expected(children: &[u8]) -> Option<u8> {
-    let mut shortest_loss: Option<u8> = None;
-    let mut longest_win: Option<u8> = None;
+/// The code a position must hold, from the codes its moves reach (`None`:
+/// a code outside the encoding among them, or a depth past it).
+fn expected(children: &[u16]) -> Option<u16> {
+    let mut shortest_loss: Option<u16> = None;
+    let mut longest_win: Option<u16> = None;
     let mut draw = false;
     for &b in children {
         match b {
             0 => draw = true,
-            1..WIN => return None,
-            WIN..LOSS => longest_win = Some(longest_win.map_or(b - WIN, |w| w.max(b - WIN))),
-            _ => shortest_loss = Some(shortest_loss.map_or(b - LOSS, |l| l.min(b - LOSS))),
+            1..WIDE_WIN => return None,
+            WIDE_WIN..WIDE_LOSS => {
+                let d = b - WIDE_WIN;
+                longest_win = Some(longest_win.map_or(d, |w| w.max(d)));
+            }
+            _ => {
+                let d = b - WIDE_LOSS;
+                shortest_loss = Some(shortest_loss.map_or(d, |l| l.min(d)));
+            }
         }
     }
     match (shortest_loss, draw, longest_win) {
-        (Some(d), _, _) => (d < DEEPEST).then(|| WIN + d + 1),
+        (Some(d), _, _) => (d < WIDE_DEEPEST).then(|| WIDE_WIN + d + 1),
         (None, true, _) => Some(0),
-        (None, false, Some(d)) => (d < DEEPEST).then(|| LOSS + d + 1),
+        (None, false, Some(d)) => (d < WIDE_DEEPEST).then(|| WIDE_LOSS + d + 1),
         (None, false, None) => None,
     }
 }
@@ -111,7 +150,7 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
             let l = *l;
             cx.job(job);
             let size = game.layer_size(l);
-            let load = |layer: usize| -> Option<Vec<u8>> {
+            let load = |layer: usize| -> Option<Stored> {
                 let name = &names[layer];
                 let shard = cx.load(&layer_job(name))?;
                 match values_of(shard, name, game.layer_size(layer)) {
@@ -123,7 +162,7 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
                 }
             };
             let Some(own) = load(l) else { continue };
-            let mut below: Vec<Option<Vec<u8>>> = vec![None; game.layer_count()];
+            let mut below: Vec<Option<Stored>> = (0..game.layer_count()).map(|_| None).collect();
             let mut complete = true;
             for c in game.child_layers(l) {
                 below[c] = load(c);
@@ -134,12 +173,12 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
                 continue;
             }
             let sym = std::sync::atomic::AtomicU64::new(0);
-            let byte_of = |p: &<S::Game as LayeredGame>::Position| -> Option<u8> {
+            let byte_of = |p: &<S::Game as LayeredGame>::Position| -> Option<u16> {
                 let (pl, r) = game.rank(p);
                 if pl == l {
-                    own.get(r as usize).copied()
+                    own.code(r)
                 } else {
-                    below.get(pl)?.as_ref()?.get(r as usize).copied()
+                    below.get(pl)?.as_ref()?.code(r)
                 }
             };
             for_chunks(size, cx.threads(), |range| {
@@ -147,10 +186,10 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
                 let mut syms = 0u64;
                 for r in range.clone() {
                     let p = game.unrank(l, r);
-                    let stored = own[r as usize];
+                    let stored = own.code(r).expect("a rank of the layer");
                     let want = match game.terminal(&p) {
-                        Some(Terminal::Win) => Some(WIN),
-                        Some(Terminal::Loss) => Some(LOSS),
+                        Some(Terminal::Win) => Some(WIDE_WIN),
+                        Some(Terminal::Loss) => Some(WIDE_LOSS),
                         None => {
                             kids.clear();
                             let mut stray = false;
@@ -175,8 +214,8 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
                             format!("rank {r} {}", S::describe(&game, &p)),
                             format!(
                                 "holds {}, its moves give {}",
-                                byte_text(stored),
-                                want.map_or("no value".to_string(), byte_text)
+                                code_text(stored),
+                                want.map_or("no value".to_string(), code_text)
                             ),
                         );
                     }
@@ -188,9 +227,9 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
                                 format!("rank {r} {}", S::describe(&game, &p)),
                                 format!(
                                     "holds {}, its symmetric image {} {}",
-                                    byte_text(stored),
+                                    code_text(stored),
                                     S::describe(&game, &q),
-                                    byte_of(&q).map_or("is not solved".to_string(), byte_text)
+                                    byte_of(&q).map_or("is not solved".to_string(), code_text)
                                 ),
                             );
                         }
@@ -303,9 +342,9 @@ fn check_reach<S: EngineGame>(
                     continue;
                 }
                 c[0] += 1;
-                match values[r as usize] {
-                    0 => c[3] += 1,
-                    b if b >= LOSS => c[2] += 1,
+                match values.code(r) {
+                    Some(0) => c[3] += 1,
+                    Some(b) if b >= WIDE_LOSS => c[2] += 1,
                     _ => c[1] += 1,
                 }
                 let p = game.unrank(l, r);
@@ -364,14 +403,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_expected_byte_follows_the_rule() {
+    fn the_expected_code_follows_the_rule() {
+        let (win, loss) = (WIDE_WIN, WIDE_LOSS);
         // A move to a loss in 3 and one to a loss in 1: a win in 2.
-        assert_eq!(expected(&[LOSS + 3, LOSS + 1, WIN + 5]), Some(WIN + 2));
+        assert_eq!(expected(&[loss + 3, loss + 1, win + 5]), Some(win + 2));
         // No loss, a draw: a draw.
-        assert_eq!(expected(&[WIN + 2, 0]), Some(0));
-        // Only wins: a loss in 1 + the longest.
-        assert_eq!(expected(&[WIN + 2, WIN + 7]), Some(LOSS + 8));
-        // A byte outside the encoding.
+        assert_eq!(expected(&[win + 2, 0]), Some(0));
+        // Only wins: a loss in 1 + the longest, past one byte too.
+        assert_eq!(expected(&[win + 2, win + 7]), Some(loss + 8));
+        assert_eq!(expected(&[win + 130]), Some(loss + 131));
+        // A code outside the encoding.
         assert_eq!(expected(&[5]), None);
         assert_eq!(expected(&[]), None);
     }

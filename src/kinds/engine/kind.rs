@@ -10,11 +10,15 @@
 //! run solved the start's layer, the start position's value).
 //!
 //! **Estimates** (per job): memory = the engine's working bytes
-//! ([`working_bytes`]: value and counter byte and a pending bit per
-//! position) + the child layers (one byte per position) + a quarter of them
-//! for decoding their shards + half the layer for the compressed shard +
-//! [`WORKER_BASE`]; CPU = positions × [`EngineGame::NS_PER_POSITION`];
-//! shard = a fifth of the positions.
+//! ([`working_bytes`]: a value cell of one byte, or two for a layer the
+//! game names in [`LayeredGame::wide_values`], a counter byte and a pending
+//! bit per position) + the child layers (one or two bytes per position) +
+//! a quarter of them for decoding their shards + half the layer's value
+//! bytes for the compressed shard + [`WORKER_BASE`]; CPU = positions ×
+//! [`EngineGame::NS_PER_POSITION`]; shard = a fifth of the value bytes.
+//! A layer solved with one-byte cells that turns out deeper than 119 plies
+//! is solved again with two, needing one byte per position more than
+//! planned.
 
 use std::marker::PhantomData;
 use std::path::Path;
@@ -22,12 +26,12 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::layout::{
-    LayerMeta, LayerRow, ReachMeta, layer_job, layers_csv, parse_layers_csv, reach_job,
+    LayerInfo, LayerRow, ReachMeta, layer_job, layers_csv, parse_layers_csv, reach_job,
 };
 use super::spec::{EngineGame, RunFacts};
 use crate::games::retrograde::{
-    LayerStats, LayeredGame, SolveError, Value, child_bytes, parent_layers, reach, solve_layer,
-    solve_order, working_bytes,
+    LayerStats, LayeredGame, Value, child_bytes, is_wide, parent_layers, reach, solve_layer,
+    solve_order, value_at, working_bytes,
 };
 use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
@@ -101,15 +105,16 @@ pub struct Resources {
 /// The estimate of layer `layer`'s job.
 pub fn resources<S: EngineGame>(game: &S::Game, layer: usize) -> Resources {
     let size = game.layer_size(layer);
+    let bytes = size * if game.wide_values(layer) { 2 } else { 1 };
     let kids = child_bytes(game, layer);
     Resources {
-        memory: working_bytes(game, layer) + kids + kids / 4 + size / 2 + WORKER_BASE,
+        memory: working_bytes(game, layer) + kids + kids / 4 + bytes / 2 + WORKER_BASE,
         threads: if size < 1 << 20 {
             1
         } else {
             (size >> 24).clamp(2, 32) as u32
         },
-        shard_bytes: size / 5 + 4096,
+        shard_bytes: bytes / 5 + 4096,
         cpu_seconds: size as f64 * S::NS_PER_POSITION * 1e-9,
     }
 }
@@ -231,7 +236,8 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
             .ok()
             .and_then(|(p, name, _)| {
                 let g = S::game(&p).ok()?;
-                layer_id(&g, &name).map(|l| g.layer_size(l) + (1 << 20))
+                // Two bytes per position at most.
+                layer_id(&g, &name).map(|l| 2 * g.layer_size(l) + (1 << 20))
             })
             .unwrap_or(crate::pipeline::shard::MAX_BODY)
     }
@@ -257,16 +263,18 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
             }
             return Ok(());
         }
-        let meta: LayerMeta =
-            codec::decode(shard.section("meta")?).map_err(|e| Error::job(&job.name, e))?;
+        let meta =
+            LayerInfo::decode(shard.section("meta")?).map_err(|e| Error::job(&job.name, e))?;
         let size = game.layer_size(l);
         let len = shard.section("values")?.len() as u64;
-        if meta.layer != name || meta.positions != size || len != size {
+        if meta.layer != name || meta.positions != size || len != size * meta.value_bytes() {
             return Err(Error::job(
                 &job.name,
                 format!(
-                    "shard holds layer {} with {} positions and {len} value bytes; the job wants layer {name} with {size}",
-                    meta.layer, meta.positions
+                    "shard holds layer {} with {} positions and {len} value bytes ({} a position); the job wants layer {name} with {size}",
+                    meta.layer,
+                    meta.positions,
+                    meta.value_bytes()
                 ),
             ));
         }
@@ -285,8 +293,8 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
         for c in game.child_layers(l) {
             let cname = game.layer_name(c);
             let shard = inputs.load(&layer_job(&cname))?;
-            let meta: LayerMeta =
-                codec::decode(shard.section("meta")?).map_err(|e| Error::job(&job.name, e))?;
+            let meta =
+                LayerInfo::decode(shard.section("meta")?).map_err(|e| Error::job(&job.name, e))?;
             if meta.layer != cname {
                 return Err(Error::job(
                     &job.name,
@@ -307,18 +315,12 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
         } else {
             crate::pipeline::worker_threads()
         };
-        let values = solve_layer(&game, l, &below, threads).map_err(|e| {
-            let hint = match e {
-                SolveError::DepthOverflow { .. } => {
-                    ": this build stores one byte per position; a wider value encoding is needed"
-                }
-                _ => "",
-            };
-            Error::job(&job.name, format!("{e}{hint}"))
-        })?;
+        let values = solve_layer(&game, l, &below, threads)
+            .map_err(|e| Error::job(&job.name, e.to_string()))?;
         drop(below);
-        let s = LayerStats::of(&values);
-        let meta = LayerMeta {
+        let size = game.layer_size(l);
+        let s = LayerStats::of_layer(&values, size);
+        let meta = LayerInfo {
             layer: name,
             positions: s.positions,
             wins: s.wins,
@@ -326,8 +328,9 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
             draws: s.draws,
             max_win_depth: s.max_win_depth,
             max_loss_depth: s.max_loss_depth,
+            wide: is_wide(&values, size) == Some(true),
         };
-        let meta = codec::encode(&meta).map_err(|e| Error::job(&job.name, e))?;
+        let meta = meta.encode().map_err(|e| Error::job(&job.name, e))?;
         Ok(vec![
             Section::new("values", values),
             Section::new("meta", meta),
@@ -422,9 +425,9 @@ pub struct Summary {
     /// Drawn.
     pub draws: u64,
     /// Longest win, plies.
-    pub max_win_depth: u8,
+    pub max_win_depth: u16,
     /// Longest loss, plies.
-    pub max_loss_depth: u8,
+    pub max_loss_depth: u16,
     /// The start position in the game's notation (when its layer was
     /// solved).
     pub start: Option<String>,
@@ -487,7 +490,7 @@ fn summarize<S: EngineGame>(run: &dyn RunAccess) -> Result<Summary> {
             reached.push(meta);
             continue;
         }
-        let meta: LayerMeta = codec::decode(
+        let meta = LayerInfo::decode(
             &file
                 .read_section("meta")
                 .map_err(|e| Error::job(&job.name, e))?,
@@ -505,7 +508,7 @@ fn summarize<S: EngineGame>(run: &dyn RunAccess) -> Result<Summary> {
         s.draws += meta.draws;
         s.max_win_depth = s.max_win_depth.max(meta.max_win_depth);
         s.max_loss_depth = s.max_loss_depth.max(meta.max_loss_depth);
-        solved.push(name);
+        solved.push((name, meta.wide));
         s.layers.push(LayerRow {
             layer: meta.layer,
             positions: meta.positions,
@@ -533,14 +536,15 @@ fn summarize<S: EngineGame>(run: &dyn RunAccess) -> Result<Summary> {
     if let Some(start) = S::start(&game) {
         let (l, r) = game.rank(&S::position(&start));
         let lname = game.layer_name(l);
-        if solved.contains(&lname) {
+        if let Some(&(_, wide)) = solved.iter().find(|(n, _)| *n == lname) {
             let job = layer_job(&lname);
-            let byte = run
+            let w = if wide { 2 } else { 1 };
+            let bytes = run
                 .open(&job)?
-                .read_range("values", r, 1)
-                .map_err(|e| Error::job(&job, e))?[0];
-            let v = Value::from_byte(byte)
-                .ok_or_else(|| Error::job(&job, format!("byte {byte} is not a value")))?;
+                .read_range("values", r * w, w)
+                .map_err(|e| Error::job(&job, e))?;
+            let v = value_at(&bytes, wide, 0)
+                .ok_or_else(|| Error::job(&job, format!("bytes {bytes:?} are not a value")))?;
             s.start = Some(S::show(&game, &start));
             s.start_value = Some(v.to_string());
         }
@@ -580,6 +584,8 @@ fn run_reach<S: EngineGame>(
             .ok_or_else(|| Error::job(inp, "reachable bits of the wrong length"))?;
         parents.push((pl, words));
     }
+    let wide = is_wide(&values, game.layer_size(l))
+        .ok_or_else(|| Error::job(layer_job(&name), "values of the wrong length"))?;
     let ins: Vec<(usize, &[u64])> = parents.iter().map(|(p, w)| (*p, w.as_slice())).collect();
     let threads = if game.layer_size(l) < 1 << 20 {
         1
@@ -595,7 +601,7 @@ fn run_reach<S: EngineGame>(
         while m != 0 {
             let r = i * 64 + m.trailing_zeros() as usize;
             m &= m - 1;
-            match Value::from_byte(values[r]) {
+            match value_at(&values, wide, r as u64) {
                 Some(Value::Win(_)) => w += 1,
                 Some(Value::Loss(_)) => lo += 1,
                 _ => d += 1,

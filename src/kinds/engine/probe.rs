@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::kind::game_of;
 use super::layout::layer_job;
 use super::spec::EngineGame;
-use crate::games::retrograde::{LayeredGame, Value, solve_all};
+use crate::games::retrograde::{LayeredGame, Value, is_wide, solve_all, value_at};
 use crate::pipeline::RunView;
 use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES, RunShards, SectionHandle};
 use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, param, required};
@@ -84,7 +84,7 @@ pub struct EngineAnswer {
 #[derive(Serialize)]
 struct MoveJson<'a> {
     after: &'a str,
-    depth: Option<u8>,
+    depth: Option<u16>,
     #[serde(rename = "move")]
     name: &'a str,
     value: &'static str,
@@ -92,7 +92,7 @@ struct MoveJson<'a> {
 
 #[derive(Serialize)]
 struct AnswerJson<'a> {
-    depth: Option<u8>,
+    depth: Option<u16>,
     game: &'a str,
     grid: &'a [String],
     moves: Vec<MoveJson<'a>>,
@@ -316,7 +316,9 @@ impl<S: EngineGame> EngineProbe<S> {
         }
         let lookup = |q: &S::Shown| -> ProbeResult<Option<Value>> {
             let (l, r) = game.rank(&S::position(q));
-            let byte = match &board.source {
+            // One byte per position, or two for a layer deeper than 119
+            // plies (the section's length says which).
+            let (bytes, wide): ([u8; 2], bool) = match &board.source {
                 Source::Run {
                     shards,
                     values,
@@ -339,24 +341,33 @@ impl<S: EngineGame> EngineProbe<S> {
                             values[l].get_or_init(|| h)
                         }
                     };
-                    if io {
-                        shards.byte_at(h, r)?
-                    } else {
-                        match shards.cached_byte(h, r) {
-                            Some(b) => b,
-                            None => return Ok(None),
-                        }
+                    let wide = h.len() == 2 * game.layer_size(l) && !h.is_empty();
+                    let w = if wide { 2 } else { 1 };
+                    let mut b = [0u8; 2];
+                    for (i, x) in b.iter_mut().take(w as usize).enumerate() {
+                        let at = r * w + i as u64;
+                        *x = if io {
+                            shards.byte_at(h, at)?
+                        } else {
+                            match shards.cached_byte(h, at) {
+                                Some(b) => b,
+                                None => return Ok(None),
+                            }
+                        };
                     }
+                    (b, wide)
                 }
                 Source::Memory(cell) => {
                     let t = cell.get_or_init(|| solve_all(game, 1).expect("a small board solves"));
-                    t[l][r as usize]
+                    let wide = is_wide(&t[l], game.layer_size(l)) == Some(true);
+                    let i = if wide { 2 * r as usize } else { r as usize };
+                    ([t[l][i], if wide { t[l][i + 1] } else { 0 }], wide)
                 }
             };
-            Value::from_byte(byte).map(Some).ok_or_else(|| {
+            value_at(&bytes, wide, 0).map(Some).ok_or_else(|| {
                 ProbeError::Run(crate::pipeline::Error::job(
                     layer_job(&game.layer_name(l)),
-                    format!("byte {byte} at rank {r} is not a value"),
+                    format!("bytes {bytes:?} at rank {r} are not a value"),
                 ))
             })
         };
