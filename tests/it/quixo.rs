@@ -120,9 +120,9 @@ fn quixo_queries_refuse_bad_positions_and_moves() {
 }
 
 /// `plan jobs/quixo-5.toml`: all 182 layers and their reachability, every
-/// job's memory; the
-/// largest layers (9 and 8 cubes, 52,586,176,500 boards) need more than one
-/// machine here has, and the endgame plan fits in 20 GB a job.
+/// job's memory; the largest layers (9-7 and 9-8, two bytes a board) need
+/// more than one machine here has, and the endgame plan fits in 20 GB a
+/// job.
 #[test]
 fn quixo_5_plans_every_layer_and_the_endgame_fits() {
     let t = tempfile::tempdir().unwrap();
@@ -145,6 +145,59 @@ fn quixo_5_plans_every_layer_and_the_endgame_fits() {
         let mem = j["memory"].as_integer().unwrap();
         assert!(mem <= 20 << 30, "{j:?}");
     }
+}
+
+/// `jobs/quixo-5-20g.toml` (`job_memory = "20G"`): every layer of the 5×5
+/// board whose job fits 20 GiB and whose child layers are kept, as the very
+/// jobs of the whole board's plan (same ids: `job_memory` is not a
+/// parameter of the jobs), closed under moves; every endgame layer (≥ 22
+/// cubes) fits, 11-10 (8.9·10⁹ boards) does not.
+#[test]
+fn quixo_5_20g_keeps_every_layer_that_fits_as_jobs_of_the_whole_plan() {
+    let t = tempfile::tempdir().unwrap();
+    let jobs_of = |job: &str, dir: &str| -> Vec<toml::Table> {
+        let out = plan_cmd(&job_path(job), &t.path().join(dir))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        let plan: toml::Table =
+            toml::from_str(&std::fs::read_to_string(t.path().join(dir).join("plan.toml")).unwrap())
+                .unwrap();
+        plan["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j.as_table().unwrap().clone())
+            .collect()
+    };
+    let kept = jobs_of("quixo-5-20g", "fits");
+    let whole = jobs_of("quixo-5", "whole");
+    let id = |j: &toml::Table| j["id"].as_str().unwrap().to_string();
+    let name = |j: &toml::Table| j["name"].as_str().unwrap().to_string();
+    assert_eq!(kept.len(), 79);
+    let names: Vec<String> = kept.iter().map(name).collect();
+    for j in &kept {
+        assert!(j["memory"].as_integer().unwrap() <= 20 << 30, "{j:?}");
+        // The same job in the whole board's plan.
+        assert!(whole.iter().any(|w| id(w) == id(j)), "{}", name(j));
+        // Its inputs (the child layers) are kept too.
+        for i in j["inputs"].as_array().unwrap() {
+            assert!(
+                names.contains(&i["name"].as_str().unwrap().to_string()),
+                "{}",
+                name(j)
+            );
+        }
+    }
+    for a in 0..=25usize {
+        for b in 0..=a.min(25 - a) {
+            if a + b >= 22 {
+                assert!(names.contains(&format!("layer-{a}-{b}")), "{a}-{b}");
+            }
+        }
+    }
+    assert!(!names.contains(&"layer-11-10".to_string()));
+    assert!(names.contains(&"layer-15-5".to_string()));
 }
 
 /// quixo-4 (ignored: about a minute): all 3¹⁶ = 43,046,721 boards, the

@@ -145,6 +145,23 @@ pub fn planned_layers<S: EngineGame>(game: &S::Game, params: &toml::Table) -> Ve
         .collect()
 }
 
+/// The layers of `layers` (in solving order) whose job's memory estimate
+/// ([`resources`]) is at most `budget` bytes and whose child layers are all
+/// kept: every layer of the selection that fits, closed under moves (a job
+/// file's `job_memory`).
+pub fn within_memory<S: EngineGame>(game: &S::Game, layers: &[usize], budget: u64) -> Vec<usize> {
+    let mut kept = vec![false; game.layer_count()];
+    let mut out = Vec::new();
+    for &l in layers {
+        if resources::<S>(game, l).memory <= budget && game.child_layers(l).iter().all(|&c| kept[c])
+        {
+            kept[l] = true;
+            out.push(l);
+        }
+    }
+    out
+}
+
 impl<S: EngineGame> JobKind for EngineKind<S> {
     fn name(&self) -> &'static str {
         S::KIND
@@ -162,9 +179,30 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
             message: e.message().trim().to_string(),
         })?;
         file.remove("kind");
+        // `job_memory` selects layers at planning time; it is not one of the
+        // run's parameters, so the layers it keeps are the very jobs (same
+        // ids, same shards) of a plan of the whole game.
+        let budget = match file.remove("job_memory") {
+            None => None,
+            Some(toml::Value::String(t)) => Some(
+                crate::pipeline::resources::parse_size(&t)
+                    .map_err(|m| error_at_key(path, text, "job_memory", m))?,
+            ),
+            Some(_) => {
+                return Err(error_at_key(
+                    path,
+                    text,
+                    "job_memory",
+                    "job_memory is a size in quotes, e.g. \"20G\"".to_string(),
+                ));
+            }
+        };
         let params = S::params(&file).map_err(|(k, m)| error_at_key(path, text, &k, m))?;
         let game = S::game(&params).map_err(|m| error_at_key(path, text, "kind", m))?;
-        let layers = planned_layers::<S>(&game, &params);
+        let mut layers = planned_layers::<S>(&game, &params);
+        if let Some(b) = budget {
+            layers = within_memory::<S>(&game, &layers, b);
+        }
         let mut jobs = Vec::new();
         for &l in &layers {
             let name = game.layer_name(l);

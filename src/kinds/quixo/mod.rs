@@ -9,7 +9,9 @@
 //!
 //! Job files: `kind = "quixo"`, `n` (3, 4 or 5) and optionally `min_cubes`
 //! (solve only the layers with at least that many cubes on the board: the
-//! endgame, closed under moves since blanks never come back).
+//! endgame, closed under moves since blanks never come back) and the
+//! engine's `job_memory` (solve only the layers whose job fits it, and whose
+//! child layers are solved).
 //!
 //! - [`sources`]: the works the claims cite.
 
@@ -92,7 +94,9 @@ impl EngineGame for Quixo {
                 other => {
                     return Err((
                         other.to_string(),
-                        format!("unknown key `{other}` (quixo job files take n and min_cubes)"),
+                        format!(
+                            "unknown key `{other}` (quixo job files take n, min_cubes and job_memory)"
+                        ),
                     ));
                 }
             }
