@@ -189,6 +189,14 @@ enum Command {
         /// one, the edges of every part), as the coverage lines say.
         #[arg(long, value_parser = parse_memory, requires = "full")]
         memory: Option<u64>,
+        /// Check the values of these jobs only (names as `status` lists
+        /// them, comma-separated, e.g. layer-12-11,layer-13-10), reading
+        /// the shards their moves reach as inputs: a check of part of a run
+        /// too large to check whole in the time at hand. Games of the
+        /// generic engine (quixo) only; the coverage lines count what was
+        /// checked.
+        #[arg(long, value_delimiter = ',', requires = "full")]
+        jobs: Option<Vec<String>>,
     },
     /// Write DIR/report.md: every published claim, our value, and whether it matches.
     Report {
@@ -430,7 +438,12 @@ pub fn main() -> ExitCode {
 /// `verify --full`: the cheap verify's problems (if any), then the full
 /// check of every stored value; exit 3 (through [`Error::Verify`]) if
 /// either finds something.
-fn cmd_verify_full(dir: &Path, against: Option<&Path>, json: bool) -> anyhow::Result<ExitCode> {
+fn cmd_verify_full(
+    dir: &Path,
+    against: Option<&Path>,
+    json: bool,
+    only: Option<&[String]>,
+) -> anyhow::Result<ExitCode> {
     let view = RunView::open(dir, &registry())?;
     let started = std::time::Instant::now();
     let (mut problems, ok) = match merge::verify(&view, against) {
@@ -443,7 +456,8 @@ fn cmd_verify_full(dir: &Path, against: Option<&Path>, json: bool) -> anyhow::Re
         progress: std::io::stderr().is_terminal(),
         ..fullcheck::Options::default()
     };
-    let report = fullcheck::full_check(&view, registry().checker(view.kind.name()), opts)?;
+    let report =
+        fullcheck::full_check_jobs(&view, registry().checker(view.kind.name()), opts, only)?;
     let seconds = started.elapsed().as_secs_f64();
     problems.extend(report.problem_lines());
     if json {
@@ -596,12 +610,13 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             json,
             full,
             memory,
+            jobs,
         } => {
             if let Some(m) = memory {
                 set_allocation_limit(m);
             }
             if full {
-                cmd_verify_full(&dir, against.as_deref(), json)
+                cmd_verify_full(&dir, against.as_deref(), json, jobs.as_deref())
             } else {
                 cmd_verify(&dir, against.as_deref(), json)
             }

@@ -337,6 +337,47 @@ fn quixo_start_depth_off_by_one_and_loss_as_draw() {
     );
 }
 
+/// quixo, `verify --full --jobs`: only the named jobs' values are checked
+/// (the wrong start value of layer 0-0 is found when that layer is named,
+/// not when only layer 3-2 is), the coverage says how many layers, and a
+/// name that is not a job of the run, or `--jobs` on a kind whose checker
+/// checks whole runs, is refused.
+#[test]
+fn quixo_verify_full_of_some_jobs() {
+    let (_t, dir) = run_passing("kind = \"quixo\"\nn = 3\n");
+    edit_shard(&dir, "layer-0-0", |s| {
+        let v = section(s, "values");
+        v[0] = 16 + 8;
+    });
+    let some = |jobs: &str| {
+        gt().arg("verify")
+            .arg(&dir)
+            .args(["--full", "--jobs", jobs])
+            .output()
+            .unwrap()
+    };
+    let out = some("layer-3-2,layer-4-4");
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{t}");
+    assert!(t.contains("of 2 of the run's 30 layers (--jobs)"), "{t}");
+    let out = some("layer-0-0");
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(3), "{t}");
+    assert!(t.contains("holds win in 8, its moves give win in 7"), "{t}");
+    let out = some("layer-9-9");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains("not jobs of this run: layer-9-9"));
+    let (_t2, boxes) = run_passing("kind = \"chomp-boxes\"\nboxes = [[3, 4]]\n");
+    let out = gt()
+        .arg("verify")
+        .arg(&boxes)
+        .args(["--full", "--jobs", "box-3x4"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains("whole runs only"), "{}", text(&out));
+}
+
 /// chomp-boxes, a split box too large for the full check's memory
 /// (`verify --full --memory`): checked at a sample read block by block from
 /// the parts (every rectangle, every position one bite from one, the edges

@@ -120,6 +120,12 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
         S::KIND
     }
 
+    /// Layers and reachability jobs can be checked one by one (each reads
+    /// the shards its moves reach, checked or not).
+    fn checks_some_jobs(&self) -> bool {
+        true
+    }
+
     fn check(&self, cx: &Ctx) -> Result<Vec<Coverage>> {
         let run = cx.run();
         let game = S::game(run.params()).map_err(|e| Error::job(S::KIND, e))?;
@@ -129,7 +135,7 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
         let id = |name: &str| names.iter().position(|n| n == name);
         let mut layers = Vec::new();
         let mut reaches = Vec::new();
-        for job in run.jobs() {
+        for job in run.jobs().iter().filter(|j| cx.wanted(&j.name)) {
             if let Some(name) = job.name.strip_prefix("reach-") {
                 match id(name) {
                     Some(l) => reaches.push((l, job.name.clone())),
@@ -242,9 +248,19 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
             symmetric += sym.into_inner();
         }
         let reach = check_reach::<S>(cx, &game, &names, &reaches);
+        let in_run = run
+            .jobs()
+            .iter()
+            .filter(|j| !j.name.starts_with("reach-"))
+            .count();
+        let which = if layers.len() < in_run {
+            format!(" of {} of the run's {in_run} layers (--jobs)", layers.len())
+        } else {
+            String::new()
+        };
         let mut out = vec![Coverage {
             what: format!(
-                "{} positions, each value rebuilt from the values its moves reach",
+                "{} positions{which}, each value rebuilt from the values its moves reach",
                 S::TITLE
             ),
             stored: total,

@@ -164,6 +164,9 @@ pub struct Ctx<'a> {
     run: &'a (dyn RunAccess + Sync),
     kind: &'static str,
     opts: Options,
+    /// The jobs to check (`None`: all), for checkers that
+    /// [check some jobs](Checker::checks_some_jobs).
+    only: Option<&'a [String]>,
     found: Mutex<Vec<Finding>>,
     total: AtomicU64,
     bar: ProgressBar,
@@ -178,6 +181,12 @@ impl Ctx<'_> {
     /// Threads to use.
     pub fn threads(&self) -> usize {
         self.opts.threads.max(1)
+    }
+
+    /// Whether job `name`'s values are to be checked (every job unless the
+    /// check was limited to some, `verify --full --jobs`).
+    pub fn wanted(&self, name: &str) -> bool {
+        self.only.is_none_or(|o| o.iter().any(|j| j == name))
     }
 
     /// Records a bad value.
@@ -243,6 +252,12 @@ pub trait Checker: Sync {
     /// If the run's parameters are unusable (a damaged shard is a finding,
     /// not an error).
     fn check(&self, cx: &Ctx) -> Result<Vec<Coverage>>;
+    /// Whether it can check some jobs only ([`Ctx::wanted`]), reading the
+    /// others' shards as the inputs of those. Default: no (it checks the
+    /// whole run).
+    fn checks_some_jobs(&self) -> bool {
+        false
+    }
 }
 
 /// Runs the full check of a run directory's kind over its shards.
@@ -256,15 +271,62 @@ pub fn full_check(
     checker: Option<&dyn Checker>,
     opts: Options,
 ) -> Result<FullReport> {
-    let kind = view.kind.name();
-    let checker = checker.ok_or_else(|| Error::job(kind, "no full check for this kind"))?;
-    full_check_with(view, checker, opts)
+    full_check_jobs(view, checker, opts, None)
 }
 
+/// [`full_check`] of the jobs named in `only` (`None`: all), for a kind
+/// whose checker [checks some jobs](Checker::checks_some_jobs).
+///
+/// # Errors
+/// As [`full_check`]; also a name in `only` that is not a job of the run,
+/// or a checker that checks whole runs only.
+pub fn full_check_jobs(
+    view: &RunView,
+    checker: Option<&dyn Checker>,
+    opts: Options,
+    only: Option<&[String]>,
+) -> Result<FullReport> {
+    let kind = view.kind.name();
+    let checker = checker.ok_or_else(|| Error::job(kind, "no full check for this kind"))?;
+    if let Some(only) = only {
+        if !checker.checks_some_jobs() {
+            return Err(Error::job(
+                kind,
+                "the full check of this kind checks whole runs only (no --jobs)",
+            ));
+        }
+        let unknown: Vec<&str> = only
+            .iter()
+            .filter(|j| !view.plan.jobs.iter().any(|p| &p.name == *j))
+            .map(String::as_str)
+            .collect();
+        if !unknown.is_empty() {
+            return Err(Error::job(
+                kind,
+                format!("not jobs of this run: {}", unknown.join(", ")),
+            ));
+        }
+    }
+    full_check_inner(view, checker, opts, only)
+}
+
+/// [`full_check`] of a run given by its access (every job).
+///
+/// # Errors
+/// As [`Checker::check`].
 pub fn full_check_with(
     run: &(dyn RunAccess + Sync),
     checker: &dyn Checker,
     opts: Options,
+) -> Result<FullReport> {
+    full_check_inner(run, checker, opts, None)
+}
+
+fn full_check_inner(
+    run: &(dyn RunAccess + Sync),
+    checker: &dyn Checker,
+    opts: Options,
+    only: Option<&[String]>,
 ) -> Result<FullReport> {
     let bar = ProgressBar::with_draw_target(
         Some(0),
@@ -286,6 +348,7 @@ pub fn full_check_with(
         run,
         kind: checker.kind(),
         opts,
+        only,
         found: Mutex::new(Vec::new()),
         total: AtomicU64::new(0),
         bar,
