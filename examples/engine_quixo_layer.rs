@@ -39,7 +39,11 @@ fn main() {
     let refs: Vec<(usize, &[u8])> = below.iter().map(|(c, v)| (*c, v.as_slice())).collect();
     let t = std::time::Instant::now();
     match solve_layer(&g, layer, &refs, threads) {
-        Ok(v) => println!("{:?} {:?}", t.elapsed(), LayerStats::of(&v)),
+        Ok(v) => println!(
+            "{:?} {:?}",
+            t.elapsed(),
+            LayerStats::of_layer(&v, g.layer_size(layer))
+        ),
         Err(e) => println!("{:?} error: {e}", t.elapsed()),
     }
 }
