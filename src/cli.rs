@@ -616,6 +616,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 set_allocation_limit(m);
             }
             if full {
+                let jobs: Option<Vec<String>> =
+                    jobs.map(|j| j.iter().map(|x| x.trim().to_string()).collect());
                 cmd_verify_full(&dir, against.as_deref(), json, jobs.as_deref())
             } else {
                 cmd_verify(&dir, against.as_deref(), json)

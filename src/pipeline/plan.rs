@@ -148,6 +148,29 @@ impl PlanFile {
                 .all(|(a, b)| job(a) == job(b))
     }
 
+    /// Whether this plan holds every job of `old` (the same job file, kind
+    /// and parameters, each old job present with the same id, inputs and
+    /// parameters) and more: a selection that grew, e.g. an engine job
+    /// file's `job_memory` raised. The old shards stay valid (a job's id
+    /// names its computation), so a run resumes from them.
+    pub fn extends(&self, old: &PlanFile) -> bool {
+        let job = |j: &PlannedJob| {
+            (
+                j.name.clone(),
+                j.id.clone(),
+                j.inputs.clone(),
+                j.params.clone(),
+            )
+        };
+        (self.schema, &self.job_file, &self.kind, &self.params)
+            == (old.schema, &old.job_file, &old.kind, &old.params)
+            && self.jobs.len() > old.jobs.len()
+            && old
+                .jobs
+                .iter()
+                .all(|o| self.jobs.iter().any(|n| job(n) == job(o)))
+    }
+
     /// Assigns ids to the jobs of a job file.
     ///
     /// # Errors
@@ -328,14 +351,17 @@ pub fn write_plan(dir: &RunDir, plan: &PlanFile, force: bool) -> Result<()> {
     let plan_is_new = old.as_deref() != Some(text.as_str());
     // Only the estimates differ (a newer build estimates better): the same
     // computation, so the run resumes with the new estimates.
-    let estimates_only = plan_is_new
-        && old
-            .as_deref()
-            .and_then(|o| toml::from_str::<PlanFile>(o).ok())
-            .is_some_and(|o| o.same_computation(plan));
+    let old_plan = old
+        .as_deref()
+        .and_then(|o| toml::from_str::<PlanFile>(o).ok());
+    let estimates_only = plan_is_new && old_plan.as_ref().is_some_and(|o| o.same_computation(plan));
+    // More jobs, every old one kept with its id (a selection that grew):
+    // the finished shards stay; the merge outputs are stale.
+    let grown = plan_is_new && old_plan.as_ref().is_some_and(|o| plan.extends(o));
     if let Some(old) = &old
         && plan_is_new
         && !estimates_only
+        && !grown
         && !force
     {
         let old_name = toml::from_str::<PlanFile>(old)
@@ -344,8 +370,9 @@ pub fn write_plan(dir: &RunDir, plan: &PlanFile, force: bool) -> Result<()> {
         return Err(Error::RunDir {
             path: dir.root().to_path_buf(),
             message: format!(
-                "holds a different plan (job file `{old_name}`, or its parameters changed); \
-                 use another --run-dir, or --force to replace the plan"
+                "holds a different plan (job file `{old_name}`, or its parameters or jobs changed); \
+                 use another --run-dir, or replace the plan with `gametables plan JOB_FILE --run-dir DIR --force` \
+                 (then `run` keeps the shards of the jobs both plans have: a job's id names its computation)"
             ),
         });
     }

@@ -337,6 +337,45 @@ fn quixo_start_depth_off_by_one_and_loss_as_draw() {
     );
 }
 
+/// quixo: a layer's meta whose deepest win does not follow from its values
+/// (the tables publish the meta) is found; so is a layer stored with two
+/// bytes a board whose depths all fit one (the width is canonical).
+#[test]
+fn quixo_meta_depth_and_needless_two_byte_values() {
+    use gametables::kinds::engine::layout::{LayerMeta, WideLayerMeta};
+    let (_t, dir) = run_passing("kind = \"quixo\"\nn = 3\n");
+    edit_shard(&dir, "layer-4-4", |s| {
+        edit_meta(s, |m: &mut LayerMeta| m.max_win_depth += 50);
+    });
+    // Layer 3-3 widened: the same values, two bytes each.
+    edit_shard(&dir, "layer-3-3", |s| {
+        let v = section(s, "values");
+        *v = v
+            .iter()
+            .flat_map(|&b| gametables::kinds::engine::layout::widen(b).to_le_bytes())
+            .collect();
+        let m: LayerMeta = gametables::pipeline::codec::decode(section(s, "meta")).unwrap();
+        *section(s, "meta") = gametables::pipeline::codec::encode(&WideLayerMeta {
+            layer: m.layer,
+            positions: m.positions,
+            wins: m.wins,
+            losses: m.losses,
+            draws: m.draws,
+            max_win_depth: m.max_win_depth.into(),
+            max_loss_depth: m.max_loss_depth.into(),
+            value_bytes: 2,
+        })
+        .unwrap();
+    });
+    assert_found(
+        &dir,
+        &[
+            "quixo layer-4-4 meta: says",
+            "two bytes per position, but its meta's depths fit one",
+        ],
+    );
+}
+
 /// quixo, `verify --full --jobs`: only the named jobs' values are checked
 /// (the wrong start value of layer 0-0 is found when that layer is named,
 /// not when only layer 3-2 is), the coverage says how many layers, and a

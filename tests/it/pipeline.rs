@@ -819,3 +819,45 @@ fn changed_estimates_alone_do_not_stop_a_resume() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("holds a different plan"));
 }
+
+/// An engine job file whose `job_memory` was raised keeps more layers, all
+/// old ones with the same ids: the run resumes from the finished shards
+/// (they are not recomputed), and the merge covers the new layers. A
+/// selection that shrank is a different plan, refused with the way to
+/// replace it; `job_memory` fitting no layer is an error naming the least a
+/// job needs.
+#[test]
+fn a_grown_layer_selection_resumes_from_the_shards_it_kept() {
+    let t = tempfile::tempdir().unwrap();
+    let body = |m: &str| format!("kind = \"quixo\"\nn = 3\njob_memory = \"{m}\"\n");
+    let (dir, job) = small_job(t.path(), &body("32.002M"));
+    let first = text(&run_job_ok(&job, &dir));
+    assert!(first.contains("8 computed, 0 skipped"), "{first}");
+    let times = shard_times(&dir);
+    std::fs::write(&job, body("32.01M")).unwrap();
+    let again = text(&run_job_ok(&job, &dir));
+    assert!(again.contains("10 computed, 8 skipped"), "{again}");
+    let now = shard_times(&dir);
+    for (shard, time) in &times {
+        assert!(now.contains(&(shard.clone(), *time)), "{shard:?} kept");
+    }
+    let summary = std::fs::read_to_string(dir.join("tables/quixo-3-summary.toml")).unwrap();
+    assert!(summary.contains("layers_solved = 18"), "{summary}");
+    // Back to the smaller selection: refused, naming `plan --force`.
+    std::fs::write(&job, body("32.002M")).unwrap();
+    let out = run_cmd(&job, &dir).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("holds a different plan") && err.contains("--force"),
+        "{err}"
+    );
+    std::fs::write(&job, body("1K")).unwrap();
+    let out = run_cmd(&job, &dir).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no layer's job fits job_memory = 1.0 KiB: the smallest needs 32.0 MiB"),
+        "{err}"
+    );
+}

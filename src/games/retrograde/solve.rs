@@ -136,7 +136,10 @@ impl Value {
                 assert!(d <= WIDE_MAX_DEPTH, "depth {d} past the two-byte encoding");
                 WIDE_WIN_BASE + d
             }
-            Value::Loss(d) => WIDE_LOSS_BASE + d,
+            Value::Loss(d) => {
+                assert!(d <= WIDE_MAX_DEPTH, "depth {d} past the two-byte encoding");
+                WIDE_LOSS_BASE + d
+            }
         }
     }
 

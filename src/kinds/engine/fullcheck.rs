@@ -44,16 +44,38 @@ impl<S> EngineChecker<S> {
     pub const NEW: EngineChecker<S> = EngineChecker(PhantomData);
 }
 
-/// A layer's stored values: its `values` bytes, one or two per position.
+/// A layer's stored values: its `values` bytes, one or two per position,
+/// and its meta.
 struct Stored {
     bytes: Vec<u8>,
     wide: bool,
+    meta: LayerInfo,
 }
 
 impl Stored {
     /// The two-byte code of rank `r` (`None` past the layer).
     fn code(&self, r: u64) -> Option<u16> {
         code_at(&self.bytes, self.wide, r)
+    }
+
+    /// What the meta must say, from the values: `[wins, losses, draws]`
+    /// and the deepest win and loss.
+    fn counts(&self, len: u64) -> ([u64; 3], u16, u16) {
+        let (mut c, mut win, mut loss) = ([0u64; 3], 0u16, 0u16);
+        for r in 0..len {
+            match self.code(r) {
+                Some(0) | None => c[2] += 1,
+                Some(x) if x >= WIDE_LOSS => {
+                    c[1] += 1;
+                    loss = loss.max(x - WIDE_LOSS);
+                }
+                Some(x) => {
+                    c[0] += 1;
+                    win = win.max(x.saturating_sub(WIDE_WIN));
+                }
+            }
+        }
+        (c, win, loss)
     }
 }
 
@@ -84,6 +106,7 @@ fn values_of(shard: Shard, name: &str, len: u64) -> std::result::Result<Stored, 
     Ok(Stored {
         bytes: v,
         wide: meta.wide,
+        meta,
     })
 }
 
@@ -244,6 +267,25 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
                 sym.fetch_add(syms, std::sync::atomic::Ordering::Relaxed);
                 cx.advance(range.end - range.start);
             });
+            // The meta's counts and depths (what the tables publish) from
+            // the values.
+            let (c, win, loss) = own.counts(size);
+            let m = &own.meta;
+            let said = (
+                [m.wins, m.losses, m.draws],
+                m.max_win_depth,
+                m.max_loss_depth,
+            );
+            if said != (c, win, loss) {
+                cx.bad(
+                    job,
+                    "meta",
+                    format!(
+                        "says {:?} wins/losses/draws, deepest win {} and loss {}; the values give {c:?}, {win} and {loss}",
+                        said.0, said.1, said.2
+                    ),
+                );
+            }
             checked += size;
             symmetric += sym.into_inner();
         }

@@ -201,7 +201,24 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
         let game = S::game(&params).map_err(|m| error_at_key(path, text, "kind", m))?;
         let mut layers = planned_layers::<S>(&game, &params);
         if let Some(b) = budget {
+            let least = layers
+                .iter()
+                .map(|&l| resources::<S>(&game, l).memory)
+                .min()
+                .unwrap_or(0);
             layers = within_memory::<S>(&game, &layers, b);
+            if layers.is_empty() {
+                return Err(error_at_key(
+                    path,
+                    text,
+                    "job_memory",
+                    format!(
+                        "no layer's job fits job_memory = {}: the smallest needs {}",
+                        crate::pipeline::resources::fmt_bytes(b),
+                        crate::pipeline::resources::fmt_bytes(least)
+                    ),
+                ));
+            }
         }
         let mut jobs = Vec::new();
         for &l in &layers {

@@ -295,6 +295,9 @@ pub fn full_check_jobs(
                 "the full check of this kind checks whole runs only (no --jobs)",
             ));
         }
+        if only.iter().any(|j| j.trim().is_empty()) {
+            return Err(Error::job(kind, "an empty job name in --jobs"));
+        }
         let unknown: Vec<&str> = only
             .iter()
             .filter(|j| !view.plan.jobs.iter().any(|p| &p.name == *j))
