@@ -81,7 +81,7 @@ pub const BLOCK: u64 = 1 << 12;
 /// |---|---|---|
 /// | 0 | 0 | draw |
 /// | 16 + d (16 ..= 135) | 16 + d (16 ..= 32,767) | win for the player to move in d plies |
-/// | 136 + d (136 ..= 255) | 32,768 + d (..= 65,535) | loss for the player to move in d plies |
+/// | 136 + d (136 ..= 255) | 32,768 + d (32,768 ..= 65,519) | loss for the player to move in d plies |
 ///
 /// (Dodgem's layer shards use the one-byte encoding, so the engine's bytes
 /// and Dodgem's own solver's can be compared directly.)
@@ -143,13 +143,16 @@ impl Value {
         }
     }
 
-    /// Decodes a two-byte code; `None` for the unused codes 1 … 15.
+    /// Decodes a two-byte code; `None` for the unused codes 1 … 15 and
+    /// losses deeper than [`WIDE_MAX_DEPTH`] (wins and losses hold the same
+    /// depths).
     pub fn from_wide(w: u16) -> Option<Value> {
         match w {
             0 => Some(Value::Draw),
             1..WIDE_WIN_BASE => None,
             WIDE_WIN_BASE..WIDE_LOSS_BASE => Some(Value::Win(w - WIDE_WIN_BASE)),
-            _ => Some(Value::Loss(w - WIDE_LOSS_BASE)),
+            _ if w - WIDE_LOSS_BASE <= WIDE_MAX_DEPTH => Some(Value::Loss(w - WIDE_LOSS_BASE)),
+            _ => None,
         }
     }
 
