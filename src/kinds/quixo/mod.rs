@@ -238,7 +238,7 @@ fn quixo_claims(n: usize, facts: &RunFacts) -> Vec<Claim> {
                 paper,
                 claim,
                 "draw",
-                "this run does not solve the start's layer (min_cubes > 0)",
+                "this run does not solve the start's layer (layer 0-0: an endgame or a job_memory selection)",
             ),
         });
         // The 13 layers {a, b} with a + b = 25: the sum of the halves (a, b)
