@@ -124,28 +124,27 @@ fn job_id(kind: &str, name: &str, inputs: &[InputRef], params: &toml::Table) -> 
     sha256_hex(canonical.as_bytes())
 }
 
+impl PlannedJob {
+    /// The same name, id, inputs and parameters (estimates aside).
+    fn same_computation(&self, other: &PlannedJob) -> bool {
+        (&self.name, &self.id, &self.inputs, &self.params)
+            == (&other.name, &other.id, &other.inputs, &other.params)
+    }
+}
+
 impl PlanFile {
     /// Whether `other` is the same computation: the same job file, kind,
     /// parameters and jobs (names, ids, inputs, parameters), whatever the
     /// estimates (cost, memory, threads, shard size, CPU), which are not
     /// part of a job's id.
     pub fn same_computation(&self, other: &PlanFile) -> bool {
-        let job = |j: &PlannedJob| {
-            (
-                j.name.clone(),
-                j.id.clone(),
-                j.inputs.clone(),
-                j.params.clone(),
-            )
-        };
-        (self.schema, &self.job_file, &self.kind, &self.params)
-            == (other.schema, &other.job_file, &other.kind, &other.params)
+        self.same_header(other)
             && self.jobs.len() == other.jobs.len()
             && self
                 .jobs
                 .iter()
                 .zip(&other.jobs)
-                .all(|(a, b)| job(a) == job(b))
+                .all(|(a, b)| a.same_computation(b))
     }
 
     /// Whether this plan holds every job of `old` (the same job file, kind
@@ -154,21 +153,18 @@ impl PlanFile {
     /// file's `job_memory` raised. The old shards stay valid (a job's id
     /// names its computation), so a run resumes from them.
     pub fn extends(&self, old: &PlanFile) -> bool {
-        let job = |j: &PlannedJob| {
-            (
-                j.name.clone(),
-                j.id.clone(),
-                j.inputs.clone(),
-                j.params.clone(),
-            )
-        };
-        (self.schema, &self.job_file, &self.kind, &self.params)
-            == (old.schema, &old.job_file, &old.kind, &old.params)
+        self.same_header(old)
             && self.jobs.len() > old.jobs.len()
             && old
                 .jobs
                 .iter()
-                .all(|o| self.jobs.iter().any(|n| job(n) == job(o)))
+                .all(|o| self.jobs.iter().any(|n| n.same_computation(o)))
+    }
+
+    /// The same schema, job file, kind and parameters.
+    fn same_header(&self, other: &PlanFile) -> bool {
+        (self.schema, &self.job_file, &self.kind, &self.params)
+            == (other.schema, &other.job_file, &other.kind, &other.params)
     }
 
     /// Assigns ids to the jobs of a job file.
