@@ -102,18 +102,21 @@ enum Command {
     /// re-decoding the shards it just merged). A run merged by a Slurm job
     /// gets the full `verify`.
     Run(RunArgs),
-    /// Write plan.toml and one manifest per job into a run directory, without running.
+    /// Print what a job file's jobs need; with --run-dir, also write plan.toml and one manifest per job there, without running.
     ///
     /// Prints every job with its estimated peak memory, then the number of
-    /// jobs, the largest job, the total shard size and CPU time.
+    /// jobs, the largest job, the total shard size and CPU time. Without
+    /// --run-dir nothing is written.
     Plan {
         /// The job file (jobs/NAME.toml).
         job_file: PathBuf,
-        /// The run directory.
+        /// The run directory to write the plan and the manifests into (a
+        /// later `run --run-dir` there, or a cluster, runs them). Without
+        /// it the plan is only printed.
         #[arg(long)]
-        run_dir: PathBuf,
+        run_dir: Option<PathBuf>,
         /// Replace a different plan already in the directory.
-        #[arg(long)]
+        #[arg(long, requires = "run_dir")]
         force: bool,
         /// The most the plan itself may take in memory, e.g. 8G (default:
         /// half of the memory this process may get here); a job file that
@@ -534,15 +537,24 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             let jf = read_job_file(&job_file, &registry())?;
             let plan = PlanFile::from_job_file(&jf)?;
-            let dir = RunDir::new(&run_dir);
-            let _lock = dir.lock()?;
-            write_plan(&dir, &plan, force)?;
-            outln!(
-                "planned {} job(s) of kind {} in {}",
-                plan.jobs.len(),
-                plan.kind,
-                run_dir.display()
-            );
+            match &run_dir {
+                Some(run_dir) => {
+                    let dir = RunDir::new(run_dir);
+                    let _lock = dir.lock()?;
+                    write_plan(&dir, &plan, force)?;
+                    outln!(
+                        "planned {} job(s) of kind {} in {}",
+                        plan.jobs.len(),
+                        plan.kind,
+                        run_dir.display()
+                    );
+                }
+                None => outln!(
+                    "plan of {} job(s) of kind {} (not written: give --run-dir DIR to write it)",
+                    plan.jobs.len(),
+                    plan.kind
+                ),
+            }
             let width = plan.jobs.iter().map(|j| j.name.len()).max().unwrap_or(0);
             for j in &plan.jobs {
                 outln!(

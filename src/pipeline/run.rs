@@ -134,6 +134,11 @@ pub fn run(registry: &Registry, req: &RunRequest, on: &mut dyn FnMut(RunEvent)) 
                 ),
             });
         }
+        // A job that cannot fit here is refused before any job file runs
+        // (not after the ones before it, which may take hours).
+        if let Some(local) = &req.local {
+            plan.check_memory(local.memory_budget)?;
+        }
         planned.push((job_file.clone(), plan, run_dir));
     }
     let rt = tokio::runtime::Builder::new_multi_thread()

@@ -108,6 +108,38 @@ fn verify_and_report_json() {
     );
 }
 
+/// `plan JOB` without `--run-dir` prints the jobs and what they need and
+/// writes nothing (a newcomer ran `gametables plan jobs/quixo-5.toml` as the
+/// docs showed it and got a usage error); `--force` needs `--run-dir`.
+#[test]
+fn plan_without_a_run_dir_prints_and_writes_nothing() {
+    let t = tempfile::tempdir().unwrap();
+    let job = write_job(
+        t.path(),
+        "small.toml",
+        "kind = \"chomp-boxes\"\nboxes = [[3, 4], [4, 5]]\n",
+    );
+    let before: Vec<_> = std::fs::read_dir(t.path()).unwrap().collect();
+    let o = gt()
+        .arg("plan")
+        .arg(&job)
+        .current_dir(t.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("plan of 2 job(s) of kind chomp-boxes (not written"),
+        "{out}"
+    );
+    assert!(out.contains("box-4x5"), "{out}");
+    assert!(out.contains("2 job(s); largest"), "{out}");
+    let after: Vec<_> = std::fs::read_dir(t.path()).unwrap().collect();
+    assert_eq!(before.len(), after.len(), "plan wrote something: {out}");
+    let o = gt().arg("plan").arg(&job).arg("--force").output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", show(&o));
+}
+
 /// Usage errors (a missing or malformed argument) exit 2 with clap's usage
 /// line, whatever the command.
 #[test]
@@ -118,7 +150,7 @@ fn usage_errors_exit_2_everywhere() {
         &["run", "a.toml", "b.toml", "--run-dir", "d"],
         &["run", "a.toml", "--detach"],
         &["run", "a.toml", "--workers", "0"],
-        &["plan", "a.toml"],
+        &["plan"],
         &["worker"],
         &["merge"],
         &["status"],

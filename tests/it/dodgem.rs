@@ -1170,6 +1170,22 @@ fn six_by_six_whole_board_is_planned_refused_here_and_asks_slurm_for_its_memory(
     assert!(err.contains("layer-5-5") && err.contains(&gib), "{err}");
     assert!(!run_dir.join("shards").exists(), "nothing may run");
 
+    // Regression: with several job files, one that cannot fit is refused
+    // before the others run (it used to stop only the ones after it).
+    let (ok, _, err) = finished(
+        gt().arg("run")
+            .arg(job_path("dodgem-3"))
+            .arg(&job)
+            .args(["--memory", "16G", "--no-progress"])
+            .current_dir(tmp.path()),
+    );
+    assert!(!ok);
+    assert!(err.contains("layer-5-5"), "{err}");
+    assert!(
+        !tmp.path().join("runs").exists(),
+        "no job file may run: {err}"
+    );
+
     let (ok, out, err) = finished(
         gt().arg("run")
             .arg(&job)

@@ -105,6 +105,13 @@ fn quixo_queries_refuse_bad_positions_and_moves() {
             "run `gametables run jobs/quixo-4.toml` first",
             1,
         ),
+        // Regression: 5×5 pointed at jobs/quixo-5.toml, a cluster's run
+        // that a local `run` refuses.
+        (
+            vec!["--n", "5"],
+            "run `gametables run jobs/quixo-5-20g.toml` first (`query` then finds runs/quixo-5-20g)",
+            1,
+        ),
     ] {
         let t = tempfile::tempdir().unwrap();
         let (code, _, err) = outcome(

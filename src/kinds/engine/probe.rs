@@ -298,10 +298,10 @@ impl<S: EngineGame> EngineProbe<S> {
             }
             None => {
                 S::variant_params(v).map_err(ProbeError::bad)?;
+                let job = S::local_job(v);
                 return Err(ProbeError::NotSolved(format!(
-                    "no run directory for {} {v}: run `gametables run jobs/{}-{v}.toml` first, or pass --run-dir",
+                    "no run directory for {} {v}: run `gametables run jobs/{job}.toml` first (`query` then finds runs/{job}), or pass --run-dir",
                     S::TITLE,
-                    S::KIND
                 )));
             }
         };

@@ -38,7 +38,7 @@ pub fn command<S: EngineGame>() -> clap::Command {
                 .value_parser(value_parser!(PathBuf))
                 .value_name("DIR")
                 .help(format!(
-                    "A {} run directory (default runs/{}-N if it exists)",
+                    "A {} run directory (default: runs/{}-N, or runs/ and the name of the board's standard job file for one machine, whichever holds a run)",
                     S::KIND,
                     S::KIND
                 )),
@@ -54,10 +54,10 @@ pub fn command<S: EngineGame>() -> clap::Command {
 /// Answers the parsed arguments.
 pub fn answer<S: EngineGame>(m: &clap::ArgMatches, _: &Progress) -> anyhow::Result<Answer> {
     let variant = m.get_one::<String>("variant").cloned().unwrap_or_default();
-    let dir = m.get_one::<PathBuf>("run-dir").cloned().or_else(|| {
-        let d = PathBuf::from("runs").join(format!("{}-{variant}", S::KIND));
-        d.join("plan.toml").is_file().then_some(d)
-    });
+    let dir = m
+        .get_one::<PathBuf>("run-dir")
+        .cloned()
+        .or_else(|| default_run_dir::<S>(&variant));
     let mut probe = EngineProbe::<S>::default();
     if let Some(d) = &dir {
         if !d.is_dir() {
@@ -78,6 +78,20 @@ pub fn answer<S: EngineGame>(m: &clap::ArgMatches, _: &Progress) -> anyhow::Resu
     })?;
     let json = m.get_flag("json");
     Ok(Answer::of(&a, json, || a.json()))
+}
+
+/// The run directory `query` reads when none is given: `runs/KIND-VARIANT`
+/// or `runs/` + [`EngineGame::local_job`], the first that a run has
+/// finished (`result.toml`), else the first that holds a plan (a run under
+/// way answers for the layers it has).
+fn default_run_dir<S: EngineGame>(variant: &str) -> Option<PathBuf> {
+    let mut dirs = vec![PathBuf::from("runs").join(format!("{}-{}", S::KIND, variant.trim()))];
+    let local = PathBuf::from("runs").join(S::local_job(variant));
+    if !dirs.contains(&local) {
+        dirs.push(local);
+    }
+    let with = |file: &str| dirs.iter().find(|d| d.join(file).is_file()).cloned();
+    with("result.toml").or_else(|| with("plan.toml"))
 }
 
 /// The `query KIND` subcommand of game `S`.

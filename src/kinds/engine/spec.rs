@@ -69,6 +69,13 @@ pub trait EngineGame: Send + Sync + 'static {
     fn in_memory(_variant: &str) -> bool {
         false
     }
+    /// The standard job file (`jobs/NAME.toml`, as `NAME`) that solves
+    /// this board on one machine, or as much of it as fits: where `query`
+    /// looks under `runs/` besides `runs/KIND-VARIANT`, and what it names
+    /// when it finds no run. Default: `KIND-VARIANT`.
+    fn local_job(variant: &str) -> String {
+        format!("{}-{}", Self::KIND, variant.trim())
+    }
 
     /// The job file's own keys (besides `kind`), checked, as the run's
     /// parameters; `Err((key, message))` names the key at fault.

@@ -152,6 +152,15 @@ impl EngineGame for Quixo {
         variant.trim() == "3"
     }
 
+    /// 5×5 as a whole is a cluster's run (`jobs/quixo-5.toml`); one machine
+    /// runs the layers that fit 20 GB.
+    fn local_job(variant: &str) -> String {
+        match variant.trim() {
+            "5" => "quixo-5-20g".to_string(),
+            v => format!("quixo-{v}"),
+        }
+    }
+
     fn start(game: &QuixoLayers) -> Option<Position> {
         Some(Position::start(game.rules().n()))
     }
