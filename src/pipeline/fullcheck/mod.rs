@@ -304,9 +304,22 @@ pub fn full_check_jobs(
             .map(String::as_str)
             .collect();
         if !unknown.is_empty() {
+            let names: Vec<&str> = view.plan.jobs.iter().map(|p| p.name.as_str()).collect();
+            let shown = if names.len() > 12 {
+                format!(
+                    "{}, … ({} in all; `gametables status DIR` lists them)",
+                    names[..12].join(", "),
+                    names.len()
+                )
+            } else {
+                names.join(", ")
+            };
             return Err(Error::job(
                 kind,
-                format!("not jobs of this run: {}", unknown.join(", ")),
+                format!(
+                    "--jobs {}: not jobs of this run; its jobs are {shown}",
+                    unknown.join(", ")
+                ),
             ));
         }
     }
