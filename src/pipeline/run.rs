@@ -167,10 +167,7 @@ fn run_one(
         .ok_or_else(|| Error::job(name, format!("unknown kind `{}`", plan.kind)))?;
     let reference = same_plan_reference(job_file, plan, on)?;
     let dir = RunDir::new(run_dir);
-    // Refused before anything is written or run: a job that cannot fit.
-    if let Some(local) = &req.local {
-        plan.check_memory(local.memory_budget)?;
-    }
+    // A job that cannot fit here was refused in `run`, before any job file ran.
     if let (Some(o), true) = (&req.slurm, req.dry_run) {
         on(RunEvent::DryRun {
             text: slurm::dry_run(&dir, plan, kind, o)?,
