@@ -4,7 +4,7 @@
 # new box against an old one (every rectangle both boxes hold must have the
 # same winning moves, byte for byte).
 #
-#   scripts/chomp-sub-box.sh RUN_DIR ROWS COLS [MANIFEST]
+#   scripts/chomp-sub-box.sh RUN_DIR|RESULTS_DIR ROWS COLS [MANIFEST]
 #
 # e.g. scripts/chomp-sub-box.sh /work/runs/chomp-21x21 20 20 manifests/chomp-20x20.toml
 # Prints the digest of the header and the rows with rows <= ROWS and
@@ -16,8 +16,10 @@ if [ $# -lt 3 ]; then
   exit 2
 fi
 dir=$1 rows=$2 cols=$3 manifest=${4:-}
+table=$dir/tables/rectangles.csv
+[ -e "$table" ] || table=$dir/rectangles.csv # a results/ folder holds the tables themselves
 got=$(awk -F, -v R="$rows" -v C="$cols" 'NR == 1 || ($1 <= R && $2 <= C)' \
-  "$dir/tables/rectangles.csv" | sha256sum | cut -d' ' -f1)
+  "$table" | sha256sum | cut -d' ' -f1)
 echo "rectangles.csv rows within ${rows}x${cols}: $got"
 if [ -n "$manifest" ]; then
   want=$(awk '/name = "rectangles.csv"/ { getline; gsub(/[" ]/, "", $0); sub(/sha256=/, "", $0); print; exit }' "$manifest")
