@@ -8,6 +8,8 @@
 #
 #   scripts/chomp-wide-bench.sh                 # 10x40 and 17x17, main vs here
 #   OLD=fb6fe0c RUNS=3 scripts/chomp-wide-bench.sh 10x30
+#   WINDOWS=4 scripts/chomp-wide-bench.sh 10x36  # a split box: 4 chained windows,
+#                                                # each given the P-positions below it
 #
 # Builds and each timed run take the build lock (/work/build.lock) when it
 # exists. The old build's target directory is target/bench-old (kept).
@@ -16,6 +18,7 @@ cd "$(dirname "$0")/.."
 OLD=${OLD:-main}
 RUNS=${RUNS:-5}
 THREADS=${THREADS:-2}
+WINDOWS=${WINDOWS:-1}
 boxes=("$@")
 [ ${#boxes[@]} -gt 0 ] || boxes=(10x40 17x17)
 lock() { if [ -e /work/build.lock ]; then flock /work/build.lock "$@"; else "$@"; fi; }
@@ -27,7 +30,7 @@ old_target="$PWD/target/bench-old"
 (cd "$old_tree" && CARGO_TARGET_DIR="$old_target" lock cargo build --release --example chomp_window -q)
 new_bin=target/release/examples/chomp_window
 old_bin="$old_target/release/examples/chomp_window"
-echo "old: $OLD ($(git rev-parse --short "$OLD")), new: working tree ($(git rev-parse --short HEAD)); $(uptime)"
+echo "windows: $WINDOWS, threads: $THREADS; old: $OLD ($(git rev-parse --short "$OLD")), new: working tree ($(git rev-parse --short HEAD)); $(uptime)"
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 for bx in "${boxes[@]}"; do
   m=${bx%x*}; n=${bx#*x}
@@ -35,7 +38,7 @@ for bx in "${boxes[@]}"; do
   for r in $(seq 1 "$RUNS"); do
     for which in old new; do
       bin=$old_bin; [ $which = new ] && bin=$new_bin
-      lock /usr/bin/time -f "%e %U %S" -o /tmp/chomp-bench-t "$bin" "$m" "$n" "$THREADS" 1 >/tmp/chomp-bench-out 2>/dev/null
+      lock /usr/bin/time -f "%e %U %S" -o /tmp/chomp-bench-t "$bin" "$m" "$n" "$THREADS" "$WINDOWS" >/tmp/chomp-bench-out 2>/dev/null
       read -r wall user sys </tmp/chomp-bench-t
       ranks=$(awk '{print $2}' /tmp/chomp-bench-out)
       echo "$wall $(echo "$user + $sys" | bc) $ranks" >>/tmp/chomp-bench-$which
