@@ -1913,16 +1913,33 @@ impl ChompBox {
         while k > 0 && x >= pre[k] + self.span(k, rows[k - 1]) {
             k -= 1;
         }
+        if k == m {
+            return;
+        }
         let mut rest = x - pre[k];
         let mut hi = if k == 0 { self.n } else { rows[k - 1] as usize };
+        // Row k grows (x lies past the staircases sharing rows 0..=k with
+        // prev), mostly by little: a search upwards from its old length.
+        let first = rows[k] as usize + 1;
         for kk in k..m {
             let table = &self.term[kk * (self.n + 1)..kk * (self.n + 1) + hi + 1];
-            // Largest r with term(kk, r) ≤ rest: a count without branches
-            // (see `unrank_tail`).
-            let r = table[1..]
-                .iter()
-                .map(|&t| usize::from(t <= rest))
-                .sum::<usize>();
+            let r = if kk + 1 == m {
+                // The last row: term(m−1, r) = r.
+                rest as usize
+            } else if kk == k {
+                let mut r = first;
+                while r < hi && table[r + 1] <= rest {
+                    r += 1;
+                }
+                r
+            } else {
+                // Largest r with term(kk, r) ≤ rest: a count without
+                // branches (see `unrank_tail`).
+                table[1..]
+                    .iter()
+                    .map(|&t| usize::from(t <= rest))
+                    .sum::<usize>()
+            };
             rows[kk] = r as u32;
             rest -= table[r];
             pre[kk + 1] = pre[kk] + table[r];
@@ -1996,7 +2013,23 @@ impl ChompBox {
                 } else {
                     let base = x - (self.colsum(j, t) - self.colsum(j, i));
                     let rest_min = self.colsum(j, t) - self.colsum(j, i + 1);
-                    for ri in j + 1..=cap {
+                    // The highest predecessor with row i = ri grows with ri:
+                    // skip by bisection the ri whose predecessors all lie
+                    // below the sink (a carry far below the window would
+                    // otherwise try every length of row 0).
+                    let reach = |ri: u32| {
+                        base + self.term(i, ri) + self.colsum(ri, t) - self.colsum(ri, i + 1)
+                    };
+                    let (mut a, mut b) = (j + 1, cap + 1);
+                    while a < b {
+                        let mid = a + (b - a) / 2;
+                        if reach(mid) < lo {
+                            a = mid + 1;
+                        } else {
+                            b = mid;
+                        }
+                    }
+                    for ri in a..=cap {
                         let acc = base + self.term(i, ri);
                         if acc + rest_min >= hi {
                             break;
