@@ -51,7 +51,12 @@
 //! 1. *Carry*: the earlier P-positions are read in chunks of
 //!    [`CARRY_CHUNK`]; every thread marks their predecessors that fall in its
 //!    own part of the window (the window is cut into `threads` parts of
-//!    whole 64-bit words); these marks are deferred (below).
+//!    whole 64-bit words); these marks are deferred (below). The earlier
+//!    P-positions come in ascending order, so each is unranked from the one
+//!    before (only the rows after the first that differs), and the lengths
+//!    of a bitten row whose predecessors all lie below the window are
+//!    skipped by bisection: in the last parts of a wide box these two were
+//!    most of the carry's time (BENCHMARKS.md, "the carry").
 //! 2. *Inside, layer by layer*: the blocks of a layer go to the threads one
 //!    at a time, each to the first thread that asks (a shared counter:
 //!    blocks differ in size by orders of magnitude). A thread copies the
@@ -2020,13 +2025,19 @@ impl ChompBox {
                     let reach = |ri: u32| {
                         base + self.term(i, ri) + self.colsum(ri, t) - self.colsum(ri, i + 1)
                     };
-                    let (mut a, mut b) = (j + 1, cap + 1);
-                    while a < b {
-                        let mid = a + (b - a) / 2;
-                        if reach(mid) < lo {
-                            a = mid + 1;
-                        } else {
-                            b = mid;
+                    // (Inside a block the first length mostly reaches the
+                    // sink already: one test, no bisection.)
+                    let mut a = j + 1;
+                    if reach(a) < lo {
+                        let mut b = cap + 1;
+                        a += 1;
+                        while a < b {
+                            let mid = a + (b - a) / 2;
+                            if reach(mid) < lo {
+                                a = mid + 1;
+                            } else {
+                                b = mid;
+                            }
                         }
                     }
                     for ri in a..=cap {
@@ -2697,9 +2708,9 @@ mod tests {
                 b.unrank_after(x, &mut rows, &mut pre);
                 b.unrank(x, &mut whole);
                 assert_eq!(rows, whole, "{m}x{n} rank {x}");
-                for k in 0..=m {
+                for (k, &p) in pre.iter().enumerate() {
                     let terms: u64 = (0..k).map(|l| b.term(l, rows[l])).sum();
-                    assert_eq!(pre[k], terms, "{m}x{n} rank {x} pre[{k}]");
+                    assert_eq!(p, terms, "{m}x{n} rank {x} pre[{k}]");
                 }
                 x += step + x % 3;
             }
