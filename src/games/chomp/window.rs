@@ -992,7 +992,7 @@ impl ChompBox {
                 let mut pre = vec![0u64; m + 1];
                 for &x in chunk {
                     self.unrank_after(x, &mut q, &mut pre);
-                    self.mark_predecessors_in(x, &q, 0..m, self.n as u32, &sink);
+                    self.mark_predecessors_in::<_, true>(x, &q, 0..m, self.n as u32, &sink);
                 }
                 sink.flush();
             };
@@ -1388,7 +1388,7 @@ impl ChompBox {
             if file {
                 arena.push((y - base) as u32);
             }
-            self.mark_predecessors_in(y, rows, k..m, cap, local);
+            self.mark_predecessors_in::<_, false>(y, rows, k..m, cap, local);
             y += 1;
         }
     }
@@ -1545,7 +1545,7 @@ impl ChompBox {
                 local.set_range(y + 1, hi);
                 rows[m - 1] = f;
                 if mask_lo > k {
-                    self.mark_predecessors_in(y, rows, k..mask_lo, cap, local);
+                    self.mark_predecessors_in::<_, false>(y, rows, k..mask_lo, cap, local);
                 }
                 self.mark_multirow(y, rows, k, mask_lo, cap, full, local);
                 rows[m - 1] = 0;
@@ -1978,8 +1978,10 @@ impl ChompBox {
     /// A predecessor R through the bite (i, j), j = q_i, agrees with q below
     /// row i, has R_i ∈ (j, q_{i−1}] (row 0: ≤ n), rows i+1..t (the rest of
     /// the run of rows equal to j in q) non-increasing in [j, R_i], and the
-    /// rows from t on as in q.
-    fn mark_predecessors_in<S: Marks>(
+    /// rows from t on as in q. `BISECT`: skip by bisection the R_i whose
+    /// predecessors all lie below the sink (the carry, where q lies below
+    /// the window; a block's own P-positions need not).
+    fn mark_predecessors_in<S: Marks, const BISECT: bool>(
         &self,
         x: u64,
         q: &[u32],
@@ -2025,10 +2027,10 @@ impl ChompBox {
                     let reach = |ri: u32| {
                         base + self.term(i, ri) + self.colsum(ri, t) - self.colsum(ri, i + 1)
                     };
-                    // (Inside a block the first length mostly reaches the
-                    // sink already: one test, no bisection.)
+                    // (Only for the carry: inside a block the first length
+                    // mostly reaches the sink already.)
                     let mut a = j + 1;
-                    if reach(a) < lo {
+                    if BISECT && reach(a) < lo {
                         let mut b = cap + 1;
                         a += 1;
                         while a < b {
@@ -2547,7 +2549,7 @@ mod tests {
         let q = [7u32, 5, 2];
         let x = b.rank_rows(&q);
         let rec = Record(Default::default());
-        b.mark_predecessors_in(x, &q, 2..3, 5, &rec);
+        b.mark_predecessors_in::<_, true>(x, &q, 2..3, 5, &rec);
         let want: Vec<u64> = (3..=5).map(|l| b.rank_rows(&[7, 5, l])).collect();
         assert_eq!(rec.0.into_inner(), want);
         assert_eq!(want, vec![x + 1, x + 2, x + 3]);
