@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Old against new Chomp box solver, alternating, medians of RUNS (default 5):
-# the 10×40 and 17×17 boxes (or the boxes given as MxN arguments), one window,
+# the 10×40 and 17×17 boxes (or the boxes given as MxN arguments), one window (WINDOWS chained windows if set),
 # 2 threads, through `examples/chomp_window.rs` built from OLD (default: main)
 # and from the working tree. Prints wall and CPU (user + sys) medians and the
 # rate in staircases per CPU-second for each. Check `uptime` first: timings
