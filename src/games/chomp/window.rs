@@ -965,7 +965,6 @@ impl ChompBox {
         let owned = |k: usize| Sink::new(bits, start, regions[k].0, regions[k].1);
 
         // Phase 1: the carry.
-        let t_carry = std::time::Instant::now();
         let mut chunk: Vec<u64> = Vec::new();
         let mut last = None;
         loop {
@@ -1005,9 +1004,6 @@ impl ChompBox {
             });
         }
 
-        if std::env::var_os("CARRY_TIME").is_some() {
-            eprintln!("carry: {:.3} s", t_carry.elapsed().as_secs_f64());
-        }
         // Phase 2: inside the window, block layer by block layer.
         let lay = Layout::new(self, tail, low);
         let lay = &lay;
