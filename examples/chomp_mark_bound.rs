@@ -22,20 +22,8 @@
 //! them. Arguments: `m n [check]` (e.g. `cargo run --release --example
 //! chomp_mark_bound -- 10 30`); memory: four bitsets of C(m+n, m) bits.
 use gametables::games::chomp::ChompBox;
+use gametables::kinds::chomp::fullcheck::rules::binomial;
 use std::time::Instant;
-
-/// C(a, b) (0 if b > a), exact below 2⁶⁴.
-fn binom(a: u64, b: u64) -> u64 {
-    if b > a {
-        return 0;
-    }
-    let b = b.min(a - b);
-    let mut r: u128 = 1;
-    for i in 0..b {
-        r = r * u128::from(a - i) / u128::from(i + 1);
-    }
-    u64::try_from(r).expect("binomial beyond u64")
-}
 
 /// The reversed rank order of an m×n box: staircases ordered by their last
 /// row, then the row before, …, row 0 last. The rank is a sum of one term
@@ -54,6 +42,7 @@ struct Reversed {
 
 impl Reversed {
     fn new(m: usize, n: usize) -> Reversed {
+        let binom = |a, b| binomial(a, b).expect("binomial beyond u64");
         let (m64, n64) = (m as u64, n as u64);
         let mut h = vec![vec![0u64; n + 1]; m];
         let mut hh = vec![vec![0u64; n + 1]; m];
