@@ -987,10 +987,9 @@ impl ChompBox {
             let chunk = &chunk;
             let carry = |k: usize| {
                 let sink = owned(k);
-                let mut q = vec![0u32; m];
-                let mut pre = vec![0u64; m + 1];
+                let (mut q, mut pre, mut depth) = (vec![0u32; m], vec![0u64; m + 1], 0);
                 for &x in chunk {
-                    self.unrank_after(x, &mut q, &mut pre);
+                    self.unrank_for_carry(x, sink.lo(), &mut q, &mut pre, &mut depth);
                     self.mark_predecessors_in::<_, true>(x, &q, 0..m, self.n as u32, &sink);
                 }
                 sink.flush();
@@ -1900,53 +1899,73 @@ impl ChompBox {
         }
     }
 
-    /// Writes into `rows` the rows of rank `x`, given in `rows` those of a
-    /// rank `prev ≤ x` and in `pre[k]` (k ∈ 0..=m) the rank terms of their
-    /// rows 0..k (`pre[0] = 0`); updates `pre`. Start from the empty board
-    /// (every row 0, every `pre[k]` 0). Ranks in ascending order share
-    /// their first rows, so only the rows after the deepest interval of
-    /// staircases sharing `prev`'s first rows that still holds `x` are
-    /// unranked: the carry's P-positions come in ascending order.
-    fn unrank_after(&self, x: u64, rows: &mut [u32], pre: &mut [u64]) {
+    /// Writes into `rows` the rows of rank `x` that the carry of a window
+    /// starting at `lo` reads (x < lo): rows `0..depth`, where `depth` is
+    /// the first k whose interval of staircases sharing x's rows `0..k`
+    /// ends at or below `lo` (no bite at row k or later leaves a
+    /// predecessor at or above `lo`), then the run of rows equal to row
+    /// `depth − 1` and, after it, one row shorter than that (the rows
+    /// below are not computed). `pre[k]` (k ∈ 0..=depth) holds the rank
+    /// terms of rows 0..k.
+    ///
+    /// State between calls, for ascending ranks: `rows[..depth]`,
+    /// `pre[..=depth]`; start with `depth` 0. Ranks in ascending order
+    /// share their first rows, so only the rows after the deepest
+    /// interval of the previous rank's first rows that still holds `x` are
+    /// unranked; a far P-position (most of an late part's carry) needs
+    /// its first row or two and a few comparisons. `lo` = 0 unranks every
+    /// row.
+    fn unrank_for_carry(
+        &self,
+        x: u64,
+        lo: u64,
+        rows: &mut [u32],
+        pre: &mut [u64],
+        depth: &mut usize,
+    ) {
         let m = self.m;
-        debug_assert!(x >= pre[m], "ranks not ascending");
-        let mut k = m;
+        let mut k = *depth;
+        debug_assert!(x >= pre[k], "ranks not ascending");
         while k > 0 && x >= pre[k] + self.span(k, rows[k - 1]) {
             k -= 1;
         }
-        if k == m {
-            return;
-        }
         let mut rest = x - pre[k];
-        let mut hi = if k == 0 { self.n } else { rows[k - 1] as usize };
-        // Row k grows (x lies past the staircases sharing rows 0..=k with
-        // prev), mostly by little: a search upwards from its old length.
-        let first = rows[k] as usize + 1;
-        for kk in k..m {
-            let table = &self.term[kk * (self.n + 1)..kk * (self.n + 1) + hi + 1];
-            let r = if kk + 1 == m {
+        while k < m {
+            let cap = if k == 0 { self.n as u32 } else { rows[k - 1] };
+            if pre[k] + self.span(k, cap) <= lo {
+                break;
+            }
+            let table = &self.term[k * (self.n + 1)..k * (self.n + 1) + cap as usize + 1];
+            let r = if k + 1 == m {
                 // The last row: term(m−1, r) = r.
                 rest as usize
-            } else if kk == k {
-                let mut r = first;
-                while r < hi && table[r + 1] <= rest {
-                    r += 1;
-                }
-                r
             } else {
-                // Largest r with term(kk, r) ≤ rest: a count without
+                // Largest r with term(k, r) ≤ rest: a count without
                 // branches (see `unrank_tail`).
                 table[1..]
                     .iter()
                     .map(|&t| usize::from(t <= rest))
                     .sum::<usize>()
             };
-            rows[kk] = r as u32;
+            rows[k] = r as u32;
             rest -= table[r];
-            pre[kk + 1] = pre[kk] + table[r];
-            hi = r;
+            pre[k + 1] = pre[k] + table[r];
+            k += 1;
         }
-        debug_assert_eq!(rest, 0);
+        *depth = k;
+        if k > 0 && k < m {
+            // Row t equals j = row t − 1 iff term(t, j) ≤ what is left.
+            let j = rows[k - 1];
+            let mut t = k;
+            while t < m && rest >= self.term(t, j) {
+                rows[t] = j;
+                rest -= self.term(t, j);
+                t += 1;
+            }
+            if t < m {
+                rows[t] = j - 1; // shorter (j > 0: a run of empty rows ends at m)
+            }
+        }
     }
 
     /// The next tail of rows `k..m` under `cap` in rank order; returns the
@@ -2699,11 +2718,12 @@ mod tests {
             (21, 21, 9_999_991_117),
         ] {
             let b = ChompBox::new(m, n).unwrap();
-            let (mut rows, mut pre) = (vec![0u32; m], vec![0u64; m + 1]);
+            let (mut rows, mut pre, mut depth) = (vec![0u32; m], vec![0u64; m + 1], 0);
             let mut whole = vec![0u32; m];
             let mut x = 0;
             while x < b.len() {
-                b.unrank_after(x, &mut rows, &mut pre);
+                b.unrank_for_carry(x, 0, &mut rows, &mut pre, &mut depth);
+                assert_eq!(depth, m, "{m}x{n} rank {x}: lo = 0 unranks every row");
                 b.unrank(x, &mut whole);
                 assert_eq!(rows, whole, "{m}x{n} rank {x}");
                 for (k, &p) in pre.iter().enumerate() {
@@ -2711,6 +2731,60 @@ mod tests {
                     assert_eq!(p, terms, "{m}x{n} rank {x} pre[{k}]");
                 }
                 x += step + x % 3;
+            }
+        }
+    }
+
+    #[test]
+    fn the_carry_unranks_the_rows_that_reach_the_window_and_the_run_after() {
+        // For windows starting at `lo`, ascending sparse ranks below it: the
+        // rows before `depth` are x's, `depth` is the first k whose interval
+        // of staircases sharing x's rows 0..k ends at or below `lo`, and
+        // the run of rows equal to row depth − 1 is x's, ended by a shorter
+        // row exactly where x's run ends.
+        for (m, n, lo_parts, step) in [
+            (4, 4, 3, 1),
+            (3, 7, 5, 1),
+            (6, 6, 4, 1),
+            (10, 40, 7, 9_919_333),
+            (21, 21, 12, 39_999_991_117),
+        ] {
+            let b = ChompBox::new(m, n).unwrap();
+            let mut whole = vec![0u32; m];
+            for part in 1..lo_parts {
+                let lo = b.len() * part / lo_parts;
+                let (mut rows, mut pre, mut depth) = (vec![0u32; m], vec![0u64; m + 1], 0);
+                let (mut x, mut shallow) = (0, 0);
+                while x < lo {
+                    b.unrank_for_carry(x, lo, &mut rows, &mut pre, &mut depth);
+                    b.unrank(x, &mut whole);
+                    let at = format!("{m}x{n} lo {lo} rank {x}");
+                    assert_eq!(rows[..depth], whole[..depth], "{at}");
+                    for k in 0..=depth {
+                        let terms: u64 = (0..k).map(|l| b.term(l, whole[l])).sum();
+                        assert_eq!(pre[k], terms, "{at} pre[{k}]");
+                        let cap = if k == 0 { n as u32 } else { whole[k - 1] };
+                        if k < m {
+                            // Rows 0..k reach the window iff k is above the depth.
+                            let reaches = terms + b.span(k, cap) > lo;
+                            assert_eq!(reaches, k < depth, "{at} k {k}");
+                        }
+                    }
+                    if depth > 0 && depth < m {
+                        let j = whole[depth - 1];
+                        let mut t = depth;
+                        while t < m && whole[t] == j {
+                            assert_eq!(rows[t], j, "{at} run row {t}");
+                            t += 1;
+                        }
+                        if t < m {
+                            assert_ne!(rows[t], j, "{at}: the run ends at row {t}");
+                        }
+                    }
+                    shallow += usize::from(depth < m);
+                    x += step + x % 3;
+                }
+                assert!(shallow > 0, "{m}x{n} lo {lo}: some rank needs fewer rows");
             }
         }
     }
