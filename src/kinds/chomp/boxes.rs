@@ -239,15 +239,17 @@ fn box_window_len(
 }
 
 /// CPU estimate of solving the window `start..start + ranks` of a box,
-/// seconds on one core: 8 ns per staircase of the window, and 3.5 ns per
-/// staircase below it (the carry: every earlier P-position is read and its
-/// predecessors in the window marked, by every later part). Fitted on
-/// 2 cores, idle: 17×17 in one job 18.2 CPU-s (7.8 ns); 20×20 in 5 parts
-/// 2,029 CPU-s (model 2,068); 21×21 in 12 parts, part 1 306 CPU-s and
-/// part 8 1,412 CPU-s (BENCHMARKS.md). The carry made the old estimate
-/// (12 ns per staircase alone) 2.2× low on 21×21.
+/// seconds on one core: 7 ns per staircase of the window, and 0.45 ns per
+/// staircase below it (the carry: every earlier P-position is read, to
+/// the depth whose bites reach the window, and its predecessors in the
+/// window marked, by every later part; those marks are the window's own
+/// work, so the carry grows only slowly with the part's number). Fitted on
+/// 2 cores, idle: 21×21 in 12 parts, part 1 306 CPU-s (6.8 ns per
+/// staircase, no carry; model 314) and parts 9–12 1,896 CPU-s (6 Dec
+/// 2026, model 2,023; part 12 took 1.7× part 9; BENCHMARKS.md). The solver before that date read every row of
+/// every earlier P-position and needed 3.5 ns per staircase below.
 fn cpu_seconds(start: u64, ranks: u64) -> u64 {
-    let ns = u128::from(ranks) * 8 + u128::from(start) * 7 / 2;
+    let ns = u128::from(ranks) * 7 + u128::from(start) * 9 / 20;
     u64::try_from(ns / 1_000_000_000).unwrap_or(u64::MAX)
 }
 
