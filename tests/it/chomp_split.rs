@@ -441,7 +441,7 @@ fn bad_split_fields_are_refused_at_plan_time() {
 /// BENCHMARKS.md), the plan must say that within 25 % (regressions: 12 ns
 /// per staircase of the window alone said 2,152 s against 6,662 for the
 /// solver of 3 Dec, 3.1× low; 3.5 ns per staircase below the window said
-/// 6,766 s after the carry read only the rows it needs, 3.6× high).
+/// 7,401 s after the carry read only the rows it needs, 3.9× high).
 #[test]
 fn plan_of_the_21x21_box_counts_the_carry_in_its_cpu_estimate() {
     let t = tempfile::tempdir().unwrap();

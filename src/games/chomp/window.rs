@@ -1912,7 +1912,7 @@ impl ChompBox {
     /// `pre[..=depth]`; start with `depth` 0. Ranks in ascending order
     /// share their first rows, so only the rows after the deepest
     /// interval of the previous rank's first rows that still holds `x` are
-    /// unranked; a far P-position (most of an late part's carry) needs
+    /// unranked; a far P-position (most of a late part's carry) needs
     /// its first row or two and a few comparisons. `lo` = 0 unranks every
     /// row.
     fn unrank_for_carry(
@@ -1953,6 +1953,7 @@ impl ChompBox {
             k += 1;
         }
         *depth = k;
+        debug_assert!(k < m || rest == 0);
         if k > 0 && k < m {
             // Row t equals j = row t − 1 iff term(t, j) ≤ what is left.
             let j = rows[k - 1];
@@ -1995,7 +1996,11 @@ impl ChompBox {
     /// the run of rows equal to j in q) non-increasing in [j, R_i], and the
     /// rows from t on as in q. `BISECT`: skip by bisection the R_i whose
     /// predecessors all lie below the sink (the carry, where q lies below
-    /// the window; a block's own P-positions need not).
+    /// the window; a block's own P-positions need not). Reads `q`'s rows
+    /// only up to the first row i whose interval of staircases sharing
+    /// rows 0..i ends at or below the sink, and the run of rows equal to
+    /// row i − 1 with the row that ends it: what
+    /// [`ChompBox::unrank_for_carry`] writes.
     fn mark_predecessors_in<S: Marks, const BISECT: bool>(
         &self,
         x: u64,
