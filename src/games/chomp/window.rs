@@ -53,10 +53,11 @@
 //!    own part of the window (the window is cut into `threads` parts of
 //!    whole 64-bit words); these marks are deferred (below). The earlier
 //!    P-positions come in ascending order, so each is unranked from the one
-//!    before (only the rows after the first that differs), and the lengths
-//!    of a bitten row whose predecessors all lie below the window are
-//!    skipped by bisection: in the last parts of a wide box these two were
-//!    most of the carry's time (BENCHMARKS.md, "the carry").
+//!    before, and only to the depth whose bites reach the window (a far
+//!    P-position: its first row or two); the lengths of a bitten row whose
+//!    predecessors all lie below the window are skipped by bisection. In
+//!    the last parts of a wide box these were most of the carry's time
+//!    (BENCHMARKS.md, "the carry").
 //! 2. *Inside, layer by layer*: the blocks of a layer go to the threads one
 //!    at a time, each to the first thread that asks (a shared counter:
 //!    blocks differ in size by orders of magnitude). A thread copies the

@@ -246,8 +246,9 @@ fn box_window_len(
 /// work, so the carry grows only slowly with the part's number). Fitted on
 /// 2 cores, idle: 21×21 in 12 parts, part 1 306 CPU-s (6.8 ns per
 /// staircase, no carry; model 314) and parts 9–12 1,896 CPU-s (6 Dec
-/// 2026, model 2,023; part 12 took 1.7× part 9; BENCHMARKS.md). The solver before that date read every row of
-/// every earlier P-position and needed 3.5 ns per staircase below.
+/// 2026, model 2,023; part 12 took 1.7× part 9; BENCHMARKS.md). The
+/// solver before that date read every row of every earlier P-position
+/// and needed 3.5 ns per staircase below.
 fn cpu_seconds(start: u64, ranks: u64) -> u64 {
     let ns = u128::from(ranks) * 7 + u128::from(start) * 9 / 20;
     u64::try_from(ns / 1_000_000_000).unwrap_or(u64::MAX)
