@@ -50,7 +50,7 @@ fn with_examples(cmd: clap::Command) -> clap::Command {
          gametables verify runs/{n} --against manifests/{n}.toml\n  \
          gametables query {}\n\n\
          Logging: RUST_LOG (e.g. RUST_LOG=debug); each job's log is RUN_DIR/logs/JOB_ID.log.\n\
-         Exit status: 0 ok, 1 error, 2 usage, 3 verification mismatch.",
+         Exit status: 0 ok, 1 error, 2 usage, 3 verification mismatch or a report claim that does not match.",
         first.query.join(" ")
     );
     let served: Vec<&&StandardJob> = jobs.iter().filter(|j| !j.probe.0.is_empty()).collect();
@@ -118,9 +118,11 @@ enum Command {
         /// Replace a different plan already in the directory.
         #[arg(long, requires = "run_dir")]
         force: bool,
-        /// The most the plan itself may take in memory, e.g. 8G (default:
-        /// half of the memory this process may get here); a job file that
-        /// would plan more is refused before anything is allocated.
+        /// The memory budget, e.g. 8G, as `run --memory` takes it: the plan
+        /// names the largest job above it, as a local `run` with that budget
+        /// would refuse it (default: the memory available here now). It also
+        /// bounds what the plan itself may take: a job file that would plan
+        /// more is refused before anything is allocated.
         #[arg(long, value_parser = parse_memory)]
         memory: Option<u64>,
     },
@@ -155,7 +157,9 @@ enum Command {
         #[arg(long, value_name = "SECONDS", default_value_t = 0)]
         latency_wait: u64,
     },
-    /// Show done / pending / damaged / old (shard format 1) for every job.
+    /// Show done / pending / damaged / old (shard format 1) for every job;
+    /// for a Slurm run also running / waiting / failed, from the last
+    /// submission.
     Status {
         /// The run directory.
         dir: PathBuf,
@@ -211,8 +215,8 @@ enum Command {
     },
     /// Draw the merged tables of DIR as pictures in DIR/plots/ (SVG and PNG; not in the digests).
     ///
-    /// Each job kind draws its own pictures (README's tour of the job kinds
-    /// names them); a kind without pictures says so.
+    /// Each job kind draws its own pictures (README's `plot` section names
+    /// them); a kind without pictures says so.
     Plot {
         /// The run directory (merged).
         dir: PathBuf,
@@ -570,8 +574,14 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 );
             }
             outln!("{}", plan.resources());
-            if let Some(Err(e)) = available_memory().map(|avail| plan.check_memory(avail)) {
-                outln!("note: a local run here would refuse it: {e}");
+            // The budget `run --memory` would have: the one given, else what
+            // is available here now.
+            let (budget, whose) = match memory {
+                Some(m) => (Some(m), "with this --memory"),
+                None => (available_memory(), "here"),
+            };
+            if let Some(Err(e)) = budget.map(|b| plan.check_memory(b)) {
+                outln!("note: a local run {whose} would refuse it: {e}");
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -955,6 +965,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             seconds,
             result,
             reference,
+            reference_sought,
             claims,
         } => {
             outln!(
@@ -972,7 +983,10 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             );
             match &reference {
                 Some(r) => outln!("digests match the reference {}", r.display()),
-                None => outln!("no reference manifest for this plan (manifests/{name}.toml)"),
+                None => outln!(
+                    "no reference manifest for this plan ({})",
+                    reference_sought.display()
+                ),
             }
             print_claims_summary(dir, &claims);
             print_results(dir, &result, &claims);

@@ -88,23 +88,35 @@ pub enum RunEvent<'a> {
         result: Box<ResultFile>,
         /// The reference it matched, if one was compared.
         reference: Option<PathBuf>,
+        /// Where the reference was looked for ([`reference_path`]).
+        reference_sought: PathBuf,
         /// The claims of `report.md`.
         claims: Vec<Claim>,
     },
 }
 
-/// `manifests/NAME.toml` beside the job file's folder (`jobs/../manifests/`).
-pub fn reference_for(job_file: &Path, name: &str) -> Option<PathBuf> {
-    let parent = job_file.parent()?;
-    let base = if parent.as_os_str().is_empty() {
-        Path::new("..")
-    } else {
-        parent
+/// Where the reference manifest of job file `job_file` named `name` is
+/// looked for: `manifests/NAME.toml` beside the job file's folder
+/// (`jobs/x.toml` → `manifests/x.toml`, `/data/jobs/x.toml` →
+/// `/data/manifests/x.toml`), the folder removed by name so that messages
+/// show no `..`; a job file in the working directory looks in
+/// `../manifests/`.
+pub fn reference_path(job_file: &Path, name: &str) -> PathBuf {
+    let file = format!("{name}.toml");
+    let parent = job_file.parent().unwrap_or(Path::new(""));
+    let base = match parent.components().next_back() {
+        None => PathBuf::from(".."),
+        Some(std::path::Component::Normal(_)) => {
+            parent.parent().unwrap_or(Path::new("")).to_path_buf()
+        }
+        Some(_) => parent.join(".."),
     };
-    let p = base
-        .join("..")
-        .join("manifests")
-        .join(format!("{name}.toml"));
+    base.join("manifests").join(file)
+}
+
+/// [`reference_path`] if that file exists.
+pub fn reference_for(job_file: &Path, name: &str) -> Option<PathBuf> {
+    let p = reference_path(job_file, name);
     p.is_file().then_some(p)
 }
 
@@ -225,6 +237,7 @@ fn run_one(
         seconds: t0.elapsed().as_secs_f64(),
         result: Box::new(result),
         reference,
+        reference_sought: reference_path(job_file, &plan.job_file),
         claims,
     });
     Ok(())
@@ -251,5 +264,27 @@ fn same_plan_reference(
     } else {
         on(RunEvent::ReferenceNotCompared { reference: &r });
         Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reference_path;
+    use std::path::{Path, PathBuf};
+
+    /// The reference manifest is looked for beside the job file's folder,
+    /// and the path shown has no `..` where a folder name can be removed.
+    #[test]
+    fn reference_path_is_beside_the_job_files_folder() {
+        let r = |j: &str| reference_path(Path::new(j), "x");
+        assert_eq!(r("jobs/x.toml"), PathBuf::from("manifests/x.toml"));
+        assert_eq!(
+            r("/data/jobs/x.toml"),
+            PathBuf::from("/data/manifests/x.toml")
+        );
+        assert_eq!(r("/tmp/x.toml"), PathBuf::from("/manifests/x.toml"));
+        assert_eq!(r("x.toml"), PathBuf::from("../manifests/x.toml"));
+        assert_eq!(r("../jobs/x.toml"), PathBuf::from("../manifests/x.toml"));
+        assert_eq!(r("../x.toml"), PathBuf::from("../../manifests/x.toml"));
     }
 }

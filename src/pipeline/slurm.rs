@@ -366,6 +366,14 @@ impl Retry {
     }
 }
 
+/// The rate at which the merge job is assumed to read, decode and check
+/// shards, bytes per second, for its `--time`: `verify` (which re-merges in
+/// memory) read the 3.7 GiB of the 10×60 Chomp box's shards in 106 s on 2
+/// cores here (36 MiB/s, 4.1 GB largest process, parts of 9.5 GiB) and the
+/// 2.8 GiB of `quixo-5-20g` in 75 s (38 MiB/s, 6.7 GB, jobs up to 16.6
+/// GiB), 6 Dec 2026.
+const MERGE_BYTES_PER_SEC: u64 = 32 << 20;
+
 /// How `--time` is chosen: [`SlurmOptions::time_margin`] and
 /// [`SlurmOptions::time_floor`].
 #[derive(Debug, Clone, Copy)]
@@ -682,9 +690,38 @@ impl Submission<'_> {
         s
     }
 
+    /// The merge job's `--mem` (MiB) and `--time` (minutes): the memory of
+    /// the plan's largest job, as the merge decodes and checks one shard at
+    /// a time; the time margin × every shard read at [`MERGE_BYTES_PER_SEC`],
+    /// at least the time floor.
+    fn merge_resources(&self) -> (u64, u64) {
+        let mem = self
+            .plan
+            .jobs
+            .iter()
+            .map(|j| slurm_mem_mib(j.memory))
+            .max()
+            .unwrap_or(1);
+        let bytes: u64 = self.plan.jobs.iter().map(|j| j.shard_bytes).sum();
+        let secs = (bytes as f64 / MERGE_BYTES_PER_SEC as f64 * self.opts.time_margin.max(0.0))
+            .ceil()
+            .min(1e12) as u64;
+        let minutes = secs.max(self.opts.time_floor.as_secs()).div_ceil(60).max(1);
+        (mem, minutes)
+    }
+
     fn merge_script(&self) -> String {
         let mut s = String::new();
         self.header(&mut s, "merge, after every job");
+        let (mem, minutes) = self.merge_resources();
+        let _ = writeln!(s, "#SBATCH --mem={mem}M # as the plan's largest job");
+        let _ = writeln!(
+            s,
+            "#SBATCH --time={minutes} # {} x the shards read at {} MiB/s, at least {} min",
+            self.opts.time_margin,
+            MERGE_BYTES_PER_SEC >> 20,
+            self.opts.time_floor.as_secs().div_ceil(60).max(1)
+        );
         let _ = writeln!(
             s,
             "#SBATCH --output={}/logs/slurm-%j-merge.out",
@@ -2439,7 +2476,26 @@ mod tests {
         assert!(script.contains("#SBATCH --array=0-0%64\n"), "{script}");
         assert!(script.contains("#SBATCH --account=proj\n"), "{script}");
         assert!(!script.contains("--exclude"), "{script}");
-        assert!(sub.merge_script().contains("#SBATCH --account=proj\n"));
+        let merge = sub.merge_script();
+        assert!(merge.contains("#SBATCH --account=proj\n"), "{merge}");
+        // The merge asks for the largest job's memory (b, 12 GiB) and, its
+        // shards being small, the time floor.
+        assert!(
+            merge.contains("#SBATCH --mem=12288M # as the plan's largest job\n"),
+            "{merge}"
+        );
+        assert!(
+            merge.contains("#SBATCH --time=10 # 3 x the shards read at 32 MiB/s"),
+            "{merge}"
+        );
+        // 100 GiB of shards: 3 × 3,200 s = 160 min.
+        let mut big = plan.clone();
+        for j in &mut big.jobs {
+            j.shard_bytes = 0;
+        }
+        big.jobs[0].shard_bytes = 100 << 30;
+        let sub = Submission { plan: &big, ..sub };
+        assert_eq!(sub.merge_resources(), (12288, 160));
     }
 
     #[test]

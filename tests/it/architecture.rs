@@ -9,12 +9,12 @@
 //! file. The rules:
 //!
 //! - the graph has no cycle;
-//! - `games` (the pure solvers) reaches nothing outside `games` and `util`;
+//! - `games` (the pure solvers) reaches nothing outside `games`;
 //! - a full checker (any module with a `fullcheck` segment) reaches no solver
 //!   (`games`), directly or through other modules, except the trait of
 //!   layered games' rules (`games::retrograde::rules`), which reaches
 //!   nothing and through which the engine games' checker moves;
-//! - the generic pipeline (`pipeline`, `plot`, `util`) reaches no game's
+//! - the generic pipeline (`pipeline`, `plot`) reaches no game's
 //!   folder (`kinds`) and no solver;
 //! - only `serve` knows HTTP (no `axum`, `StatusCode` or `http_status`
 //!   elsewhere).
@@ -441,14 +441,10 @@ fn violations(
 #[test]
 fn solvers_import_nothing_of_the_pipeline() {
     let g = Graph::of_src();
-    let v = violations(
-        &g,
-        |m| starts(m, "games"),
-        |t| !(starts(t, "games") || starts(t, "util")),
-    );
+    let v = violations(&g, |m| starts(m, "games"), |t| !starts(t, "games"));
     assert!(
         v.is_empty(),
-        "a solver reaches outside games/ and util/:\n{}",
+        "a solver reaches outside games/:\n{}",
         v.join("\n")
     );
 }
@@ -493,7 +489,7 @@ fn the_generic_pipeline_names_no_game() {
     let g = Graph::of_src();
     let v = violations(
         &g,
-        |m| starts(m, "pipeline") || starts(m, "plot") || starts(m, "util"),
+        |m| starts(m, "pipeline") || starts(m, "plot"),
         |t| starts(t, "games") || starts(t, "kinds"),
     );
     assert!(
@@ -575,11 +571,7 @@ fn the_rules_fail_on_a_tree_that_breaks_them() {
         ["kinds::g::fullcheck → kinds::g::kind → games::g"],
         "a checker reaching a solver through its kind"
     );
-    let solver = violations(
-        &g,
-        |m| starts(m, "games"),
-        |t| !(starts(t, "games") || starts(t, "util")),
-    );
+    let solver = violations(&g, |m| starts(m, "games"), |t| !starts(t, "games"));
     assert_eq!(solver, ["games::g → pipeline"]);
     let cycles = g.cycles();
     assert_eq!(cycles.len(), 1, "{cycles:?}");

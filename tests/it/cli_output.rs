@@ -140,6 +140,71 @@ fn plan_without_a_run_dir_prints_and_writes_nothing() {
     assert_eq!(o.status.code(), Some(2), "{}", show(&o));
 }
 
+/// `plan --memory` names the job a local `run --memory` with that budget
+/// would refuse (regression: a newcomer's `plan jobs/chomp-10x60.toml
+/// --memory 4G` said nothing, while `run` with 4G refused part 12).
+#[test]
+fn plan_with_a_memory_budget_names_the_job_run_would_refuse() {
+    let t = tempfile::tempdir().unwrap();
+    let job = write_job(
+        t.path(),
+        "split.toml",
+        "kind = \"chomp-boxes\"\nboxes = [[10, 30]]\njob_memory = \"100M\"\n",
+    );
+    let o = gt()
+        .args(["plan", "--memory", "50M"])
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("note: a local run with this --memory would refuse it: ")
+            && out.contains("more than the budget of 50.0 MiB"),
+        "{out}"
+    );
+    // With a budget every job fits, no note.
+    let o = gt()
+        .args(["plan", "--memory", "1G"])
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!out.contains("would refuse"), "{out}");
+}
+
+/// A rectangle too large to solve in memory is refused with a pointer to the
+/// committed rectangle tables (regression: a newcomer's `query chomp 10x42`,
+/// the rectangle with three winning first moves, only said to run a job);
+/// another staircase gets no such pointer.
+#[test]
+fn query_of_a_large_rectangle_points_to_the_committed_tables() {
+    let o = gt().args(["query", "chomp", "10x42"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", show(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("too many to solve here")
+            && err.contains("results/chomp-10x60/rectangles.csv"),
+        "{err}"
+    );
+    let o = gt()
+        .args([
+            "query",
+            "chomp",
+            "--position",
+            "42,41,41,40,40,40,40,40,40,40",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", show(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("too many to solve here") && !err.contains("rectangles.csv"),
+        "{err}"
+    );
+}
+
 /// Usage errors (a missing or malformed argument) exit 2 with clap's usage
 /// line, whatever the command.
 #[test]

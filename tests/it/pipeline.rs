@@ -666,7 +666,16 @@ fn run_against_an_edited_reference_exits_3() {
     let dir = t.path().join("run");
     let run = || run_job(&job, &dir);
     let s = exits(&mut run_cmd(&job, &dir), 0);
-    assert!(s.contains("no reference manifest"), "{s}");
+    // It names where it looked, without `..` (regression: it printed
+    // `manifests/small.toml` for a job file outside the working directory).
+    let sought = manifests.join("small.toml");
+    assert!(
+        s.contains(&format!(
+            "no reference manifest for this plan ({})",
+            sought.display()
+        )),
+        "{s}"
+    );
     let result = ResultFile::load(&dir.join("result.toml")).unwrap();
     let write_ref = |r: &ResultFile| {
         std::fs::write(manifests.join("small.toml"), toml::to_string(r).unwrap()).unwrap()

@@ -135,9 +135,18 @@ impl ChompProbe {
             let cols = s.rows()[0] as usize;
             let b = ChompBox::new(rows, cols).map_err(ProbeError::bad)?;
             if b.len() > self.in_memory_limit {
+                // A rectangle's winning first moves may be in the committed
+                // tables of the frontier boxes (no run directory needed).
+                let tables = if s.rows().iter().all(|&r| r as usize == cols) {
+                    " (the winning first moves of every rectangle up to 10x60 and \
+                     21x21 are in results/chomp-10x60/rectangles.csv and \
+                     results/chomp-21x21/rectangles.csv of the source tree)"
+                } else {
+                    ""
+                };
                 return Err(ProbeError::NotSolved(format!(
                     "the {rows}x{cols} box has {} staircases, too many to solve here; \
-                     run a chomp-boxes job covering it and pass --run-dir",
+                     run a chomp-boxes job covering it and pass --run-dir{tables}",
                     b.len()
                 )));
             }

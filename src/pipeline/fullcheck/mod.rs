@@ -114,9 +114,15 @@ impl fmt::Display for Coverage {
         } else {
             100.0 * self.checked as f64 / self.stored as f64
         };
+        // A sample of a large table: two significant digits, not "0.0%".
+        let decimals = if pct > 0.0 && pct < 0.1 {
+            (-pct.log10()).ceil() as usize + 1
+        } else {
+            1
+        };
         write!(
             f,
-            "{}: {} of {} checked ({pct:.1}%)",
+            "{}: {} of {} checked ({pct:.decimals$}%)",
             self.what,
             group(self.checked),
             group(self.stored)
@@ -451,3 +457,29 @@ macro_rules! checks_kind {
     };
 }
 pub(crate) use checks_kind;
+
+#[cfg(test)]
+mod tests {
+    use super::Coverage;
+
+    /// A sample's share shows two significant digits (regression: a
+    /// sampled box printed "280,713 of 847,660,528 checked (0.0%)").
+    #[test]
+    fn coverage_of_a_small_sample_is_not_shown_as_zero() {
+        let c = |checked, stored| {
+            Coverage {
+                what: "ranks".into(),
+                stored,
+                checked,
+            }
+            .to_string()
+        };
+        assert_eq!(
+            c(280_713, 847_660_528),
+            "ranks: 280,713 of 847,660,528 checked (0.033%)"
+        );
+        assert_eq!(c(5, 10), "ranks: 5 of 10 checked (50.0%)");
+        assert_eq!(c(0, 10), "ranks: 0 of 10 checked (0.0%)");
+        assert_eq!(c(0, 0), "ranks: 0 of 0 checked (100.0%)");
+    }
+}
