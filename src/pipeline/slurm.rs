@@ -537,6 +537,9 @@ struct Submission<'a> {
     job_name: String,
     parts: Vec<Part>,
     opts: &'a SlurmOptions,
+    /// The partition's longest time limit, minutes (`sinfo`), which no
+    /// `--time` exceeds; `None`: infinite or not known.
+    time_cap: Option<u64>,
 }
 
 /// Quotes `s` for a POSIX shell when needed.
@@ -635,10 +638,11 @@ impl Submission<'_> {
         let _ = writeln!(s, "#SBATCH --cpus-per-task={}", part.threads.max(1));
         let _ = writeln!(
             s,
-            "#SBATCH --time={} # {} x the CPU estimate / threads, at least {} min",
+            "#SBATCH --time={} # {} x the CPU estimate / threads, at least {} min{}",
             part.minutes,
             self.opts.time_margin,
-            self.opts.time_floor.as_secs().div_ceil(60).max(1)
+            self.opts.time_floor.as_secs().div_ceil(60).max(1),
+            self.cap_note(part.minutes)
         );
         let _ = writeln!(s, "#SBATCH --signal=B:USR1@{}", signal_before(part.minutes));
         // Failed tasks are resubmitted by the coordinator, which knows why.
@@ -707,7 +711,20 @@ impl Submission<'_> {
             .ceil()
             .min(1e12) as u64;
         let minutes = secs.max(self.opts.time_floor.as_secs()).div_ceil(60).max(1);
-        (mem, minutes)
+        (
+            mem,
+            self.time_cap.map_or(minutes, |c| minutes.min(c.max(1))),
+        )
+    }
+
+    /// The note after a `--time` of `minutes`: whether the partition's
+    /// time limit cut it.
+    fn cap_note(&self, minutes: u64) -> &'static str {
+        if self.time_cap == Some(minutes) {
+            ", or the partition's time limit"
+        } else {
+            ""
+        }
     }
 
     fn merge_script(&self) -> String {
@@ -717,10 +734,11 @@ impl Submission<'_> {
         let _ = writeln!(s, "#SBATCH --mem={mem}M # as the plan's largest job");
         let _ = writeln!(
             s,
-            "#SBATCH --time={minutes} # {} x the shards read at {} MiB/s, at least {} min",
+            "#SBATCH --time={minutes} # {} x the shards read at {} MiB/s, at least {} min{}",
             self.opts.time_margin,
             MERGE_BYTES_PER_SEC >> 20,
-            self.opts.time_floor.as_secs().div_ceil(60).max(1)
+            self.opts.time_floor.as_secs().div_ceil(60).max(1),
+            self.cap_note(minutes)
         );
         let _ = writeln!(
             s,
@@ -1138,8 +1156,14 @@ fn build<'a>(
         floor: opts.time_floor,
     };
     let mut parts = parts_with(plan, pending, max_array_size, retries, policy);
+    let time_cap = nodes.and_then(|n| n.max_minutes);
     if let Some(n) = nodes {
         for p in &mut parts {
+            // A task asking for more time than the partition allows would
+            // wait forever (or be refused): ask for the limit instead.
+            if let Some(cap) = n.max_minutes {
+                p.minutes = p.minutes.min(cap.max(1));
+            }
             // A task asking for more CPUs than any node has would wait
             // forever; the worker uses the CPUs it is given
             // (SLURM_CPUS_PER_TASK), and results do not depend on them.
@@ -1169,38 +1193,70 @@ fn build<'a>(
         parts,
         root,
         opts,
+        time_cap,
     })
 }
 
-/// The most CPUs and memory one node of the partition has (`sinfo`).
+/// The most CPUs and memory one node of the partition has, and the longest
+/// time limit of its node groups (`sinfo`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct NodeLimits {
     cpus: u32,
     mem_mib: u64,
+    /// Minutes; `None`: infinite, or not told.
+    max_minutes: Option<u64>,
 }
 
-/// Parses `sinfo --noheader --format=%c|%m` (CPUs and memory in MB per node
-/// group; `48+` when they differ within a group).
+/// A Slurm time limit as `sinfo` prints it (`%l`): `infinite`, or
+/// `[days-]hours:minutes:seconds`, `minutes:seconds` below an hour,
+/// `days-hours[:minutes]`, or whole minutes; in whole minutes (seconds
+/// dropped). `None` if infinite or not a time.
+fn parse_slurm_minutes(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (days, rest) = match s.split_once('-') {
+        Some((d, r)) => (Some(d.parse::<u64>().ok()?), r),
+        None => (None, s),
+    };
+    let f: Vec<u64> = rest
+        .split(':')
+        .map(|x| x.parse::<u64>().ok())
+        .collect::<Option<_>>()?;
+    let minutes = match (days.is_some(), f.as_slice()) {
+        (false, [m] | [m, _]) => *m,
+        (_, [h, m, _]) | (true, [h, m]) => h * 60 + m,
+        (true, [h]) => h * 60,
+        _ => return None,
+    };
+    Some(days.unwrap_or(0) * 24 * 60 + minutes)
+}
+
+/// Parses `sinfo --noheader --format=%c|%m|%l` (CPUs, memory in MB per node
+/// group, `48+` when they differ within a group; the time limit, see
+/// [`parse_slurm_minutes`]). A group whose limit is infinite or unreadable
+/// leaves the time uncapped.
 fn parse_node_limits(text: &str) -> Option<NodeLimits> {
     let num = |s: &str| s.trim().trim_end_matches('+').parse::<u64>().ok();
     text.lines()
         .filter_map(|l| {
-            let (c, m) = l.split_once('|')?;
+            let mut f = l.split('|');
+            let (c, m) = (f.next()?, f.next()?);
             Some(NodeLimits {
                 cpus: u32::try_from(num(c)?).ok()?,
                 mem_mib: num(m)?,
+                max_minutes: f.next().and_then(parse_slurm_minutes),
             })
         })
         .reduce(|a, b| NodeLimits {
             cpus: a.cpus.max(b.cpus),
             mem_mib: a.mem_mib.max(b.mem_mib),
+            max_minutes: a.max_minutes.zip(b.max_minutes).map(|(x, y)| x.max(y)),
         })
 }
 
 /// [`NodeLimits`] of the partition, if `sinfo` tells.
 fn node_limits(opts: &SlurmOptions) -> Option<NodeLimits> {
     let sinfo = which("sinfo")?;
-    let mut args = vec!["--noheader".to_string(), "--format=%c|%m".to_string()];
+    let mut args = vec!["--noheader".to_string(), "--format=%c|%m|%l".to_string()];
     if let Some(p) = &opts.partition {
         args.push(format!("--partition={p}"));
     }
@@ -2461,6 +2517,7 @@ mod tests {
             job_name: "gt-dag-0".into(),
             parts,
             opts: &opts,
+            time_cap: None,
         };
         let script = sub.array_script(&sub.parts[0]);
         assert!(script.contains("#SBATCH --mem=12288M\n"), "{script}");
@@ -2496,6 +2553,76 @@ mod tests {
         big.jobs[0].shard_bytes = 100 << 30;
         let sub = Submission { plan: &big, ..sub };
         assert_eq!(sub.merge_resources(), (12288, 160));
+        // A partition limit of 2 hours cuts it, and the script says so.
+        let sub = Submission {
+            time_cap: Some(120),
+            ..sub
+        };
+        assert_eq!(sub.merge_resources(), (12288, 120));
+        assert!(
+            sub.merge_script()
+                .contains("#SBATCH --time=120 # 3 x the shards read at 32 MiB/s, at least 10 min, or the partition's time limit\n"),
+            "{}",
+            sub.merge_script()
+        );
+    }
+
+    /// No task asks for more time than the partition's longest limit
+    /// (`sinfo %l`): such a task would wait forever or be refused.
+    #[test]
+    fn tasks_ask_for_no_more_than_the_partitions_time_limit() {
+        let mut plan = dag();
+        for j in &mut plan.jobs {
+            j.cpu_seconds = 10 * 3600;
+        }
+        let opts = SlurmOptions {
+            exe: PathBuf::from("/usr/bin/gametables"),
+            partition: None,
+            sbatch_args: vec![],
+            array_limit: None,
+            account: None,
+            qos: None,
+            time_margin: DEFAULT_TIME_MARGIN,
+            time_floor: DEFAULT_TIME_FLOOR,
+            max_retries: DEFAULT_MAX_RETRIES,
+            detach: false,
+            force: false,
+            progress: false,
+            retry_for: Duration::ZERO,
+            latency_wait: DEFAULT_LATENCY_WAIT,
+        };
+        let t = tempfile::tempdir().unwrap();
+        let dir = RunDir::new(t.path());
+        let pending: Vec<usize> = (0..plan.jobs.len()).collect();
+        let minutes = |max_minutes| {
+            let nodes = NodeLimits {
+                cpus: 64,
+                mem_mib: 1 << 20,
+                max_minutes,
+            };
+            let sub = build(
+                &dir,
+                &plan,
+                &opts,
+                &pending,
+                1001,
+                &BTreeMap::new(),
+                Some(nodes),
+            )
+            .unwrap();
+            let parts: Vec<u64> = sub.parts.iter().map(|p| p.minutes).collect();
+            (parts, sub.merge_resources().1)
+        };
+        // 3 × 10 h on one thread: 1,800 min, uncapped on an infinite partition.
+        let (parts, merge) = minutes(None);
+        assert!(parts.iter().all(|&m| m == 1800), "{parts:?}");
+        assert_eq!(merge, 10);
+        let (parts, merge) = minutes(Some(24 * 60));
+        assert!(parts.iter().all(|&m| m == 1440), "{parts:?}");
+        assert_eq!(merge, 10);
+        let (parts, merge) = minutes(Some(5));
+        assert!(parts.iter().all(|&m| m == 5), "{parts:?}");
+        assert_eq!(merge, 5);
     }
 
     #[test]
@@ -2504,10 +2631,31 @@ mod tests {
             parse_node_limits("2|1536\n4+|3000\n"),
             Some(NodeLimits {
                 cpus: 4,
-                mem_mib: 3000
+                mem_mib: 3000,
+                max_minutes: None,
             })
         );
         assert_eq!(parse_node_limits(""), None);
+        // The longest time limit of the groups; one infinite: no cap.
+        let limits = |t: &str| parse_node_limits(t).unwrap().max_minutes;
+        assert_eq!(limits("2|1536|2:00:00\n4|3000|1-00:00:00\n"), Some(1440));
+        assert_eq!(limits("2|1536|30:00\n"), Some(30));
+        assert_eq!(limits("2|1536|2:00:00\n4|3000|infinite\n"), None);
+        assert_eq!(limits("2|1536|n/a\n"), None);
+    }
+
+    #[test]
+    fn slurm_time_limits_parse_as_sinfo_prints_them() {
+        assert_eq!(parse_slurm_minutes("infinite"), None);
+        assert_eq!(parse_slurm_minutes("UNLIMITED"), None);
+        assert_eq!(parse_slurm_minutes("30"), Some(30));
+        assert_eq!(parse_slurm_minutes("30:00"), Some(30));
+        assert_eq!(parse_slurm_minutes("2:00:00"), Some(120));
+        assert_eq!(parse_slurm_minutes("1-00:00:00"), Some(1440));
+        assert_eq!(parse_slurm_minutes("2-12"), Some(3600));
+        assert_eq!(parse_slurm_minutes("2-12:30"), Some(3630));
+        assert_eq!(parse_slurm_minutes("7-00:00:00"), Some(10080));
+        assert_eq!(parse_slurm_minutes(""), None);
     }
 
     #[test]

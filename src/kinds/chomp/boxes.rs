@@ -1627,7 +1627,7 @@ fn kitatai_claim(rects: &RectangleMoves) -> Claim {
         .collect();
     let claim = format!(
         "rectangles up to 20×20 with three or more winning first moves \
-         (compared on the {} of the 399 this run solved)",
+         (of the 399 rectangles up to 20×20, this run solved {})",
         within.len()
     );
     if within.is_empty() {
@@ -1669,7 +1669,7 @@ fn ten_by_ten_claims(run: &dyn RunAccess) -> Vec<Claim> {
                     SEED3,
                     &format!("10×10 box: {what}"),
                     v,
-                    "no box with 10 rows",
+                    "needs a box of exactly 10 rows (its first ranks are the 10×10 box)",
                 )
             })
             .collect();

@@ -327,7 +327,7 @@ impl JobKind for ChompGrundy {
                 DAY72,
                 "10×10 box: positions of Grundy value 0",
                 2612,
-                "no box with 10 rows",
+                "needs a box of exactly 10 rows (its first ranks are the 10×10 box)",
             ),
         });
         let text = String::from_utf8(run.table("grundy-rectangles.csv")?).unwrap_or_default();
