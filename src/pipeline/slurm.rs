@@ -2389,6 +2389,26 @@ mod tests {
     }
 
     /// a, b → c → e; d independent; f reads a.
+    /// The defaults of `run --executor slurm`, no account.
+    fn test_options() -> SlurmOptions {
+        SlurmOptions {
+            exe: PathBuf::from("/usr/bin/gametables"),
+            partition: None,
+            sbatch_args: vec![],
+            array_limit: None,
+            account: None,
+            qos: None,
+            time_margin: DEFAULT_TIME_MARGIN,
+            time_floor: DEFAULT_TIME_FLOOR,
+            max_retries: DEFAULT_MAX_RETRIES,
+            detach: false,
+            force: false,
+            progress: false,
+            retry_for: Duration::ZERO,
+            latency_wait: DEFAULT_LATENCY_WAIT,
+        }
+    }
+
     fn dag() -> PlanFile {
         let a = job("a", 1, &[]);
         let b = job("b", 5, &[]);
@@ -2494,20 +2514,8 @@ mod tests {
         );
         let plan_dir = RunDir::new("/nonexistent/run");
         let opts = SlurmOptions {
-            exe: PathBuf::from("/usr/bin/gametables"),
-            partition: None,
-            sbatch_args: vec![],
-            array_limit: None,
             account: Some("proj".into()),
-            qos: None,
-            time_margin: DEFAULT_TIME_MARGIN,
-            time_floor: DEFAULT_TIME_FLOOR,
-            max_retries: DEFAULT_MAX_RETRIES,
-            detach: false,
-            force: false,
-            progress: false,
-            retry_for: Duration::ZERO,
-            latency_wait: DEFAULT_LATENCY_WAIT,
+            ..test_options()
         };
         let sub = Submission {
             plan: &plan,
@@ -2575,22 +2583,7 @@ mod tests {
         for j in &mut plan.jobs {
             j.cpu_seconds = 10 * 3600;
         }
-        let opts = SlurmOptions {
-            exe: PathBuf::from("/usr/bin/gametables"),
-            partition: None,
-            sbatch_args: vec![],
-            array_limit: None,
-            account: None,
-            qos: None,
-            time_margin: DEFAULT_TIME_MARGIN,
-            time_floor: DEFAULT_TIME_FLOOR,
-            max_retries: DEFAULT_MAX_RETRIES,
-            detach: false,
-            force: false,
-            progress: false,
-            retry_for: Duration::ZERO,
-            latency_wait: DEFAULT_LATENCY_WAIT,
-        };
+        let opts = test_options();
         let t = tempfile::tempdir().unwrap();
         let dir = RunDir::new(t.path());
         let pending: Vec<usize> = (0..plan.jobs.len()).collect();
