@@ -374,6 +374,12 @@ impl Retry {
 /// GiB), 6 Dec 2026.
 const MERGE_BYTES_PER_SEC: u64 = 32 << 20;
 
+/// The least memory the merge job asks for, MiB: a merge of small shards
+/// still holds the tables and the report (measured peaks, 6 Dec 2026:
+/// chomp-boxes 15 MB, dodgem-5 230 MB, chomp-18x18 1.2 GB against its 1.9
+/// GiB job).
+const MERGE_MIN_MIB: u64 = 1024;
+
 /// How `--time` is chosen: [`SlurmOptions::time_margin`] and
 /// [`SlurmOptions::time_floor`].
 #[derive(Debug, Clone, Copy)]
@@ -540,6 +546,8 @@ struct Submission<'a> {
     /// The partition's longest time limit, minutes (`sinfo`), which no
     /// `--time` exceeds; `None`: infinite or not known.
     time_cap: Option<u64>,
+    /// The largest node's memory, MiB (`sinfo`), if known.
+    mem_cap: Option<u64>,
 }
 
 /// Quotes `s` for a POSIX shell when needed.
@@ -696,8 +704,10 @@ impl Submission<'_> {
 
     /// The merge job's `--mem` (MiB) and `--time` (minutes): the memory of
     /// the plan's largest job, as the merge decodes and checks one shard at
-    /// a time; the time margin × every shard read at [`MERGE_BYTES_PER_SEC`],
-    /// at least the time floor.
+    /// a time, and at least [`MERGE_MIN_MIB`] (no more than the largest
+    /// node has); the time margin × every shard read at
+    /// [`MERGE_BYTES_PER_SEC`], at least the time floor (no more than the
+    /// partition's limit).
     fn merge_resources(&self) -> (u64, u64) {
         let mem = self
             .plan
@@ -705,7 +715,9 @@ impl Submission<'_> {
             .iter()
             .map(|j| slurm_mem_mib(j.memory))
             .max()
-            .unwrap_or(1);
+            .unwrap_or(1)
+            .max(MERGE_MIN_MIB);
+        let mem = self.mem_cap.map_or(mem, |c| mem.min(c.max(1)));
         let bytes: u64 = self.plan.jobs.iter().map(|j| j.shard_bytes).sum();
         let secs = (bytes as f64 / MERGE_BYTES_PER_SEC as f64 * self.opts.time_margin.max(0.0))
             .ceil()
@@ -731,7 +743,10 @@ impl Submission<'_> {
         let mut s = String::new();
         self.header(&mut s, "merge, after every job");
         let (mem, minutes) = self.merge_resources();
-        let _ = writeln!(s, "#SBATCH --mem={mem}M # as the plan's largest job");
+        let _ = writeln!(
+            s,
+            "#SBATCH --mem={mem}M # as the plan's largest job, at least {MERGE_MIN_MIB} MiB"
+        );
         let _ = writeln!(
             s,
             "#SBATCH --time={minutes} # {} x the shards read at {} MiB/s, at least {} min{}",
@@ -1194,6 +1209,7 @@ fn build<'a>(
         root,
         opts,
         time_cap,
+        mem_cap: nodes.map(|n| n.mem_mib),
     })
 }
 
@@ -2526,6 +2542,7 @@ mod tests {
             parts,
             opts: &opts,
             time_cap: None,
+            mem_cap: None,
         };
         let script = sub.array_script(&sub.parts[0]);
         assert!(script.contains("#SBATCH --mem=12288M\n"), "{script}");
@@ -2546,7 +2563,7 @@ mod tests {
         // The merge asks for the largest job's memory (b, 12 GiB) and, its
         // shards being small, the time floor.
         assert!(
-            merge.contains("#SBATCH --mem=12288M # as the plan's largest job\n"),
+            merge.contains("#SBATCH --mem=12288M # as the plan's largest job, at least 1024 MiB\n"),
             "{merge}"
         );
         assert!(
@@ -2587,13 +2604,8 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let dir = RunDir::new(t.path());
         let pending: Vec<usize> = (0..plan.jobs.len()).collect();
-        let minutes = |max_minutes| {
-            let nodes = NodeLimits {
-                cpus: 64,
-                mem_mib: 1 << 20,
-                max_minutes,
-            };
-            let sub = build(
+        let build_with = |nodes: NodeLimits| {
+            build(
                 &dir,
                 &plan,
                 &opts,
@@ -2602,10 +2614,26 @@ mod tests {
                 &BTreeMap::new(),
                 Some(nodes),
             )
-            .unwrap();
+            .unwrap()
+        };
+        let minutes = |max_minutes| {
+            let sub = build_with(NodeLimits {
+                cpus: 64,
+                mem_mib: 1 << 20,
+                max_minutes,
+            });
             let parts: Vec<u64> = sub.parts.iter().map(|p| p.minutes).collect();
+            // Small jobs: the merge asks for its floor of memory.
+            assert_eq!(sub.merge_resources().0, MERGE_MIN_MIB);
             (parts, sub.merge_resources().1)
         };
+        // Nodes smaller than the floor: the merge asks for what they have.
+        let small = build_with(NodeLimits {
+            cpus: 2,
+            mem_mib: 700,
+            max_minutes: None,
+        });
+        assert_eq!(small.merge_resources().0, 700);
         // 3 × 10 h on one thread: 1,800 min, uncapped on an infinite partition.
         let (parts, merge) = minutes(None);
         assert!(parts.iter().all(|&m| m == 1800), "{parts:?}");

@@ -332,14 +332,20 @@ fn slurm_dry_runs_of_22x22_and_10x80_ask_for_the_planned_memory() {
         let mems: Vec<u64> = out
             .lines()
             .filter_map(|l| l.strip_prefix("#SBATCH --mem="))
-            .map(|m| m.trim_end_matches('M').parse().unwrap())
+            .map(|m| {
+                let m = m.split_whitespace().next().unwrap();
+                m.trim_end_matches('M').parse().unwrap()
+            })
             .collect();
         let want: Vec<u64> = p
             .jobs
             .iter()
             .map(|j| gametables::pipeline::resources::slurm_mem_mib(j.memory))
             .collect();
-        assert_eq!(mems, want, "{name}: {out}");
+        // One array per job, then the merge job asking for the largest.
+        let (merge, arrays) = mems.split_last().unwrap();
+        assert_eq!(arrays, want, "{name}: {out}");
+        assert_eq!(Some(merge), want.iter().max(), "{name}: {out}");
         assert!(mems.iter().all(|&m| m <= 16 << 10), "{name}: {mems:?}");
     }
 }
@@ -385,7 +391,10 @@ fn slurm_dry_run_of_20x20_asks_for_the_planned_memory() {
     let mems: Vec<u64> = out
         .lines()
         .filter_map(|l| l.strip_prefix("#SBATCH --mem="))
-        .map(|m| m.trim_end_matches('M').parse().unwrap())
+        .map(|m| {
+            let m = m.split_whitespace().next().unwrap();
+            m.trim_end_matches('M').parse().unwrap()
+        })
         .collect();
     let cpus: Vec<u32> = out
         .lines()
@@ -398,7 +407,10 @@ fn slurm_dry_run_of_20x20_asks_for_the_planned_memory() {
         .map(|j| gametables::pipeline::resources::slurm_mem_mib(j.memory))
         .collect();
     let want_cpus: Vec<u32> = p.jobs.iter().map(|j| j.threads).collect();
-    assert_eq!(mems, want, "{out}");
+    // One array per job, then the merge job asking for the largest.
+    let (merge, arrays) = mems.split_last().unwrap();
+    assert_eq!(arrays, want, "{out}");
+    assert_eq!(Some(merge), want.iter().max(), "{out}");
     assert_eq!(cpus, want_cpus, "{out}");
     assert!(
         mems.iter().all(|&m| m <= 6 << 10),
