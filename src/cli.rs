@@ -121,8 +121,9 @@ enum Command {
         /// The memory budget, e.g. 8G, as `run --memory` takes it: the plan
         /// names the largest job above it, as a local `run` with that budget
         /// would refuse it (default: the memory available here now). It also
-        /// bounds what the plan itself may take: a job file that would plan
-        /// more is refused before anything is allocated.
+        /// bounds what the plan itself may take (default: half of the memory
+        /// this process may get here): a job file that would plan more is
+        /// refused before anything is allocated.
         #[arg(long, value_parser = parse_memory)]
         memory: Option<u64>,
     },

@@ -719,10 +719,16 @@ impl Submission<'_> {
             .max(MERGE_MIN_MIB);
         let mem = self.mem_cap.map_or(mem, |c| mem.min(c.max(1)));
         let bytes: u64 = self.plan.jobs.iter().map(|j| j.shard_bytes).sum();
+        // It may first wait up to --latency-wait for shards to show.
+        let wait = self.opts.latency_wait.as_secs();
         let secs = (bytes as f64 / MERGE_BYTES_PER_SEC as f64 * self.opts.time_margin.max(0.0))
             .ceil()
             .min(1e12) as u64;
-        let minutes = secs.max(self.opts.time_floor.as_secs()).div_ceil(60).max(1);
+        let minutes = secs
+            .saturating_add(wait)
+            .max(self.opts.time_floor.as_secs())
+            .div_ceil(60)
+            .max(1);
         (
             mem,
             self.time_cap.map_or(minutes, |c| minutes.min(c.max(1))),
@@ -745,11 +751,16 @@ impl Submission<'_> {
         let (mem, minutes) = self.merge_resources();
         let _ = writeln!(
             s,
-            "#SBATCH --mem={mem}M # as the plan's largest job, at least {MERGE_MIN_MIB} MiB"
+            "#SBATCH --mem={mem}M # as the plan's largest job, at least {MERGE_MIN_MIB} MiB{}",
+            if self.mem_cap == Some(mem) && mem < MERGE_MIN_MIB {
+                ", or all the largest node has"
+            } else {
+                ""
+            }
         );
         let _ = writeln!(
             s,
-            "#SBATCH --time={minutes} # {} x the shards read at {} MiB/s, at least {} min{}",
+            "#SBATCH --time={minutes} # {} x the shards read at {} MiB/s plus --latency-wait, at least {} min{}",
             self.opts.time_margin,
             MERGE_BYTES_PER_SEC >> 20,
             self.opts.time_floor.as_secs().div_ceil(60).max(1),
@@ -1246,22 +1257,35 @@ fn parse_slurm_minutes(s: &str) -> Option<u64> {
     Some(days.unwrap_or(0) * 24 * 60 + minutes)
 }
 
-/// Parses `sinfo --noheader --format=%c|%m|%l` (CPUs, memory in MB per node
-/// group, `48+` when they differ within a group; the time limit, see
-/// [`parse_slurm_minutes`]). A group whose limit is infinite or unreadable
-/// leaves the time uncapped.
-fn parse_node_limits(text: &str) -> Option<NodeLimits> {
+/// Parses `sinfo --noheader --format=%P|%c|%m|%l`: per node group its
+/// partition (`debug*` for the default one), CPUs and memory in MB (`48+`
+/// when they differ within the group) and the partition's time limit (see
+/// [`parse_slurm_minutes`]). With `default_only` (no `--partition` given,
+/// so `sinfo` lists every partition) only the default partition's groups
+/// count, as that is where the jobs go. A group whose limit is infinite or
+/// unreadable leaves the time uncapped.
+fn parse_node_limits(text: &str, default_only: bool) -> Option<NodeLimits> {
     let num = |s: &str| s.trim().trim_end_matches('+').parse::<u64>().ok();
-    text.lines()
+    let groups: Vec<(bool, NodeLimits)> = text
+        .lines()
         .filter_map(|l| {
             let mut f = l.split('|');
-            let (c, m) = (f.next()?, f.next()?);
-            Some(NodeLimits {
-                cpus: u32::try_from(num(c)?).ok()?,
-                mem_mib: num(m)?,
-                max_minutes: f.next().and_then(parse_slurm_minutes),
-            })
+            let (p, c, m) = (f.next()?, f.next()?, f.next()?);
+            Some((
+                p.trim().ends_with('*'),
+                NodeLimits {
+                    cpus: u32::try_from(num(c)?).ok()?,
+                    mem_mib: num(m)?,
+                    max_minutes: f.next().and_then(parse_slurm_minutes),
+                },
+            ))
         })
+        .collect();
+    let any_default = groups.iter().any(|(d, _)| *d);
+    groups
+        .into_iter()
+        .filter(|(d, _)| !(default_only && any_default) || *d)
+        .map(|(_, n)| n)
         .reduce(|a, b| NodeLimits {
             cpus: a.cpus.max(b.cpus),
             mem_mib: a.mem_mib.max(b.mem_mib),
@@ -1269,14 +1293,15 @@ fn parse_node_limits(text: &str) -> Option<NodeLimits> {
         })
 }
 
-/// [`NodeLimits`] of the partition, if `sinfo` tells.
+/// [`NodeLimits`] of the partition the jobs go to (`--partition`, else the
+/// default one), if `sinfo` tells.
 fn node_limits(opts: &SlurmOptions) -> Option<NodeLimits> {
     let sinfo = which("sinfo")?;
-    let mut args = vec!["--noheader".to_string(), "--format=%c|%m|%l".to_string()];
+    let mut args = vec!["--noheader".to_string(), "--format=%P|%c|%m|%l".to_string()];
     if let Some(p) = &opts.partition {
         args.push(format!("--partition={p}"));
     }
-    parse_node_limits(&call_once(&sinfo, &args).ok()?)
+    parse_node_limits(&call_once(&sinfo, &args).ok()?, opts.partition.is_none())
 }
 
 /// The text `--dry-run` prints: every script, then the `sbatch` commands as
@@ -1302,7 +1327,8 @@ pub fn dry_run(
             None => (DEFAULT_MAX_ARRAY_SIZE, "assumed: no `scontrol` on PATH"),
         };
     let (pending, summary) = pending_jobs(dir, plan, kind, opts.force);
-    let sub = build(dir, plan, opts, &pending, max, &BTreeMap::new(), None)?;
+    let nodes = node_limits(opts);
+    let sub = build(dir, plan, opts, &pending, max, &BTreeMap::new(), nodes)?;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -1322,6 +1348,20 @@ pub fn dry_run(
         out,
         "# MaxArraySize {max} ({source}): {} array job(s) and a merge job",
         sub.parts.len()
+    );
+    let _ = writeln!(
+        out,
+        "# node limits: {}",
+        match nodes {
+            Some(n) => format!(
+                "largest node {} CPUs, {} MiB; time limit {} (from `sinfo`)",
+                n.cpus,
+                n.mem_mib,
+                n.max_minutes
+                    .map_or("infinite".to_string(), |m| format!("{m} min"))
+            ),
+            None => "unknown (`sinfo` absent or failed): nothing capped".to_string(),
+        }
     );
     let _ = writeln!(
         out,
@@ -1699,8 +1739,13 @@ fn decide(
     f: &Failure,
     prev: Option<&Retry>,
     max_retries: u32,
-    mem_override: Option<&str>,
+    overrides: Overrides<'_>,
+    time_cap: Option<u64>,
 ) -> std::result::Result<(Retry, String), String> {
+    let Overrides {
+        mem: mem_override,
+        time: time_override,
+    } = overrides;
     let mut r = prev.cloned().unwrap_or_default();
     let oom =
         f.state == "OUT_OF_MEMORY" || (f.state != "TIMEOUT" && log_says_out_of_memory(&f.log));
@@ -1740,11 +1785,26 @@ fn decide(
     } else {
         match f.state.as_str() {
             "TIMEOUT" => {
+                if let Some(t) = time_override {
+                    return Err(format!(
+                        " (time limit reached under --sbatch-arg={t}, which overrides the \
+                         estimate on every try: not resubmitted; give more time or drop the \
+                         override)"
+                    ));
+                }
+                if time_cap.is_some_and(|c| f.minutes >= c) {
+                    return Err(format!(
+                        " (time limit of {} min reached, the partition's longest: not \
+                         resubmitted; choose a partition with a longer limit)",
+                        f.minutes
+                    ));
+                }
                 r.time_factor = r.time_factor.max(1) * u64::from(TIMEOUT_FACTOR);
+                let next = f.minutes * u64::from(TIMEOUT_FACTOR);
                 format!(
                     "time limit of {} min reached: again with --time {} min",
                     f.minutes,
-                    f.minutes * u64::from(TIMEOUT_FACTOR)
+                    time_cap.map_or(next, |c| next.min(c))
                 )
             }
             "PREEMPTED" => "preempted: again as it was".to_string(),
@@ -1774,6 +1834,29 @@ fn decide(
     };
     r.attempts += 1;
     Ok((r, action))
+}
+
+/// What `--sbatch-arg` set that the coordinator would otherwise change on
+/// a retry: `--mem…` and `--time…`/`-t…` (each the argument as given).
+#[derive(Debug, Clone, Copy, Default)]
+struct Overrides<'a> {
+    mem: Option<&'a str>,
+    time: Option<&'a str>,
+}
+
+impl<'a> Overrides<'a> {
+    fn of(sbatch_args: &'a [String]) -> Self {
+        let find = |pre: &[&str]| {
+            sbatch_args
+                .iter()
+                .find(|a| pre.iter().any(|p| a.starts_with(p)))
+                .map(String::as_str)
+        };
+        Overrides {
+            mem: find(&["--mem"]),
+            time: find(&["--time", "-t"]),
+        }
+    }
 }
 
 /// Waits for a submission; resubmits curable failures (new submissions)
@@ -1818,11 +1901,14 @@ fn follow(
                 merged: true,
             });
         }
-        let mem_override = opts
-            .sbatch_args
+        let overrides = Overrides::of(&opts.sbatch_args);
+        // Asked only when a task timed out: a task already at the
+        // partition's limit is not tried again with the same limit.
+        let time_cap = failures
             .iter()
-            .find(|a| a.starts_with("--mem"))
-            .map(String::as_str);
+            .any(|f| f.state == "TIMEOUT")
+            .then(|| node_limits(opts).and_then(|n| n.max_minutes))
+            .flatten();
         let mut fatal: Vec<String> = Vec::new();
         let mut not_run: Vec<String> = Vec::new();
         let mut again: Vec<(usize, Retry, Resubmission)> = Vec::new();
@@ -1830,22 +1916,24 @@ fn follow(
             match f.job {
                 _ if f.not_run => not_run.push(f.line.clone()),
                 None => fatal.push(f.line.clone()),
-                Some(i) => match decide(f, retries.get(&i), opts.max_retries, mem_override) {
-                    Ok((r, action)) => again.push((
-                        i,
-                        r.clone(),
-                        Resubmission {
-                            job: plan.jobs[i].name.clone(),
-                            id: plan.jobs[i].id.clone(),
-                            slurm_id: f.slurm_id.clone(),
-                            state: f.state.clone(),
-                            node: f.node.clone(),
-                            action,
-                            attempt: r.attempts,
-                        },
-                    )),
-                    Err(why) => fatal.push(format!("{}{why}", f.line)),
-                },
+                Some(i) => {
+                    match decide(f, retries.get(&i), opts.max_retries, overrides, time_cap) {
+                        Ok((r, action)) => again.push((
+                            i,
+                            r.clone(),
+                            Resubmission {
+                                job: plan.jobs[i].name.clone(),
+                                id: plan.jobs[i].id.clone(),
+                                slurm_id: f.slurm_id.clone(),
+                                state: f.state.clone(),
+                                node: f.node.clone(),
+                                action,
+                                attempt: r.attempts,
+                            },
+                        )),
+                        Err(why) => fatal.push(format!("{}{why}", f.line)),
+                    }
+                }
             }
         }
         if !fatal.is_empty() || again.is_empty() {
@@ -2570,14 +2658,14 @@ mod tests {
             merge.contains("#SBATCH --time=10 # 3 x the shards read at 32 MiB/s"),
             "{merge}"
         );
-        // 100 GiB of shards: 3 × 3,200 s = 160 min.
+        // 100 GiB of shards: 3 × 3,200 s + the 60 s latency wait = 161 min.
         let mut big = plan.clone();
         for j in &mut big.jobs {
             j.shard_bytes = 0;
         }
         big.jobs[0].shard_bytes = 100 << 30;
         let sub = Submission { plan: &big, ..sub };
-        assert_eq!(sub.merge_resources(), (12288, 160));
+        assert_eq!(sub.merge_resources(), (12288, 161));
         // A partition limit of 2 hours cuts it, and the script says so.
         let sub = Submission {
             time_cap: Some(120),
@@ -2586,7 +2674,7 @@ mod tests {
         assert_eq!(sub.merge_resources(), (12288, 120));
         assert!(
             sub.merge_script()
-                .contains("#SBATCH --time=120 # 3 x the shards read at 32 MiB/s, at least 10 min, or the partition's time limit\n"),
+                .contains("#SBATCH --time=120 # 3 x the shards read at 32 MiB/s plus --latency-wait, at least 10 min, or the partition's time limit\n"),
             "{}",
             sub.merge_script()
         );
@@ -2649,20 +2737,42 @@ mod tests {
     #[test]
     fn node_limits_are_the_largest_node() {
         assert_eq!(
-            parse_node_limits("2|1536\n4+|3000\n"),
+            parse_node_limits("p|2|1536\np|4+|3000\n", false),
             Some(NodeLimits {
                 cpus: 4,
                 mem_mib: 3000,
                 max_minutes: None,
             })
         );
-        assert_eq!(parse_node_limits(""), None);
+        assert_eq!(parse_node_limits("", false), None);
         // The longest time limit of the groups; one infinite: no cap.
-        let limits = |t: &str| parse_node_limits(t).unwrap().max_minutes;
-        assert_eq!(limits("2|1536|2:00:00\n4|3000|1-00:00:00\n"), Some(1440));
-        assert_eq!(limits("2|1536|30:00\n"), Some(30));
-        assert_eq!(limits("2|1536|2:00:00\n4|3000|infinite\n"), None);
-        assert_eq!(limits("2|1536|n/a\n"), None);
+        let limits = |t: &str| parse_node_limits(t, false).unwrap().max_minutes;
+        assert_eq!(
+            limits("p|2|1536|2:00:00\np|4|3000|1-00:00:00\n"),
+            Some(1440)
+        );
+        assert_eq!(limits("p|2|1536|30:00\n"), Some(30));
+        assert_eq!(limits("p|2|1536|2:00:00\np|4|3000|infinite\n"), None);
+        assert_eq!(limits("p|2|1536|n/a\n"), None);
+        // Without --partition, sinfo lists every partition: only the
+        // default one (marked `*`) counts; none marked: all of them.
+        let all = "short*|8|16000|4:00:00\nlong|64|512000|infinite\n";
+        assert_eq!(
+            parse_node_limits(all, true),
+            Some(NodeLimits {
+                cpus: 8,
+                mem_mib: 16000,
+                max_minutes: Some(240),
+            })
+        );
+        assert_eq!(
+            parse_node_limits(&all.replace('*', ""), true),
+            Some(NodeLimits {
+                cpus: 64,
+                mem_mib: 512000,
+                max_minutes: None,
+            })
+        );
     }
 
     #[test]
@@ -2772,33 +2882,84 @@ mod tests {
 
     #[test]
     fn failures_are_resubmitted_only_when_another_try_can_cure_them() {
-        let (r, what) = decide(&failure("NODE_FAIL", "n2"), None, 2, None).unwrap();
+        let (r, what) = decide(
+            &failure("NODE_FAIL", "n2"),
+            None,
+            2,
+            Overrides::default(),
+            None,
+        )
+        .unwrap();
         assert_eq!(r.exclude, ["n2".to_string()].into());
         assert_eq!(r.attempts, 1);
         assert!(what.contains("--exclude=n2"), "{what}");
-        let (r2, _) = decide(&failure("NODE_FAIL", "n3"), Some(&r), 2, None).unwrap();
+        let (r2, _) = decide(
+            &failure("NODE_FAIL", "n3"),
+            Some(&r),
+            2,
+            Overrides::default(),
+            None,
+        )
+        .unwrap();
         assert_eq!(r2.exclude, ["n2".to_string(), "n3".to_string()].into());
         // Bounded: a third failure is not resubmitted.
-        let no = decide(&failure("NODE_FAIL", "n1"), Some(&r2), 2, None).unwrap_err();
+        let no = decide(
+            &failure("NODE_FAIL", "n1"),
+            Some(&r2),
+            2,
+            Overrides::default(),
+            None,
+        )
+        .unwrap_err();
         assert!(no.contains("failed 3 times"), "{no}");
 
-        let (r, what) = decide(&failure("TIMEOUT", "n1"), None, 2, None).unwrap();
+        let (r, what) = decide(
+            &failure("TIMEOUT", "n1"),
+            None,
+            2,
+            Overrides::default(),
+            None,
+        )
+        .unwrap();
         assert_eq!((r.time_factor, r.exclude.len()), (4, 0));
         assert!(what.contains("--time 40 min"), "{what}");
 
-        let (r, what) = decide(&failure("OUT_OF_MEMORY", "n1"), None, 2, None).unwrap();
+        let (r, what) = decide(
+            &failure("OUT_OF_MEMORY", "n1"),
+            None,
+            2,
+            Overrides::default(),
+            None,
+        )
+        .unwrap();
         assert_eq!(r.mem_factor, 2);
         assert!(what.contains("--mem 1024 MiB"), "{what}");
-        let no = decide(&failure("OUT_OF_MEMORY", "n1"), Some(&r), 2, None).unwrap_err();
+        let no = decide(
+            &failure("OUT_OF_MEMORY", "n1"),
+            Some(&r),
+            2,
+            Overrides::default(),
+            None,
+        )
+        .unwrap_err();
         assert!(
             no.contains("out of memory again with --mem 512 MiB"),
             "{no}"
         );
 
-        assert!(decide(&failure("PREEMPTED", ""), None, 2, None).is_ok());
+        assert!(
+            decide(
+                &failure("PREEMPTED", ""),
+                None,
+                2,
+                Overrides::default(),
+                None
+            )
+            .is_ok()
+        );
         for state in ["FAILED", "CANCELLED", "GONE"] {
             assert_eq!(
-                decide(&failure(state, "n1"), None, 2, None).unwrap_err(),
+                decide(&failure(state, "n1"), None, 2, Overrides::default(), None).unwrap_err(),
                 ""
             );
         }
@@ -2812,9 +2973,43 @@ mod tests {
         .unwrap();
         let mut f = failure("FAILED", "n1");
         f.log = log;
-        assert_eq!(decide(&f, None, 2, None).unwrap().0.mem_factor, 2);
-        let no = decide(&f, None, 2, Some("--mem=5M")).unwrap_err();
+        assert_eq!(
+            decide(&f, None, 2, Overrides::default(), None)
+                .unwrap()
+                .0
+                .mem_factor,
+            2
+        );
+        let no = decide(
+            &f,
+            None,
+            2,
+            Overrides {
+                mem: Some("--mem=5M"),
+                time: None,
+            },
+            None,
+        )
+        .unwrap_err();
         assert!(no.contains("--sbatch-arg=--mem=5M"), "{no}");
+
+        // A time-out at the partition's longest limit is not tried again
+        // with the same limit; below it, the next try is capped there.
+        let mut f = failure("TIMEOUT", "n1");
+        f.minutes = 240;
+        let no = decide(&f, None, 2, Overrides::default(), Some(240)).unwrap_err();
+        assert!(no.contains("the partition's longest"), "{no}");
+        f.minutes = 100;
+        let (_, what) = decide(&f, None, 2, Overrides::default(), Some(240)).unwrap();
+        assert!(what.contains("again with --time 240 min"), "{what}");
+        // Under --sbatch-arg=--time=…, which every try gets: not resubmitted.
+        let args = ["--time=10:00".to_string()];
+        let no = decide(&f, None, 2, Overrides::of(&args), None).unwrap_err();
+        assert!(no.contains("--sbatch-arg=--time=10:00"), "{no}");
+        assert_eq!(
+            Overrides::of(&["--mem=1G".to_string(), "-t5".to_string()]).time,
+            Some("-t5")
+        );
     }
 
     #[test]

@@ -188,6 +188,19 @@ fn query_of_a_large_rectangle_points_to_the_committed_tables() {
             && err.contains("results/chomp-10x60/rectangles.csv"),
         "{err}"
     );
+    // The transpose is in the 10×60 table; 30×30 is in neither.
+    let o = gt().args(["query", "chomp", "42x10"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("results/chomp-10x60/rectangles.csv of the source tree, as the row of 10x42"),
+        "{err}"
+    );
+    let o = gt().args(["query", "chomp", "30x30"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("too many to solve here") && !err.contains("rectangles.csv"),
+        "{err}"
+    );
     let o = gt()
         .args([
             "query",

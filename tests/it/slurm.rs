@@ -110,6 +110,46 @@ fn dry_run_without_slurm_assumes_the_default_max_array_size() {
     assert!(out.contains("#SBATCH --array=0-13%64\n"), "{out}");
 }
 
+/// The dry run reads the node limits of the default partition from `sinfo`
+/// (a fake one listing two partitions) and shows what `run` would submit:
+/// each `--time` capped at the partition's limit, said in the script; the
+/// partition not used (no `*`) does not count.
+#[test]
+fn dry_run_caps_the_time_at_the_default_partitions_limit() {
+    let t = tempfile::tempdir().unwrap();
+    let bin = fake_bin(
+        t.path(),
+        &[(
+            "sinfo",
+            "printf 'short*|2|1500|5:00\\nlong|64|512000|infinite\\n'",
+        )],
+    );
+    let o = boxes_on_slurm(&bin)
+        .args(["--dry-run", "--run-dir"])
+        .arg(t.path().join("run"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", show(&o));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains(
+            "# node limits: largest node 2 CPUs, 1500 MiB; time limit 5 min (from `sinfo`)"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "#SBATCH --time=5 # 3 x the CPU estimate / threads, at least 10 min, or the partition's time limit\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("#SBATCH --time=5 # 3 x the shards read at 32 MiB/s plus --latency-wait"),
+        "{out}"
+    );
+    assert!(!out.contains("#SBATCH --time=10 "), "{out}");
+}
+
 /// `gametables run jobs/chomp-boxes.toml --executor slurm`, `path` its PATH.
 fn boxes_on_slurm(path: impl AsRef<std::ffi::OsStr>) -> Command {
     let mut c = gt();

@@ -135,14 +135,12 @@ impl ChompProbe {
             let cols = s.rows()[0] as usize;
             let b = ChompBox::new(rows, cols).map_err(ProbeError::bad)?;
             if b.len() > self.in_memory_limit {
-                // A rectangle's winning first moves may be in the committed
-                // tables of the frontier boxes (no run directory needed).
+                // A rectangle of the frontier boxes: its winning first moves
+                // are in their committed tables (no run directory needed).
                 let tables = if s.rows().iter().all(|&r| r as usize == cols) {
-                    " (the winning first moves of every rectangle up to 10x60 and \
-                     21x21 are in results/chomp-10x60/rectangles.csv and \
-                     results/chomp-21x21/rectangles.csv of the source tree)"
+                    committed_rectangle_table(rows, cols)
                 } else {
-                    ""
+                    String::new()
                 };
                 return Err(ProbeError::NotSolved(format!(
                     "the {rows}x{cols} box has {} staircases, too many to solve here; \
@@ -216,5 +214,26 @@ impl Probe for ChompProbe {
             })).collect::<Vec<_>>(),
             "in_memory_limit": self.in_memory_limit,
         })
+    }
+}
+
+/// Where the source tree holds the winning first moves of the rectangle
+/// `rows`×`cols`: the committed tables of the 21×21 box (both orientations)
+/// and of the 10×60 box (at most 10 rows; a taller rectangle as its
+/// transpose); empty if neither covers it.
+fn committed_rectangle_table(rows: usize, cols: usize) -> String {
+    const C21: &str = "results/chomp-21x21/rectangles.csv";
+    const C1060: &str = "results/chomp-10x60/rectangles.csv";
+    if rows <= 21 && cols <= 21 {
+        format!(" (its winning first moves are in {C21} of the source tree)")
+    } else if rows <= 10 && cols <= 60 {
+        format!(" (its winning first moves are in {C1060} of the source tree)")
+    } else if cols <= 10 && rows <= 60 {
+        format!(
+            " (its winning first moves are in {C1060} of the source tree, as the row of \
+             {cols}x{rows}, rows and columns swapped)"
+        )
+    } else {
+        String::new()
     }
 }
