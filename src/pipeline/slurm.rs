@@ -1187,7 +1187,7 @@ fn build<'a>(
         for p in &mut parts {
             // A task asking for more time than the partition allows would
             // wait forever (or be refused): ask for the limit instead.
-            if let Some(cap) = n.max_minutes {
+            if let Some(cap) = time_cap {
                 p.minutes = p.minutes.min(cap.max(1));
             }
             // A task asking for more CPUs than any node has would wait
@@ -1723,7 +1723,9 @@ fn log_says_out_of_memory(log: &Path) -> bool {
 ///
 /// - `NODE_FAIL`, `BOOT_FAIL`: again, excluding the node it ran on.
 /// - `PREEMPTED`: again as it was.
-/// - `TIMEOUT`: again with [`TIMEOUT_FACTOR`] times the `--time`.
+/// - `TIMEOUT`: again with [`TIMEOUT_FACTOR`] times the `--time`, at most
+///   `time_cap` (the partition's limit, minutes); not again if it already
+///   ran at that limit.
 /// - out of memory (`OUT_OF_MEMORY`, or the log says the memory limit was
 ///   exceeded): once again with twice the `--mem` (the estimates are meant
 ///   to be upper bounds, so this is an estimate to fix); a second time it
@@ -1733,8 +1735,9 @@ fn log_says_out_of_memory(log: &Path) -> bool {
 ///   job's own, or someone meant it to stop.
 ///
 /// Each job is tried again at most `max_retries` times.
-/// `mem_override` is a `--mem…` given with `--sbatch-arg`: it wins over the
-/// script's, so a task out of memory under it is not tried again.
+/// `overrides` are a `--mem…` or `--time…` given with `--sbatch-arg`: they
+/// win over the script's, so a task out of memory or time under one is
+/// not tried again.
 fn decide(
     f: &Failure,
     prev: Option<&Retry>,
@@ -1742,10 +1745,6 @@ fn decide(
     overrides: Overrides<'_>,
     time_cap: Option<u64>,
 ) -> std::result::Result<(Retry, String), String> {
-    let Overrides {
-        mem: mem_override,
-        time: time_override,
-    } = overrides;
     let mut r = prev.cloned().unwrap_or_default();
     let oom =
         f.state == "OUT_OF_MEMORY" || (f.state != "TIMEOUT" && log_says_out_of_memory(&f.log));
@@ -1763,7 +1762,7 @@ fn decide(
         ));
     }
     let action = if oom {
-        if let Some(m) = mem_override {
+        if let Some(m) = overrides.mem {
             return Err(format!(
                 " (out of memory under --sbatch-arg={m}, which overrides the estimate on every \
                  try: not resubmitted; give more memory or drop the override)"
@@ -1785,7 +1784,7 @@ fn decide(
     } else {
         match f.state.as_str() {
             "TIMEOUT" => {
-                if let Some(t) = time_override {
+                if let Some(t) = overrides.time {
                     return Err(format!(
                         " (time limit reached under --sbatch-arg={t}, which overrides the \
                          estimate on every try: not resubmitted; give more time or drop the \
@@ -2492,7 +2491,6 @@ mod tests {
         }
     }
 
-    /// a, b → c → e; d independent; f reads a.
     /// The defaults of `run --executor slurm`, no account.
     fn test_options() -> SlurmOptions {
         SlurmOptions {
@@ -2513,6 +2511,7 @@ mod tests {
         }
     }
 
+    /// a, b → c → e; d independent; f reads a.
     fn dag() -> PlanFile {
         let a = job("a", 1, &[]);
         let b = job("b", 5, &[]);
