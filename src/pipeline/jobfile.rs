@@ -112,13 +112,49 @@ pub fn parse_params<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T> {
     })
 }
 
+/// Largest job file read, in bytes: 1 MiB holds about 80,000 box entries
+/// (a box is about 12 bytes), more than [`crate::pipeline::plan::MAX_PLAN_JOBS`]
+/// allows, and parses in under 100 MB; a larger file (or `/dev/zero`) is
+/// refused before it is read whole.
+pub const MAX_JOB_FILE_BYTES: u64 = 1 << 20;
+
+/// The text of a job file of at most [`MAX_JOB_FILE_BYTES`].
+///
+/// # Errors
+/// [`Error::Io`] if unreadable or not UTF-8; [`Error::JobFile`] if larger.
+fn read_capped(path: &Path) -> Result<String> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).map_err(Error::io(path))?;
+    let mut bytes = Vec::new();
+    f.take(MAX_JOB_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(Error::io(path))?;
+    if bytes.len() as u64 > MAX_JOB_FILE_BYTES {
+        return Err(Error::JobFile {
+            path: path.to_path_buf(),
+            line: 0,
+            col: 0,
+            message: format!(
+                "larger than {} MiB, the most a job file may be: not read",
+                MAX_JOB_FILE_BYTES >> 20
+            ),
+        });
+    }
+    String::from_utf8(bytes).map_err(|_| Error::JobFile {
+        path: path.to_path_buf(),
+        line: 0,
+        col: 0,
+        message: "not UTF-8 text".into(),
+    })
+}
+
 /// Reads a job file, finds its kind in `registry` and plans it.
 ///
 /// # Errors
 /// [`Error::Io`] if unreadable; [`Error::JobFile`] if `kind` is missing or
 /// unknown or the kind rejects the parameters.
 pub fn read_job_file(path: &Path, registry: &dyn Kinds) -> Result<JobFile> {
-    let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
+    let text = read_capped(path)?;
     let table: toml::Table = parse_params(path, &text)?;
     let kind_name = match table.get("kind") {
         Some(toml::Value::String(s)) => s.clone(),

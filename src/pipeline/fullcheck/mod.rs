@@ -109,11 +109,12 @@ pub struct Coverage {
 
 impl fmt::Display for Coverage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pct = if self.stored == 0 {
-            100.0
-        } else {
-            100.0 * self.checked as f64 / self.stored as f64
-        };
+        if self.stored == 0 {
+            // Nothing of this kind was selected: no percentage, which would
+            // read as "100 %" of nothing.
+            return write!(f, "{}: none selected, nothing checked", self.what);
+        }
+        let pct = 100.0 * self.checked as f64 / self.stored as f64;
         // A sample of a large table: two significant digits, not "0.0%".
         let decimals = if pct > 0.0 && pct < 0.1 {
             (-pct.log10()).ceil() as usize + 1
@@ -378,6 +379,23 @@ fn full_check_inner(
     let coverage = checker.check(&cx);
     cx.bar.finish_and_clear();
     let coverage = coverage?;
+    // A check that checked nothing (a selection of no values of any kind)
+    // must not read as a pass.
+    if coverage.iter().all(|c| c.checked == 0) && cx.total.load(Ordering::Relaxed) == 0 {
+        let what: Vec<String> = coverage.iter().map(ToString::to_string).collect();
+        return Err(Error::job(
+            checker.kind(),
+            format!(
+                "the full check checked no value{}; select jobs that store values \
+                 (`gametables status DIR` lists them)",
+                if what.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", what.join("; "))
+                }
+            ),
+        ));
+    }
     Ok(FullReport {
         kind: checker.kind().to_string(),
         total: cx.total.load(Ordering::Relaxed),
@@ -480,6 +498,6 @@ mod tests {
         );
         assert_eq!(c(5, 10), "ranks: 5 of 10 checked (50.0%)");
         assert_eq!(c(0, 10), "ranks: 0 of 10 checked (0.0%)");
-        assert_eq!(c(0, 0), "ranks: 0 of 0 checked (100.0%)");
+        assert_eq!(c(0, 0), "ranks: none selected, nothing checked");
     }
 }
