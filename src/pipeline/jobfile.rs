@@ -107,9 +107,28 @@ pub fn parse_params<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T> {
             path: path.to_path_buf(),
             line,
             col,
-            message: e.message().trim().replace('\n', " "),
+            message: plain_message(e.message()),
         }
     })
+}
+
+/// toml's message on one line, in the job file's terms: its integers are
+/// signed 64-bit, so a larger number says so, not "u64 value was too large";
+/// a quoted number says to drop the quotes.
+fn plain_message(m: &str) -> String {
+    let m = m.trim().replace('\n', " ");
+    if m.contains("value was too large") || m.contains("number too large") {
+        return format!(
+            "number too large: a job file's integers are at most {} ({m})",
+            i64::MAX
+        );
+    }
+    if m.starts_with("invalid type: string")
+        && (m.contains("expected u") || m.contains("expected i"))
+    {
+        return format!("{m}: write the number without quotes");
+    }
+    m
 }
 
 /// Largest job file read, in bytes: 1 MiB holds about 80,000 box entries

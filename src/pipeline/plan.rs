@@ -311,6 +311,12 @@ impl PlanFile {
         dir.check_not_a_file()?;
         let path = dir.plan_path();
         let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound if !dir.root().exists() => Error::RunDir {
+                path: dir.root().to_path_buf(),
+                message: "does not exist (run `gametables run JOB_FILE` to make a run directory; \
+                          `runs/NAME` is where it goes by default)"
+                    .into(),
+            },
             std::io::ErrorKind::NotFound => Error::RunDir {
                 path: dir.root().to_path_buf(),
                 message: "no plan.toml: not a run directory (run `gametables plan` or `gametables run` first)".into(),

@@ -413,10 +413,7 @@ impl<S: EngineGame> EngineProbe<S> {
                         Some(h) => h,
                         None if !io => return Ok(None),
                         None => {
-                            let h = shards.section(
-                                &reach_job(&game.layer_name(l)),
-                                "reachable",
-                            )?;
+                            let h = shards.section(&reach_job(&game.layer_name(l)), "reachable")?;
                             reach[l].get_or_init(|| h)
                         }
                     };
@@ -434,11 +431,7 @@ impl<S: EngineGame> EngineProbe<S> {
                 }
             }
             Source::Memory(_, bits) => bits
-                .get_or_init(|| {
-                    S::start(game).map(|s| {
-                        reach_all(game, S::position(&s), 1)
-                    })
-                })
+                .get_or_init(|| S::start(game).map(|s| reach_all(game, S::position(&s), 1)))
                 .as_ref()
                 .map(|b| {
                     let (l, r) = game.rank(&S::position(&p));
