@@ -22,11 +22,17 @@ use super::shard::Durability;
 /// Far above any standard job file (the largest, 10×80 Chomp, has 149).
 pub const MAX_PLAN_JOBS: usize = 20_000;
 
-/// Why a plan of `n` jobs is refused ([`MAX_PLAN_JOBS`]).
+/// Most input references (a job reading another's shard) one plan may
+/// have: about 150 bytes each in memory, so at most about 75 MB. One Chomp
+/// box of the most parts (1,000, each reading every earlier one) has 499,500.
+pub const MAX_PLAN_INPUTS: u64 = 500_000;
+
+/// Why a plan of `n` jobs is refused ([`MAX_PLAN_JOBS`], [`MAX_PLAN_INPUTS`]).
 pub fn too_many_jobs(n: usize) -> String {
     format!(
-        "{n} jobs or more, above the {MAX_PLAN_JOBS} a plan may have; \
-         split the job file into several, or give fewer, larger jobs"
+        "{n} jobs or more, or jobs reading more than {MAX_PLAN_INPUTS} shards of others \
+         in all: above the {MAX_PLAN_JOBS} jobs a plan may have; split the job file into \
+         several, or give fewer, larger jobs"
     )
 }
 

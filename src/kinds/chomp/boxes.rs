@@ -1075,6 +1075,7 @@ impl JobKind for ChompBoxes {
             );
         }
         let mut jobs = Vec::new();
+        let mut inputs = 0u64;
         for (rows, cols, len) in boxes {
             let window = box_window_len(rows, cols, len, job_memory, p.window_positions)
                 .map_err(|m| error_at_key(path, text, "boxes", m))?;
@@ -1091,6 +1092,21 @@ impl JobKind for ChompBoxes {
                 );
                 continue;
             };
+            // Each part reads every earlier part of its box: a plan's size
+            // grows with the square of a box's parts, bounded here before
+            // any is listed.
+            let parts = len.div_ceil(w);
+            inputs += parts * parts.saturating_sub(1) / 2;
+            if jobs.len() as u64 + parts > crate::pipeline::plan::MAX_PLAN_JOBS as u64
+                || inputs > crate::pipeline::plan::MAX_PLAN_INPUTS
+            {
+                return Err(error_at_key(
+                    path,
+                    text,
+                    "boxes",
+                    crate::pipeline::plan::too_many_jobs(jobs.len() + parts as usize),
+                ));
+            }
             let mut names = Vec::new();
             let mut start = 0;
             while start < len {
@@ -1117,14 +1133,6 @@ impl JobKind for ChompBoxes {
                 );
                 names.push(name);
                 start = end;
-            }
-            if jobs.len() > crate::pipeline::plan::MAX_PLAN_JOBS {
-                return Err(error_at_key(
-                    path,
-                    text,
-                    "boxes",
-                    crate::pipeline::plan::too_many_jobs(jobs.len()),
-                ));
             }
         }
         Ok((table, jobs))

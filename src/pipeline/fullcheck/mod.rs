@@ -478,7 +478,55 @@ pub(crate) use checks_kind;
 
 #[cfg(test)]
 mod tests {
-    use super::Coverage;
+    use super::{Checker, Coverage, Ctx, Options, full_check_with};
+    use crate::pipeline::Result;
+    use crate::pipeline::kind::{JobSpec, RunAccess, ShardSource};
+    use crate::pipeline::shard::Shard;
+
+    /// A run with no jobs and a checker that checks what it is told.
+    struct Empty(toml::Table);
+    impl ShardSource for Empty {
+        fn load(&self, name: &str) -> Result<Shard> {
+            Err(crate::pipeline::Error::job(name, "no shards here"))
+        }
+    }
+    impl RunAccess for Empty {
+        fn params(&self) -> &toml::Table {
+            &self.0
+        }
+        fn jobs(&self) -> &[JobSpec] {
+            &[]
+        }
+        fn table(&self, name: &str) -> Result<Vec<u8>> {
+            Err(crate::pipeline::Error::job(name, "no tables here"))
+        }
+    }
+    struct Checks(u64, u64);
+    impl Checker for Checks {
+        fn kind(&self) -> &'static str {
+            "test"
+        }
+        fn check(&self, _: &Ctx) -> Result<Vec<Coverage>> {
+            Ok(vec![Coverage {
+                what: "values".into(),
+                stored: self.0,
+                checked: self.1,
+            }])
+        }
+    }
+
+    /// Issue 44, row 5: a full check that checked no value of any kind
+    /// fails (it printed "0 of 0 checked (100.0%)" and passed); one that
+    /// checked something passes.
+    #[test]
+    fn a_full_check_that_checks_nothing_fails() {
+        let run = Empty(toml::Table::new());
+        let e = full_check_with(&run, &Checks(0, 0), Options::default()).unwrap_err();
+        assert!(e.to_string().contains("checked no value"), "{e}");
+        assert!(full_check_with(&run, &Checks(5, 0), Options::default()).is_err());
+        let r = full_check_with(&run, &Checks(5, 5), Options::default()).unwrap();
+        assert_eq!(r.total, 0);
+    }
 
     /// A sample's share shows two significant digits (regression: a
     /// sampled box printed "280,713 of 847,660,528 checked (0.0%)").
