@@ -143,7 +143,7 @@ impl JobKind for ChompGrundy {
     fn plan(&self, path: &Path, text: &str) -> Result<(toml::Table, Vec<JobSpec>)> {
         /// CPU seconds per unit of the job's cost (positions × rows × cols):
         /// `chomp-grundy.toml` (10×10 and 3×200, 8.5·10⁸ units) ran in 2.7 s
-        /// of CPU (BENCHMARKS.md, "Estimates against measured runs").
+        /// of CPU (BENCHMARKS.md, "Plan estimates against measured runs").
         const CPU_SECONDS_PER_BITE: f64 = 3.2e-9;
         let p: JobFileParams = parse_params(path, text)?;
         let (table, boxes) = plan_box_list(path, text, &p.boxes, |_, _, len| {

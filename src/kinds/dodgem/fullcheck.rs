@@ -30,7 +30,7 @@
 //! start. (It is not re-derived: a stored set larger than the reachable one
 //! by a closed set of unreachable positions would pass.)
 //!
-//! **Index** (ARCHITECTURE.md, `dodgem`; computed here from that formula):
+//! **Index** (docs/design/job-kinds.md, `dodgem`; computed here from that formula):
 //! `(colex(blue among n² squares) · C(n² − a, b) + colex(red among the
 //! squares free of blue)) · 2 + side`, `colex{c₀ < c₁ < …} = Σ C(cᵢ, i + 1)`.
 //! The positions of one blue set form a block of `2·C(n² − a, b)` indices.

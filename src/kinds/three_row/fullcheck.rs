@@ -10,7 +10,7 @@
 //! when none does, the shards store the column `c < q` where row `r` died,
 //! `(c, c, r)` being a P-position.
 //!
-//! **What the tiles store** (ARCHITECTURE.md, `three-row`): per tile the
+//! **What the tiles store** (docs/design/job-kinds.md, `three-row`): per tile the
 //! row states at its last column + 1 (dead constant, or the row's own
 //! values, a lower bound `m`, the last 12 `d = f − q` and the 12 run starts
 //! of the period detection), the column states handed to the tile above, the

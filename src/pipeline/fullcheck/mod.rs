@@ -5,7 +5,7 @@
 //! see a value that was *computed* wrong (a solver bug, a bit flipped in
 //! memory before the checksum was taken). The full check reads every shard
 //! of a run through the shard API, decodes the documented section layouts
-//! (ARCHITECTURE.md, Job kinds) and checks each stored value against the
+//! (docs/design/job-kinds.md) and checks each stored value against the
 //! values of its successors, by move generation written here again from the
 //! rules of each game. It never calls a solver, its ranking tables or its
 //! shortcuts: where it must map a shard index to a position (a colex rank,
@@ -19,7 +19,7 @@
 //! d − 1, a draw no move to a loss and one to a draw) are the unique
 //! solution, so they are the game's values.
 //! What each kind's check proves, and what it does not, is in
-//! ARCHITECTURE.md ("What `verify --full` proves").
+//! docs/design/verify-full.md.
 //!
 //! - One [`Checker`] per kind, in the kind's game folder
 //!   (`src/kinds/<game>/fullcheck…`), listed in the game's

@@ -4,7 +4,7 @@
 //! Positions of `s` squares are the partitions of `s` (rows `r₀ ≥ r₁ ≥ … > 0`,
 //! the poison in row 0), ranked in ascending lexicographic order of their
 //! rows: `rank = Σ_k P(n_k, r_k − 1)` with `n_k = r_k + r_{k+1} + …` and
-//! `P(n, c)` the partitions of `n` into parts `≤ c` (ARCHITECTURE.md,
+//! `P(n, c)` the partitions of `n` into parts `≤ c` (docs/design/job-kinds.md,
 //! `chomp-census`; the table is built here again from
 //! `P(n, c) = P(n, c−1) + P(n−c, c)`).
 //!
