@@ -14,7 +14,9 @@ use crate::pipeline::Error;
 use crate::pipeline::RunView;
 use crate::pipeline::codec;
 use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES, RunShards};
-use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, Progress, param, required};
+use crate::pipeline::probe::{
+    Params, Probe, ProbeError, ProbeResult, Progress, Work, param, required,
+};
 
 /// Most values an answer from a run lists: `G(n − 999..=n)`.
 pub const RUN_LIST_MAX: usize = 1000;
@@ -436,6 +438,28 @@ impl Probe for OctalProbe {
             .json()
             .to_string()
             .into_bytes())
+    }
+
+    fn keys(&self) -> &'static [&'static str] {
+        &["code", "n", "period"]
+    }
+
+    /// A lookup when a run of the code is served (it answers, or refuses a
+    /// heap past its `n_max` at once) or the request is malformed; else
+    /// the values are computed in memory.
+    fn work_of(&self, params: &Params) -> Work {
+        let Ok(req) = OctalRequest::from_params(params) else {
+            return Work::Lookup;
+        };
+        let Ok(c) = OctalCode::parse(&req.code) else {
+            return Work::Lookup;
+        };
+        let code = c.to_string();
+        if req.n > MAX_IN_MEMORY_N || self.runs.iter().any(|r| r.code == code) {
+            Work::Lookup
+        } else {
+            Work::Compute
+        }
     }
 
     fn describe(&self) -> serde_json::Value {
