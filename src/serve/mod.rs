@@ -535,7 +535,8 @@ fn run_names(probes: &Probes) -> Vec<(String, String)> {
 /// The server's own words for what a probe says in `gametables query`'s:
 /// each run directory's path (`run_names`: path and name) becomes its name;
 /// the CLI's hints about its own flags become the server's (`--max-work`:
-/// this server's work limit; `pass --run-dir`: serve its run directory);
+/// this server's work limit; `pass --run-dir`: serve its run directory;
+/// `--time-limit`, `--memory`);
 /// a flag with a value becomes the API's parameter (`--q 24000` →
 /// `q=24000`, `--q-max` → `q_max`); with `server_error` (a 500: a damaged
 /// or missing shard, an unreadable table), any other absolute path is cut
@@ -546,7 +547,6 @@ pub fn api_words(message: &str, run_names: &[(String, String)], server_error: bo
         m = m.replace(path.as_str(), name);
     }
     for (cli, api) in [
-        (" (--max-work)", ""),
         (
             "(half of what this process may use here; --memory raises it)",
             "(this server's memory limit per request)",
@@ -586,7 +586,7 @@ pub fn api_words(message: &str, run_names: &[(String, String)], server_error: bo
         }
         rest = &after[2 + name.len()..];
         let server = match name {
-            "max-work" => Some("this server's work limit per request"),
+            "max-work" => Some("this server's work limit"),
             "time-limit" => Some("this server's time limit per request"),
             "memory" => Some("this server's memory limit per request"),
             "run-dir" => Some("a run directory served"),
