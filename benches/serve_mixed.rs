@@ -100,7 +100,8 @@ fn quantile(sorted: &[Duration], f: f64) -> f64 {
 fn main() {
     let exe = std::env::current_exe().unwrap();
     let release = exe.parent().unwrap().parent().unwrap().to_path_buf();
-    let gt = std::env::var("GT_MIXED_EXE").map_or_else(|_| release.join("gametables"), PathBuf::from);
+    let gt =
+        std::env::var("GT_MIXED_EXE").map_or_else(|_| release.join("gametables"), PathBuf::from);
     if !gt.is_file() {
         eprintln!(
             "serve_mixed: {} not found (cargo build --release first); skipped",
@@ -123,8 +124,8 @@ fn main() {
     let rate = env_or("GT_MIXED_RATE", 40).max(1) as f64;
     let clients = env_or("GT_MIXED_CLIENTS", 4).max(1);
     let solvers = env_or("GT_MIXED_SOLVERS", 6);
-    let solve =
-        std::env::var("GT_MIXED_SOLVE").unwrap_or_else(|_| "/api/v1/three-row?q=24000&r=24000".into());
+    let solve = std::env::var("GT_MIXED_SOLVE")
+        .unwrap_or_else(|_| "/api/v1/three-row?q=24000&r=24000".into());
 
     let mut server = Command::new(&gt)
         .arg("serve")
@@ -280,7 +281,10 @@ fn main() {
         stopped.load(Ordering::Relaxed),
         other.load(Ordering::Relaxed),
         late.load(Ordering::Relaxed),
-        load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     println!(
         "serve_mixed: target p99 ≤ 100 ms with every lookup 200: {}",

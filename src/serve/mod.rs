@@ -514,9 +514,10 @@ fn lower_priority() {
 fn run_names(probes: &Probes) -> Vec<(String, String)> {
     let mut v = Vec::new();
     for (dir, _) in &probes.runs {
-        let name = dir
-            .file_name()
-            .map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let name = dir.file_name().map_or_else(
+            || dir.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
         let mut paths = vec![dir.display().to_string()];
         if let Ok(c) = std::fs::canonicalize(dir) {
             paths.push(c.display().to_string());

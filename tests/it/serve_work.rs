@@ -267,9 +267,8 @@ fn serve_reads_a_shard_again_once_run_repaired_it() {
         assert!(e.contains("layer-2-2") && e.contains("checksum"), "{e}");
         assert!(!e.contains(t.path().to_str().unwrap()), "{e}");
     }
-    let (code, out, err) = outcome(
-        crate::support::run_cmd(&job_path("dodgem-3"), &dir).args(["--workers", "1"]),
-    );
+    let (code, out, err) =
+        outcome(crate::support::run_cmd(&job_path("dodgem-3"), &dir).args(["--workers", "1"]));
     assert_eq!(code, Some(0), "{out}{err}");
     let (status, v, _) = get(&site, "/api/v1/dodgem?n=3");
     assert_eq!(status, 200, "{v}");
@@ -287,7 +286,15 @@ fn api_and_cli_json_give_numbers_as_numbers() {
     let (_server, site) = start(&[&tr], &[]);
     let trd = tr.to_str().unwrap();
     let mut with_period = 0;
-    for (q, r) in [(250, 140), (255, 120), (299, 2), (280, 0), (200, 1), (290, 3), (290, 5)] {
+    for (q, r) in [
+        (250, 140),
+        (255, 120),
+        (299, 2),
+        (280, 0),
+        (200, 1),
+        (290, 3),
+        (290, 5),
+    ] {
         let (status, v, _) = get(&site, &format!("/api/v1/three-row?q={q}&r={r}"));
         assert_eq!(status, 200, "{v}");
         let cli = query_json(&[
@@ -374,22 +381,35 @@ fn api_errors_name_no_cli_flag_and_no_server_path() {
     let d3 = t.path().join("d3");
     run_job_ok(&job_path("dodgem-3"), &d3);
     damage_values_block(&d3, "layer-2-2");
-    let (_server, site) = start(
-        &[&tr, &kayles, &boxes, &d3],
-        &["--max-work", "1000"],
-    );
+    let (_server, site) = start(&[&tr, &kayles, &boxes, &d3], &["--max-work", "1000"]);
     let root = t.path().to_str().unwrap().to_string();
     for (target, status, says) in [
         ("/api/v1/three-row?q=3&r=5".to_string(), 400, "r=5"),
-        ("/api/v1/three-row?q=500&r=200".to_string(), 404, "work limit"),
+        (
+            "/api/v1/three-row?q=500&r=200".to_string(),
+            404,
+            "work limit",
+        ),
         ("/api/v1/three-row?q=500&r=400".to_string(), 404, "r ≤ 299"),
         ("/api/v1/octal?code=0.77&n=5000".to_string(), 404, "n=5000"),
         ("/api/v1/octal?code=0.137&n=5000".to_string(), 404, "0.137"),
-        ("/api/v1/octal?code=0.137&n=50000000".to_string(), 404, "n=50000000"),
+        (
+            "/api/v1/octal?code=0.137&n=50000000".to_string(),
+            404,
+            "n=50000000",
+        ),
         ("/api/v1/chomp?rect=9x9".to_string(), 404, "boxes"),
         ("/api/v1/chomp".to_string(), 400, "rect="),
-        ("/api/v1/dodgem?n=5".to_string(), 404, "serve its run directory"),
-        ("/api/v1/quixo?n=4".to_string(), 404, "serve its run directory"),
+        (
+            "/api/v1/dodgem?n=5".to_string(),
+            404,
+            "serve its run directory",
+        ),
+        (
+            "/api/v1/quixo?n=4".to_string(),
+            404,
+            "serve its run directory",
+        ),
         ("/api/v1/dodgem?n=3".to_string(), 500, "layer-2-2"),
     ] {
         let (got, v, _) = get(&site, &target);

@@ -464,15 +464,17 @@ impl ThreeRowProbe {
             None => None,
         };
         let from_run = match &self.run {
-            Some(ThreeRowRun { shards, .. }) => f_from_tiles(shards.view().jobs(), a.q, a.r, &|name| {
-                tile_sections(shards, name)
-            })?
-            .map(|(tile, f)| {
-                (
-                    f,
-                    format!("{tile} of run {}", shards.view().dir.root().display()),
-                )
-            }),
+            Some(ThreeRowRun { shards, .. }) => {
+                f_from_tiles(shards.view().jobs(), a.q, a.r, &|name| {
+                    tile_sections(shards, name)
+                })?
+                .map(|(tile, f)| {
+                    (
+                        f,
+                        format!("{tile} of run {}", shards.view().dir.root().display()),
+                    )
+                })
+            }
             None => None,
         };
         let (f, f_source, out) = match from_run {
