@@ -29,6 +29,10 @@ finish() {
 trap finish EXIT
 trap 'exit 130' INT TERM
 
+# The tests' commands keep this PATH (with the cluster's commands) only when
+# told to: by default they run with a PATH that finds no Slurm (tests/it/support).
+export GAMETABLES_TEST_HOST_PATH=1
+
 T1=$(stamp)
 # A small MaxArraySize makes the 14 Chomp boxes span two job arrays, so the
 # tests also cover split arrays and a merge that waits for several.

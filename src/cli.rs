@@ -353,6 +353,11 @@ struct QueryArgs {
     /// run instead.
     #[arg(long, global = true, default_value_t = crate::pipeline::probe::DEFAULT_MAX_WORK)]
     max_work: u64,
+    /// Longest this query may compute in memory, in seconds: a query whose
+    /// time model (octal Grundy values, three-row cells) estimates more is
+    /// refused at once, saying what to run instead.
+    #[arg(long, global = true, default_value_t = DEFAULT_QUERY_TIME_LIMIT, value_parser = parse_seconds)]
+    time_limit: f64,
     #[command(subcommand)]
     game: GameQuery,
 }
@@ -648,6 +653,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Plot { dir } => {
             let view = RunView::open(&dir, &registry())?;
+            merge::require_merged(&view)?;
             let drawn = crate::pipeline::plots::write_plots(&view)?;
             if drawn.is_empty() {
                 outln!("kind `{}` draws no pictures", view.kind.name());
@@ -659,6 +665,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Report { dir, json } => {
             let view = RunView::open(&dir, &registry())?;
+            merge::require_merged(&view)?;
             let claims = merge::report(&view, &registry().works())?;
             if json {
                 outln!(
@@ -680,7 +687,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             if let Some(m) = q.memory {
                 set_allocation_limit(m);
             }
-            cmd_query(q.game, q.max_work)
+            cmd_query(q.game, q.max_work, Duration::from_secs_f64(q.time_limit))
         }
         Command::Serve {
             dirs,
@@ -826,6 +833,9 @@ fn print_results(dir: &RunDir, result: &ResultFile, claims: &[crate::pipeline::C
 
 /// clap value parser for `--memory`.
 /// A positive number of seconds, e.g. `10` or `0.5`.
+/// Default of `query --time-limit`, in seconds.
+const DEFAULT_QUERY_TIME_LIMIT: f64 = 60.0;
+
 fn parse_seconds(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if v > 0.0 && v <= 1e6 => Ok(v),
@@ -1097,7 +1107,11 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
 /// on stderr as it starts; any other query that takes more than two seconds
 /// is announced then (what it computes and how far it is). Either way a
 /// progress bar follows the work done when stderr is a terminal.
-fn with_progress<T: Send>(max_work: u64, work: impl FnOnce(&Progress) -> T + Send) -> T {
+fn with_progress<T: Send>(
+    max_work: u64,
+    time_limit: Duration,
+    work: impl FnOnce(&Progress) -> T + Send,
+) -> T {
     use std::sync::atomic::{AtomicBool, Ordering};
     let said = std::sync::Arc::new(AtomicBool::new(false));
     let tell = said.clone();
@@ -1110,6 +1124,7 @@ fn with_progress<T: Send>(max_work: u64, work: impl FnOnce(&Progress) -> T + Sen
             }
         })),
         max_work,
+        time_limit: Some(time_limit),
         ..Progress::default()
     };
     let progress = &progress;
@@ -1119,11 +1134,19 @@ fn with_progress<T: Send>(max_work: u64, work: impl FnOnce(&Progress) -> T + Sen
         .and_then(|v| v.parse().ok())
         .map_or(Duration::from_secs(2), Duration::from_millis);
     std::thread::scope(|sc| {
-        let h = sc.spawn(move || work(progress));
+        // The worker says it is done on this channel (its end is dropped when
+        // `work` returns or panics), so a short query returns at once: the
+        // loop below waits on the channel, never on a sleep.
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        let h = sc.spawn(move || {
+            let _done = done_tx;
+            work(progress)
+        });
         let t0 = std::time::Instant::now();
         let mut bar: Option<indicatif::ProgressBar> = None;
-        while !h.is_finished() {
-            std::thread::sleep(Duration::from_millis(100));
+        while done_rx.recv_timeout(Duration::from_millis(100))
+            == Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+        {
             let (done, total) = (
                 progress.done.load(Ordering::Relaxed),
                 progress.total.load(Ordering::Relaxed),
@@ -1169,11 +1192,13 @@ fn with_progress<T: Send>(max_work: u64, work: impl FnOnce(&Progress) -> T + Sen
     })
 }
 
-fn cmd_query(q: GameQuery, max_work: u64) -> anyhow::Result<ExitCode> {
+fn cmd_query(q: GameQuery, max_work: u64, time_limit: Duration) -> anyhow::Result<ExitCode> {
     let query = game_queries()
         .find(|c| (c.command)().get_name() == q.name)
         .expect("clap parsed a registered query");
-    let a = with_progress(max_work, |progress| (query.answer)(&q.matches, progress))?;
+    let a = with_progress(max_work, time_limit, |progress| {
+        (query.answer)(&q.matches, progress)
+    })?;
     match a.json {
         Some(v) => outln!("{}", serde_json::to_string(&v)?),
         None => out!("{}", a.text),

@@ -10,6 +10,8 @@
 //! - [`plot`]: pictures of merged tables (SVG and PNG), drawn with plotters.
 //! - [`cli`]: the `gametables` command line.
 //! - [`output`]: terminal lines that never panic (`outln!`, `errln!`).
+//! - [`util`]: small helpers shared by folders that must not depend on each
+//!   other.
 
 #[macro_use]
 pub mod output;
@@ -19,3 +21,4 @@ pub mod kinds;
 pub mod pipeline;
 pub mod plot;
 pub mod serve;
+pub mod util;

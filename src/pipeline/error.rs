@@ -16,7 +16,7 @@ pub enum Error {
         err: std::io::Error,
     },
     /// A job file is malformed (line and column are 1-based; 0 when unknown).
-    #[error("{}:{line}:{col}: {message}", path.display())]
+    #[error("{}{}: {message}", path.display(), at_line(*line, *col))]
     JobFile {
         /// The job file.
         path: PathBuf,
@@ -92,5 +92,14 @@ impl Error {
             job: job.into(),
             message: message.into(),
         }
+    }
+}
+
+/// `:LINE:COL` of a job-file error, or nothing when the place is unknown (0).
+fn at_line(line: usize, col: usize) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!(":{line}:{col}")
     }
 }

@@ -107,8 +107,63 @@ pub fn parse_params<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T> {
             path: path.to_path_buf(),
             line,
             col,
-            message: e.message().trim().replace('\n', " "),
+            message: plain_message(e.message()),
         }
+    })
+}
+
+/// toml's message on one line, in the job file's terms: its integers are
+/// signed 64-bit, so a larger number says so, not "u64 value was too large";
+/// a quoted number says to drop the quotes.
+fn plain_message(m: &str) -> String {
+    let m = m.trim().replace('\n', " ");
+    if m.contains("value was too large") || m.contains("number too large") {
+        return format!(
+            "number too large: a job file's integers are at most {} ({m})",
+            i64::MAX
+        );
+    }
+    if m.starts_with("invalid type: string")
+        && (m.contains("expected u") || m.contains("expected i"))
+    {
+        return format!("{m}: write the number without quotes");
+    }
+    m
+}
+
+/// Largest job file read, in bytes: 1 MiB holds about 80,000 box entries
+/// (a box is about 12 bytes), more than [`crate::pipeline::plan::MAX_PLAN_JOBS`]
+/// allows, and parses in under 100 MB; a larger file (or `/dev/zero`) is
+/// refused before it is read whole.
+pub const MAX_JOB_FILE_BYTES: u64 = 1 << 20;
+
+/// The text of a job file of at most [`MAX_JOB_FILE_BYTES`].
+///
+/// # Errors
+/// [`Error::Io`] if unreadable or not UTF-8; [`Error::JobFile`] if larger.
+fn read_capped(path: &Path) -> Result<String> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).map_err(Error::io(path))?;
+    let mut bytes = Vec::new();
+    f.take(MAX_JOB_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(Error::io(path))?;
+    if bytes.len() as u64 > MAX_JOB_FILE_BYTES {
+        return Err(Error::JobFile {
+            path: path.to_path_buf(),
+            line: 0,
+            col: 0,
+            message: format!(
+                "larger than {} MiB, the most a job file may be: not read",
+                MAX_JOB_FILE_BYTES >> 20
+            ),
+        });
+    }
+    String::from_utf8(bytes).map_err(|_| Error::JobFile {
+        path: path.to_path_buf(),
+        line: 0,
+        col: 0,
+        message: "not UTF-8 text".into(),
     })
 }
 
@@ -118,7 +173,7 @@ pub fn parse_params<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T> {
 /// [`Error::Io`] if unreadable; [`Error::JobFile`] if `kind` is missing or
 /// unknown or the kind rejects the parameters.
 pub fn read_job_file(path: &Path, registry: &dyn Kinds) -> Result<JobFile> {
-    let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
+    let text = read_capped(path)?;
     let table: toml::Table = parse_params(path, &text)?;
     let kind_name = match table.get("kind") {
         Some(toml::Value::String(s)) => s.clone(),

@@ -411,6 +411,47 @@ pub enum MergeState {
     Stale(String),
 }
 
+/// Why the tables under `dir` are no longer those `result.toml` lists
+/// (a table missing, unreadable or with another SHA-256: edited since the
+/// merge), or `None` if every one is as merged. Reads every table once.
+fn changed_tables(dir: &Path, tables: &[TableDigest]) -> Option<String> {
+    let changed: Vec<String> = tables
+        .iter()
+        .filter_map(|t| match super::digest::sha256_file(&dir.join(&t.name)) {
+            Ok(d) if d == t.sha256 => None,
+            Ok(_) => Some(format!("{} (changed)", t.name)),
+            Err(e) => Some(format!("{} ({e})", t.name)),
+        })
+        .collect();
+    (!changed.is_empty()).then(|| {
+        format!(
+            "table(s) {} differ from result.toml since the merge; `run` merges again, \
+             `verify` names every difference",
+            changed.join(", ")
+        )
+    })
+}
+
+/// A run whose tables a reader (`report`, `plot`) may trust: every shard
+/// done and `result.toml` describing them and the tables as they are now.
+///
+/// # Errors
+/// [`Error::Job`] naming the run and why: not merged yet, or stale
+/// (damaged, deleted or missing shards, tables edited since the merge).
+pub fn require_merged(view: &RunView) -> Result<()> {
+    match status(view).merge {
+        MergeState::Merged(_) => Ok(()),
+        MergeState::NotMerged => Err(Error::job(
+            view.dir.root().display().to_string(),
+            "the run is not merged yet (no result.toml): `gametables run` finishes and merges it",
+        )),
+        MergeState::Stale(why) => Err(Error::job(
+            view.dir.root().display().to_string(),
+            format!("the run's tables are not the merge of its shards: {why}"),
+        )),
+    }
+}
+
 /// What `status` shows: each job's state in plan order, and the merge.
 #[derive(Debug, Clone)]
 pub struct RunStatus {
@@ -443,7 +484,10 @@ pub fn status(view: &RunView) -> RunStatus {
         {
             MergeState::Stale("result.toml lists other jobs than the plan".into())
         }
-        Ok(r) => MergeState::Merged(r.root),
+        Ok(r) => match changed_tables(&view.dir.tables_dir(), &r.tables) {
+            Some(why) => MergeState::Stale(why),
+            None => MergeState::Merged(r.root),
+        },
     };
     RunStatus {
         jobs: view

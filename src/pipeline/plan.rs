@@ -17,6 +17,25 @@ use super::resources::{fmt_bytes, fmt_seconds};
 use super::rundir::RunDir;
 use super::shard::Durability;
 
+/// Most jobs one plan may have: a plan takes a few KiB a job in memory (the
+/// job's parameters, id, inputs), so 20,000 jobs plan in well under 100 MB.
+/// Far above any standard job file (the largest, 10×80 Chomp, has 149).
+pub const MAX_PLAN_JOBS: usize = 20_000;
+
+/// Most input references (a job reading another's shard) one plan may
+/// have: about 150 bytes each in memory, so at most about 75 MB. One Chomp
+/// box of the most parts (1,000, each reading every earlier one) has 499,500.
+pub const MAX_PLAN_INPUTS: u64 = 500_000;
+
+/// Why a plan of `n` jobs is refused ([`MAX_PLAN_JOBS`], [`MAX_PLAN_INPUTS`]).
+pub fn too_many_jobs(n: usize) -> String {
+    format!(
+        "{n} jobs or more, or jobs reading more than {MAX_PLAN_INPUTS} shards of others \
+         in all: above the {MAX_PLAN_JOBS} jobs a plan may have; split the job file into \
+         several, or give fewer, larger jobs"
+    )
+}
+
 /// Version of the plan and manifest formats.
 pub const SCHEMA: u32 = 1;
 
@@ -167,25 +186,33 @@ impl PlanFile {
             == (other.schema, &other.job_file, &other.kind, &other.params)
     }
 
-    /// Assigns ids to the jobs of a job file.
+    /// Assigns ids to the jobs of a job file (at most [`MAX_PLAN_JOBS`]).
+    /// Time and memory are linear in the number of jobs and their inputs.
     ///
     /// # Errors
     /// [`Error::JobFile`] if a job name repeats or an input is not an earlier job.
     pub fn from_job_file(jf: &JobFile) -> Result<PlanFile> {
-        let mut jobs: Vec<PlannedJob> = Vec::new();
+        if jf.jobs.len() > MAX_PLAN_JOBS {
+            return Err(bad_plan(jf, too_many_jobs(jf.jobs.len())));
+        }
+        let mut jobs: Vec<PlannedJob> = Vec::with_capacity(jf.jobs.len());
+        // Each name's index in `jobs`: a job file of 10⁵ jobs must not take
+        // 10¹⁰ name comparisons.
+        let mut index: std::collections::HashMap<&str, usize> =
+            std::collections::HashMap::with_capacity(jf.jobs.len());
         for spec in &jf.jobs {
-            if jobs.iter().any(|j| j.name == spec.name) {
+            if index.contains_key(spec.name.as_str()) {
                 return Err(bad_plan(jf, format!("job name `{}` repeats", spec.name)));
             }
             let inputs = spec
                 .inputs
                 .iter()
                 .map(|n| {
-                    jobs.iter()
-                        .find(|j| &j.name == n)
-                        .map(|j| InputRef {
+                    index
+                        .get(n.as_str())
+                        .map(|&i| InputRef {
                             name: n.clone(),
-                            id: j.id.clone(),
+                            id: jobs[i].id.clone(),
                         })
                         .ok_or_else(|| {
                             bad_plan(
@@ -196,6 +223,7 @@ impl PlanFile {
                 })
                 .collect::<Result<Vec<_>>>()?;
             let id = job_id(&jf.kind, &spec.name, &inputs, &spec.params);
+            index.insert(&spec.name, jobs.len());
             jobs.push(PlannedJob {
                 name: spec.name.clone(),
                 id,
@@ -289,6 +317,12 @@ impl PlanFile {
         dir.check_not_a_file()?;
         let path = dir.plan_path();
         let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound if !dir.root().exists() => Error::RunDir {
+                path: dir.root().to_path_buf(),
+                message: "does not exist (run `gametables run JOB_FILE` to make a run directory; \
+                          `runs/NAME` is where it goes by default)"
+                    .into(),
+            },
             std::io::ErrorKind::NotFound => Error::RunDir {
                 path: dir.root().to_path_buf(),
                 message: "no plan.toml: not a run directory (run `gametables plan` or `gametables run` first)".into(),

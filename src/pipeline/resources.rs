@@ -122,18 +122,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     Ok(v.ceil() as u64)
 }
 
-/// `n` with thousands separators (`16000` → `16,000`), for messages.
-pub fn thousands(n: u128) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::util::thousands;
 
 /// A byte count for people: `812 B`, `3.4 MiB`, `17.2 GiB`.
 pub fn fmt_bytes(bytes: u64) -> String {

@@ -953,6 +953,58 @@ impl Tools {
 }
 
 /// Runs a Slurm command once; `Err` holds a one-line reason.
+/// Longest a read-only query of the cluster's limits (`sinfo`, `scontrol
+/// show config`) may take before planning goes on without it: a controller
+/// that hangs must not make `--dry-run` wait silently.
+pub const LIMITS_QUERY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// [`call_once`] given at most `within`: a command still running then is
+/// killed and an error returned saying so.
+fn call_within(
+    exe: &Path,
+    args: &[String],
+    within: Duration,
+) -> std::result::Result<String, String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (exe2, args2) = (exe.to_path_buf(), args.to_vec());
+    let name = exe
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let child = Command::new(&exe2)
+        .args(&args2)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("`{name}` could not start: {e}"))?;
+    let pid = child.id();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(within) {
+        Ok(Ok(out)) if out.status.success() => {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        }
+        Ok(Ok(out)) => Err(format!(
+            "`{name}` failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+        Ok(Err(e)) => Err(format!("`{name}` could not run: {e}")),
+        Err(_) => {
+            // SAFETY: kill(2) on the pid of our own child, which has not been
+            // reaped (its waiting thread is still blocked on it).
+            unsafe {
+                libc::kill(pid as libc::pid_t, libc::SIGKILL);
+            }
+            Err(format!(
+                "`{name}` did not answer within {} s",
+                within.as_secs()
+            ))
+        }
+    }
+}
+
 fn call_once(exe: &Path, args: &[String]) -> std::result::Result<String, String> {
     let name = exe
         .file_name()
@@ -1301,7 +1353,14 @@ fn node_limits(opts: &SlurmOptions) -> Option<NodeLimits> {
     if let Some(p) = &opts.partition {
         args.push(format!("--partition={p}"));
     }
-    parse_node_limits(&call_once(&sinfo, &args).ok()?, opts.partition.is_none())
+    match call_within(&sinfo, &args, LIMITS_QUERY_TIMEOUT) {
+        Ok(text) => parse_node_limits(&text, opts.partition.is_none()),
+        Err(why) => {
+            tracing::warn!("node limits unknown: {why}");
+            eprintln!("warning: node limits unknown ({why}); no task's request is capped by them");
+            None
+        }
+    }
 }
 
 /// The text `--dry-run` prints: every script, then the `sbatch` commands as
@@ -1317,15 +1376,16 @@ pub fn dry_run(
     kind: &dyn JobKind,
     opts: &SlurmOptions,
 ) -> Result<String> {
-    let (max, source) =
-        match which("scontrol").map(|s| call_once(&s, &["show".into(), "config".into()])) {
-            Some(Ok(config)) => (parse_max_array_size(&config), "from `scontrol show config`"),
-            Some(Err(_)) => (
-                DEFAULT_MAX_ARRAY_SIZE,
-                "assumed: `scontrol show config` failed",
-            ),
-            None => (DEFAULT_MAX_ARRAY_SIZE, "assumed: no `scontrol` on PATH"),
-        };
+    let (max, source) = match which("scontrol")
+        .map(|s| call_within(&s, &["show".into(), "config".into()], LIMITS_QUERY_TIMEOUT))
+    {
+        Some(Ok(config)) => (parse_max_array_size(&config), "from `scontrol show config`"),
+        Some(Err(_)) => (
+            DEFAULT_MAX_ARRAY_SIZE,
+            "assumed: `scontrol show config` failed",
+        ),
+        None => (DEFAULT_MAX_ARRAY_SIZE, "assumed: no `scontrol` on PATH"),
+    };
     let (pending, summary) = pending_jobs(dir, plan, kind, opts.force);
     let nodes = node_limits(opts);
     let sub = build(dir, plan, opts, &pending, max, &BTreeMap::new(), nodes)?;

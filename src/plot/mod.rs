@@ -150,7 +150,7 @@ pub fn render<C: Chart>(stem: &str, title: &str, chart: &C) -> Result<PlotFile, 
 
 /// `n` with thousands separators (`16000` → `16,000`).
 pub fn thousands(n: u64) -> String {
-    crate::pipeline::resources::thousands(u128::from(n))
+    crate::util::thousands(u128::from(n))
 }
 
 /// Colours of categories, shared by the charts (colour-blind safe, after

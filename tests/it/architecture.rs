@@ -9,6 +9,10 @@
 //! file. The rules:
 //!
 //! - the graph has no cycle;
+//! - the graph of top-level folders (each module collapsed to its first
+//!   segment: `games`, `kinds`, `pipeline`, `plot`, `serve`, `cli`, `util`,
+//!   …) has no cycle either, so the folders form layers;
+//! - `util` reaches nothing in the crate;
 //! - `games` (the pure solvers) reaches nothing outside `games`;
 //! - a full checker (any module with a `fullcheck` segment) reaches no solver
 //!   (`games`), directly or through other modules, except the trait of
@@ -365,6 +369,30 @@ impl Graph {
         }
         out
     }
+
+    /// The graph of top-level folders: every module collapsed to its first
+    /// segment (the crate root stays `crate`), an edge `a → b` when some
+    /// module of `a` reaches some module of `b` directly, `a ≠ b`. A cycle
+    /// here is a pair of folders that use each other, even when no two
+    /// files do.
+    fn folders(&self) -> Graph {
+        let top = |m: &Module| -> Module { m.iter().take(1).cloned().collect() };
+        let modules: BTreeSet<Module> = self.modules.iter().map(top).collect();
+        let mut edges: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
+        for (a, bs) in &self.edges {
+            let e = edges.entry(top(a)).or_default();
+            for b in bs {
+                if top(b) != top(a) {
+                    e.insert(top(b));
+                }
+            }
+        }
+        Graph {
+            modules,
+            edges,
+            texts: BTreeMap::new(),
+        }
+    }
 }
 
 /// The module that defines what `path` names: the longest prefix that is a
@@ -417,6 +445,54 @@ fn the_module_graph_has_no_cycle() {
         cycles.len(),
         text.join("\n")
     );
+}
+
+fn cycle_text(cycles: &[Vec<Module>]) -> String {
+    cycles
+        .iter()
+        .map(|c| c.iter().map(|m| show(m)).collect::<Vec<_>>().join(" ↔ "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The edges of `g` from one folder of `cycle` to another, each with one
+/// module pair that makes it (to say which `use` to remove).
+fn folder_edges(g: &Graph, cycle: &[Module]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (a, bs) in &g.edges {
+        for b in bs {
+            let (fa, fb) = (&a[..1.min(a.len())], &b[..1.min(b.len())]);
+            if fa != fb && cycle.iter().any(|c| c[..] == *fa) && cycle.iter().any(|c| c[..] == *fb)
+            {
+                out.push(format!("{} → {}", show(a), show(b)));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_folder_graph_has_no_cycle() {
+    let g = Graph::of_src();
+    let f = g.folders();
+    let cycles = f.cycles();
+    let why: Vec<String> = cycles.iter().flat_map(|c| folder_edges(&g, c)).collect();
+    assert!(
+        cycles.is_empty(),
+        "{} cycles between top-level folders:\n{}\nmade by:\n{}",
+        cycles.len(),
+        cycle_text(&cycles),
+        why.join("\n")
+    );
+}
+
+#[test]
+fn util_reaches_nothing() {
+    let g = Graph::of_src();
+    let m: Module = vec!["util".into()];
+    assert!(g.modules.contains(&m), "util is gone");
+    let reached: Vec<String> = g.reach(&m).into_keys().map(|t| show(&t)).collect();
+    assert!(reached.is_empty(), "util reaches {reached:?}");
 }
 
 /// The modules of `g` whose first segment is `layer` that reach a module
@@ -576,4 +652,55 @@ fn the_rules_fail_on_a_tree_that_breaks_them() {
     let cycles = g.cycles();
     assert_eq!(cycles.len(), 1, "{cycles:?}");
     assert_eq!(cycles[0].len(), 2, "{cycles:?}");
+}
+
+/// The folder check fails on a cycle between folders that no two files make:
+/// `plot` borrowing a helper of `pipeline::resources` while
+/// `pipeline::plots` draws with `plot` (the cycle `main` had). The module
+/// graph has no cycle; the folder graph has one, and moving the helper to
+/// `util` removes it.
+#[test]
+fn the_folder_check_fails_on_a_folder_cycle() {
+    let src = Path::new("/src");
+    let file = |p: &str, t: &str| (src.join(p), t.to_string());
+    let common = |plot_uses: &str| {
+        vec![
+            file("lib.rs", "pub mod pipeline; pub mod plot; pub mod util;"),
+            file("pipeline/mod.rs", "pub mod plots; pub mod resources;"),
+            file("pipeline/plots.rs", "use crate::plot::Chart;"),
+            file(
+                "pipeline/resources.rs",
+                "pub use crate::util::thousands; pub fn other() {}",
+            ),
+            file("plot/mod.rs", plot_uses),
+            file("util.rs", "pub fn thousands() {}"),
+        ]
+    };
+    let broken = Graph::of_files(
+        src,
+        common("pub struct Chart; fn f() { crate::pipeline::resources::other(); }"),
+    );
+    assert!(broken.cycles().is_empty(), "{:?}", broken.cycles());
+    let cycles = broken.folders().cycles();
+    assert_eq!(
+        cycle_text(&cycles),
+        "pipeline ↔ plot",
+        "the folder cycle is not seen"
+    );
+    assert_eq!(
+        folder_edges(&broken, &cycles[0]),
+        ["pipeline::plots → plot", "plot → pipeline::resources"]
+    );
+    let fixed = Graph::of_files(
+        src,
+        common("pub struct Chart; fn f() { crate::util::thousands(); }"),
+    );
+    assert!(fixed.cycles().is_empty());
+    assert!(
+        fixed.folders().cycles().is_empty(),
+        "{}",
+        cycle_text(&fixed.folders().cycles())
+    );
+    let folders = fixed.folders();
+    assert!(folders.edges[&vec!["plot".to_string()]].contains(&vec!["util".to_string()]));
 }

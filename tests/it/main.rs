@@ -36,6 +36,7 @@ mod grundy;
 mod hostile;
 mod impartial;
 mod limits;
+mod newcomer;
 mod pipeline;
 mod pipeline_break;
 mod plot;

@@ -201,7 +201,11 @@ impl Position {
             let side = last
                 .strip_suffix("to move")
                 .and_then(colour)
-                .ok_or_else(|| bad("the last line must be `X to move` or `O to move`".into()))?;
+                .ok_or_else(|| {
+                    bad("say who is to move: `X:` or `O:` before the ranks \
+                         (e.g. `X:..../..../..../....`), or a last line `X to move`"
+                        .into())
+                })?;
             (side, ranks.to_vec())
         };
         let n = ranks.len();

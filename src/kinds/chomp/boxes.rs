@@ -951,13 +951,16 @@ fn lookup_in_boxes(run: &dyn RunAccess, s: &Staircase) -> Result<Option<(String,
     Ok(None)
 }
 
-/// A box of a job file: rows, cols and its ranking tables.
-pub type PlannedBox = (u32, u32, ChompBox);
+/// A box of a job file: rows, cols and its number of staircases.
+pub type PlannedBox = (u32, u32, u64);
 
 /// Checks a job file's `boxes = [[rows, cols], …]` list, shared by the
 /// box-based kinds: non-empty, two numbers per entry, a valid box, no
-/// repeats, and `extra(rows, cols, box)` (a kind's own limit; `Some(why)`
-/// refuses). Returns the normalised `boxes` table and the boxes in order.
+/// repeats, and `extra(rows, cols, staircases)` (a kind's own limit;
+/// `Some(why)` refuses). Returns the normalised `boxes` table and the boxes
+/// in order with their staircase counts. Memory is linear in the number of
+/// entries: each box's ranking tables are dropped as soon as it is checked
+/// (a job file of 10,000 boxes `[1, k]` held 2 GB of them).
 ///
 /// # Errors
 /// [`Error::JobFile`] at the `boxes` line, naming the entry.
@@ -965,7 +968,7 @@ pub fn plan_box_list(
     path: &Path,
     text: &str,
     boxes: &[Vec<u32>],
-    extra: impl Fn(u32, u32, &ChompBox) -> Option<String>,
+    extra: impl Fn(u32, u32, u64) -> Option<String>,
 ) -> Result<(toml::Table, Vec<PlannedBox>)> {
     if boxes.is_empty() {
         return Err(error_at_key(
@@ -973,6 +976,18 @@ pub fn plan_box_list(
             text,
             "boxes",
             "`boxes` is empty: give at least one [rows, cols]",
+        ));
+    }
+    if boxes.len() > crate::pipeline::plan::MAX_PLAN_JOBS {
+        return Err(error_at_key(
+            path,
+            text,
+            "boxes",
+            format!(
+                "`boxes` lists {} boxes: {}",
+                boxes.len(),
+                crate::pipeline::plan::too_many_jobs(boxes.len())
+            ),
         ));
     }
     let mut out = Vec::new();
@@ -991,11 +1006,13 @@ pub fn plan_box_list(
         if !seen.insert((rows, cols)) {
             return Err(at(format!("{rows}x{cols} repeats")));
         }
-        let b = ChompBox::new(rows as usize, cols as usize).map_err(|e| at(e.to_string()))?;
-        if let Some(why) = extra(rows, cols, &b) {
+        let len = ChompBox::new(rows as usize, cols as usize)
+            .map_err(|e| at(e.to_string()))?
+            .len();
+        if let Some(why) = extra(rows, cols, len) {
             return Err(at(why));
         }
-        out.push((rows, cols, b));
+        out.push((rows, cols, len));
     }
     let mut table = toml::Table::new();
     table.insert(
@@ -1058,8 +1075,8 @@ impl JobKind for ChompBoxes {
             );
         }
         let mut jobs = Vec::new();
-        for (rows, cols, b) in boxes {
-            let len = b.len();
+        let mut inputs = 0u64;
+        for (rows, cols, len) in boxes {
             let window = box_window_len(rows, cols, len, job_memory, p.window_positions)
                 .map_err(|m| error_at_key(path, text, "boxes", m))?;
             let mut params = toml::Table::new();
@@ -1075,6 +1092,21 @@ impl JobKind for ChompBoxes {
                 );
                 continue;
             };
+            // Each part reads every earlier part of its box: a plan's size
+            // grows with the square of a box's parts, bounded here before
+            // any is listed.
+            let parts = len.div_ceil(w);
+            inputs += parts * parts.saturating_sub(1) / 2;
+            if jobs.len() as u64 + parts > crate::pipeline::plan::MAX_PLAN_JOBS as u64
+                || inputs > crate::pipeline::plan::MAX_PLAN_INPUTS
+            {
+                return Err(error_at_key(
+                    path,
+                    text,
+                    "boxes",
+                    crate::pipeline::plan::too_many_jobs(jobs.len() + parts as usize),
+                ));
+            }
             let mut names = Vec::new();
             let mut start = 0;
             while start < len {

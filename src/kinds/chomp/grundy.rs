@@ -146,27 +146,23 @@ impl JobKind for ChompGrundy {
         /// of CPU (BENCHMARKS.md, "Estimates against measured runs").
         const CPU_SECONDS_PER_BITE: f64 = 3.2e-9;
         let p: JobFileParams = parse_params(path, text)?;
-        let (table, boxes) = plan_box_list(path, text, &p.boxes, |_, _, b| {
-            (b.len() > MAX_GRUNDY_BOX).then(|| {
-                format!(
-                    "{} staircases exceed the limit of {MAX_GRUNDY_BOX}",
-                    b.len()
-                )
-            })
+        let (table, boxes) = plan_box_list(path, text, &p.boxes, |_, _, len| {
+            (len > MAX_GRUNDY_BOX)
+                .then(|| format!("{len} staircases exceed the limit of {MAX_GRUNDY_BOX}"))
         })?;
         let jobs = boxes
             .into_iter()
-            .map(|(rows, cols, b)| {
+            .map(|(rows, cols, len)| {
                 let mut params = toml::Table::new();
                 params.insert("rows".into(), i64::from(rows).into());
                 params.insert("cols".into(), i64::from(cols).into());
                 // Work ≈ positions × bites per position.
-                let cost = b.len() * u64::from(rows * cols);
+                let cost = len * u64::from(rows * cols);
                 // Values as u32 while solving, their bytes and compressed
                 // form while encoding, the process.
                 JobSpec::new(format!("grundy-{rows}x{cols}"), params, vec![], cost)
-                    .with_memory(b.len() * 12 + (24 << 20))
-                    .with_shard_bytes(b.len() + 4096)
+                    .with_memory(len * 12 + (24 << 20))
+                    .with_shard_bytes(len + 4096)
                     .with_cpu_seconds((cost as f64 * CPU_SECONDS_PER_BITE).round() as u64)
             })
             .collect();

@@ -422,15 +422,16 @@ impl DodgemProbe {
                 )
             }
             None => {
-                let job = if n >= 6 {
+                let what = if n >= 6 {
                     format!(
-                        "jobs/dodgem-{n}-endgame.toml` (the layers with at most four cars a side; the whole board needs a cluster"
+                        "run `gametables run jobs/dodgem-{n}-endgame.toml` first (the layers with at \
+                         most four cars a side; the whole board needs a cluster)"
                     )
                 } else {
-                    format!("jobs/dodgem-{n}.toml")
+                    format!("run `gametables run jobs/dodgem-{n}.toml` first")
                 };
                 return Err(ProbeError::NotSolved(format!(
-                    "no run directory for {n}×{n}: run `gametables run {job}` first, or pass --run-dir"
+                    "no run directory for {n}×{n}: {what}, or pass --run-dir"
                 )));
             }
         };

@@ -11,9 +11,9 @@ use std::sync::{Arc, OnceLock};
 use serde::Serialize;
 
 use super::kind::game_of;
-use super::layout::layer_job;
+use super::layout::{layer_job, reach_job};
 use super::spec::EngineGame;
-use crate::games::retrograde::{LayeredGame, Value, is_wide, solve_all, value_at};
+use crate::games::retrograde::{LayeredGame, Value, is_wide, reach_all, solve_all, value_at};
 use crate::pipeline::RunView;
 use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES, RunShards, SectionHandle};
 use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, Work, param, required};
@@ -74,6 +74,11 @@ pub struct EngineAnswer {
     pub value: Value,
     /// Why play has ended, if it has.
     pub note: Option<String>,
+    /// Whether play from the start can reach the position: `Some(false)` for
+    /// a position no game reaches (its value is still that of the position
+    /// as given: who wins from here with perfect play); `None` when not
+    /// known (a run without reachability jobs, or a game with no start).
+    pub reachable: Option<bool>,
     /// Every legal move, best first (shortest wins, draws, longest
     /// losses; ties by name).
     pub moves: Vec<EngineMove>,
@@ -98,6 +103,7 @@ struct AnswerJson<'a> {
     moves: Vec<MoveJson<'a>>,
     note: Option<&'a str>,
     position: &'a str,
+    reachable: Option<bool>,
     source: &'a str,
     to_move: &'a str,
     value: &'static str,
@@ -122,6 +128,7 @@ impl EngineAnswer {
                 .collect(),
             note: self.note.as_deref(),
             position: &self.position,
+            reachable: self.reachable,
             source: &self.source,
             to_move: &self.to_move,
             value: self.value.word(),
@@ -132,7 +139,8 @@ impl EngineAnswer {
     /// The JSON form (`query … --json`, `serve`): `game`, `variant` (a
     /// number for a numeric board, e.g. Quixo's `n`),
     /// `position`, `to_move`, `grid`, `value` (`win`, `loss`, `draw`),
-    /// `depth` (plies, `null` for a draw), `note`, `moves` (each `move`,
+    /// `depth` (plies, `null` for a draw), `note`, `reachable` (`false`: no
+    /// game from the start reaches it; `null`: not known), `moves` (each `move`,
     /// `value` and `depth` for the player making it, `after`), `source`.
     pub fn json(&self) -> serde_json::Value {
         serde_json::to_value(self.wire()).expect("plain data serialises")
@@ -153,6 +161,13 @@ impl fmt::Display for EngineAnswer {
         writeln!(f, "value for {} (to move): {}", self.to_move, self.value)?;
         if let Some(note) = &self.note {
             writeln!(f, "  {note}")?;
+        }
+        if self.reachable == Some(false) {
+            writeln!(
+                f,
+                "  unreachable: no game from the start position reaches this position \
+                 (the value is that of the position as given)"
+            )?;
         }
         if !self.moves.is_empty() {
             writeln!(
@@ -175,10 +190,15 @@ enum Source {
         shards: Box<RunShards>,
         values: Vec<OnceLock<SectionHandle>>,
         solved: Vec<bool>,
+        /// Each layer's `reachable` section, for layers the run has a
+        /// reachability job of (`reached`).
+        reach: Vec<OnceLock<SectionHandle>>,
+        reached: Vec<bool>,
         source: String,
     },
-    /// Solved in memory for the request (small boards only).
-    Memory(OnceLock<Vec<Vec<u8>>>),
+    /// Solved in memory for the request (small boards only), and the
+    /// reachable bits of every layer (`None` if the game has no start).
+    Memory(OnceLock<Vec<Vec<u8>>>, OnceLock<Option<Vec<Vec<u64>>>>),
 }
 
 struct BoardSource<S: EngineGame> {
@@ -240,6 +260,10 @@ impl<S: EngineGame> EngineProbe<S> {
             .map(|l| names.contains(&layer_job(&game.layer_name(l))))
             .collect();
         let values = (0..game.layer_count()).map(|_| OnceLock::new()).collect();
+        let reached = (0..game.layer_count())
+            .map(|l| names.contains(&reach_job(&game.layer_name(l))))
+            .collect();
+        let reach = (0..game.layer_count()).map(|_| OnceLock::new()).collect();
         self.boards.insert(
             variant.clone(),
             BoardSource {
@@ -248,6 +272,8 @@ impl<S: EngineGame> EngineProbe<S> {
                     shards: Box::new(RunShards::new(view, self.cache.clone())),
                     values,
                     solved,
+                    reach,
+                    reached,
                     source: format!("run {dir}"),
                 },
             },
@@ -293,7 +319,7 @@ impl<S: EngineGame> EngineProbe<S> {
                 let params = S::variant_params(v).map_err(ProbeError::bad)?;
                 memory_board = BoardSource::<S> {
                     game: S::game(&params).map_err(ProbeError::bad)?,
-                    source: Source::Memory(OnceLock::new()),
+                    source: Source::Memory(OnceLock::new(), OnceLock::new()),
                 };
                 &memory_board
             }
@@ -358,7 +384,7 @@ impl<S: EngineGame> EngineProbe<S> {
                     }
                     (b, wide)
                 }
-                Source::Memory(cell) => {
+                Source::Memory(cell, _) => {
                     let t = cell.get_or_init(|| solve_all(game, 1).expect("a small board solves"));
                     let wide = is_wide(&t[l], game.layer_size(l)) == Some(true);
                     let i = if wide { 2 * r as usize } else { r as usize };
@@ -374,6 +400,44 @@ impl<S: EngineGame> EngineProbe<S> {
         };
         let Some(value) = lookup(&p)? else {
             return Ok(None);
+        };
+        let reachable = match &board.source {
+            Source::Run {
+                shards,
+                reach,
+                reached,
+                ..
+            } => {
+                let (l, r) = game.rank(&S::position(&p));
+                if reached[l] {
+                    let h = match reach[l].get() {
+                        Some(h) => h,
+                        None if !io => return Ok(None),
+                        None => {
+                            let h = shards.section(&reach_job(&game.layer_name(l)), "reachable")?;
+                            reach[l].get_or_init(|| h)
+                        }
+                    };
+                    let byte = if io {
+                        shards.byte_at(h, r / 8)?
+                    } else {
+                        match shards.cached_byte(h, r / 8) {
+                            Some(b) => b,
+                            None => return Ok(None),
+                        }
+                    };
+                    Some(byte >> (r % 8) & 1 == 1)
+                } else {
+                    None
+                }
+            }
+            Source::Memory(_, bits) => bits
+                .get_or_init(|| S::start(game).map(|s| reach_all(game, S::position(&s), 1)))
+                .as_ref()
+                .map(|b| {
+                    let (l, r) = game.rank(&S::position(&p));
+                    b[l][(r / 64) as usize] >> (r % 64) & 1 == 1
+                }),
         };
         let note = S::over(game, &p);
         let mut moves = Vec::new();
@@ -402,6 +466,7 @@ impl<S: EngineGame> EngineProbe<S> {
             grid: S::grid(game, &p),
             value,
             note,
+            reachable,
             moves,
             source,
         }))

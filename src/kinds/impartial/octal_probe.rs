@@ -8,7 +8,7 @@
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use crate::games::impartial::octal::{OctalCode, OctalPeriod, find_period};
+use crate::games::impartial::octal::{OctalCode, OctalPeriod, OctalWork, find_period};
 use crate::kinds::impartial::octal::{RangeMeta, Summary};
 use crate::pipeline::Error;
 use crate::pipeline::RunView;
@@ -33,6 +33,67 @@ pub const MAX_IN_MEMORY_N: usize = 1 << 22;
 /// e²) from which an in-memory query says up front that it takes a while:
 /// about a second on one core here (Kayles to n = 10⁶ takes 1.9 s of CPU).
 pub const LONG_OCTAL_WORK: u64 = 300_000_000_000;
+
+/// Heaps computed to estimate an in-memory query's time
+/// ([`estimate_seconds`]): under 0.1 s for the slowest codes tried.
+pub const ESTIMATE_PREFIX: usize = 8192;
+
+/// Nanoseconds of one unit of the certifying scans of
+/// [`OctalCode::extend_work`] (vectorised comparisons) on one core here,
+/// fitted on `query octal 0.76` (BENCHMARKS.md, "Octal queries").
+pub const NS_PER_SCAN_UNIT: f64 = 0.03;
+
+/// Nanoseconds of one unit of the rest of [`OctalCode::extend_work`] (the
+/// quick splits read one at a time, each heap's overhead), fitted on
+/// `query octal 0.77` (BENCHMARKS.md, "Octal queries").
+pub const NS_PER_REST_UNIT: f64 = 0.16;
+
+/// Estimated seconds on one core of computing `G(0..end)` of `code` in
+/// memory: the time model by which a query is refused before the bulk of
+/// its work ([`Progress::check_time`]). Computes a prefix `G(0..e)` into
+/// `values` (which must be empty; the caller goes on from them) and counts
+/// its work in two halves. The rest grows linearly (bounded work per
+/// heap); the scans like `e^p`, `p` between 1 and 3 (3: Grundy values that
+/// grow with the heap, each certified by a scan of all splits), read off
+/// the two halves and extrapolated to `end`. The prefix starts at
+/// [`ESTIMATE_PREFIX`] heaps and doubles while the estimate is above
+/// `limit` seconds and the next prefix is estimated to take at most a
+/// twentieth of it, since `p` measured on a short prefix overstates the
+/// growth of some codes (0.6). BENCHMARKS.md ("Octal queries") has the
+/// estimate against the time taken.
+pub fn estimate_seconds(code: &OctalCode, values: &mut Vec<u32>, end: usize, limit: f64) -> f64 {
+    debug_assert!(values.is_empty());
+    let seconds =
+        |scans: f64, rest: f64| (scans * NS_PER_SCAN_UNIT + rest * NS_PER_REST_UNIT) * 1e-9;
+    let mut e0 = ESTIMATE_PREFIX.min(end);
+    let mut w1 = code.extend_work(values, e0 / 2);
+    loop {
+        let w2 = code.extend_work(values, e0);
+        let scans = (w1.scans + w2.scans) as f64;
+        if end <= e0 {
+            return seconds(scans, (w1.rest + w2.rest) as f64);
+        }
+        let at = |e: usize| {
+            let grow = e as f64 / e0 as f64;
+            let p = if w1.scans == 0 {
+                2.0
+            } else {
+                (scans / w1.scans as f64).log2().clamp(1.0, 3.0)
+            };
+            let rest_per_heap = w2.rest as f64 / (e0 - e0 / 2) as f64;
+            seconds(scans * grow.powf(p), rest_per_heap * e as f64)
+        };
+        let estimate = at(end);
+        if estimate <= limit || 2 * e0 > end || at(2 * e0) > limit / 20.0 {
+            return estimate;
+        }
+        w1 = OctalWork {
+            scans: w1.scans + w2.scans,
+            rest: w1.rest + w2.rest,
+        };
+        e0 *= 2;
+    }
+}
 
 /// Default `n` of a query.
 pub const DEFAULT_N: usize = 80;
@@ -389,13 +450,24 @@ impl OctalProbe {
         .map_err(ProbeError::NotSolved)?;
         let square = |x: usize| (x as u64) * (x as u64);
         let what = format!("G(0..{end}) of the octal game {c}");
+        // The time model: a short prefix computed now (kept: the values
+        // below go on from it), its work extrapolated to `end`.
+        let mut values = Vec::new();
+        let limit = progress
+            .time_limit
+            .map_or(f64::INFINITY, |l| l.as_secs_f64());
+        let seconds = estimate_seconds(&c, &mut values, end, limit);
+        progress.check_time(
+            seconds,
+            &what,
+            &format!("run an `octal` job (code = \"{c}\", n_max = {n}) and serve or --run-dir it"),
+        )?;
         if square(end) >= LONG_OCTAL_WORK {
             progress.start_long(square(end), what.clone());
         } else {
             progress.start(square(end), what.clone());
         }
         // In 64 steps of equal work (the cost of G(0..e) grows like e²).
-        let mut values = Vec::new();
         for k in 1..=64u64 {
             let e = ((end as f64) * (k as f64 / 64.0).sqrt()).ceil() as usize;
             c.extend_until(&mut values, e.min(end), &progress.stop);

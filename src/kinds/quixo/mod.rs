@@ -35,10 +35,16 @@ pub struct Quixo;
 pub const QUIXO: &dyn JobKind = &EngineKind::<Quixo>::NEW;
 
 fn n_of(params: &toml::Table) -> Result<usize, String> {
-    let n = params
-        .get("n")
-        .and_then(toml::Value::as_integer)
-        .ok_or("no board size `n`")?;
+    let n = match params.get("n") {
+        None => return Err("no board size `n` (write n = 3, 4 or 5)".into()),
+        Some(toml::Value::Integer(n)) => *n,
+        Some(v) => {
+            return Err(format!(
+                "`n` must be a number, found {} {v} (write n = 4, without quotes)",
+                v.type_str()
+            ));
+        }
+    };
     match n {
         3..=5 => Ok(n as usize),
         _ => Err(format!(

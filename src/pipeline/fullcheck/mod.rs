@@ -109,11 +109,12 @@ pub struct Coverage {
 
 impl fmt::Display for Coverage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pct = if self.stored == 0 {
-            100.0
-        } else {
-            100.0 * self.checked as f64 / self.stored as f64
-        };
+        if self.stored == 0 {
+            // Nothing of this kind was selected: no percentage, which would
+            // read as "100 %" of nothing.
+            return write!(f, "{}: none selected, nothing checked", self.what);
+        }
+        let pct = 100.0 * self.checked as f64 / self.stored as f64;
         // A sample of a large table: two significant digits, not "0.0%".
         let decimals = if pct > 0.0 && pct < 0.1 {
             (-pct.log10()).ceil() as usize + 1
@@ -378,6 +379,23 @@ fn full_check_inner(
     let coverage = checker.check(&cx);
     cx.bar.finish_and_clear();
     let coverage = coverage?;
+    // A check that checked nothing (a selection of no values of any kind)
+    // must not read as a pass.
+    if coverage.iter().all(|c| c.checked == 0) && cx.total.load(Ordering::Relaxed) == 0 {
+        let what: Vec<String> = coverage.iter().map(ToString::to_string).collect();
+        return Err(Error::job(
+            checker.kind(),
+            format!(
+                "the full check checked no value{}; select jobs that store values \
+                 (`gametables status DIR` lists them)",
+                if what.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", what.join("; "))
+                }
+            ),
+        ));
+    }
     Ok(FullReport {
         kind: checker.kind().to_string(),
         total: cx.total.load(Ordering::Relaxed),
@@ -460,7 +478,55 @@ pub(crate) use checks_kind;
 
 #[cfg(test)]
 mod tests {
-    use super::Coverage;
+    use super::{Checker, Coverage, Ctx, Options, full_check_with};
+    use crate::pipeline::Result;
+    use crate::pipeline::kind::{JobSpec, RunAccess, ShardSource};
+    use crate::pipeline::shard::Shard;
+
+    /// A run with no jobs and a checker that checks what it is told.
+    struct Empty(toml::Table);
+    impl ShardSource for Empty {
+        fn load(&self, name: &str) -> Result<Shard> {
+            Err(crate::pipeline::Error::job(name, "no shards here"))
+        }
+    }
+    impl RunAccess for Empty {
+        fn params(&self) -> &toml::Table {
+            &self.0
+        }
+        fn jobs(&self) -> &[JobSpec] {
+            &[]
+        }
+        fn table(&self, name: &str) -> Result<Vec<u8>> {
+            Err(crate::pipeline::Error::job(name, "no tables here"))
+        }
+    }
+    struct Checks(u64, u64);
+    impl Checker for Checks {
+        fn kind(&self) -> &'static str {
+            "test"
+        }
+        fn check(&self, _: &Ctx) -> Result<Vec<Coverage>> {
+            Ok(vec![Coverage {
+                what: "values".into(),
+                stored: self.0,
+                checked: self.1,
+            }])
+        }
+    }
+
+    /// Issue 44, row 5: a full check that checked no value of any kind
+    /// fails (it printed "0 of 0 checked (100.0%)" and passed); one that
+    /// checked something passes.
+    #[test]
+    fn a_full_check_that_checks_nothing_fails() {
+        let run = Empty(toml::Table::new());
+        let e = full_check_with(&run, &Checks(0, 0), Options::default()).unwrap_err();
+        assert!(e.to_string().contains("checked no value"), "{e}");
+        assert!(full_check_with(&run, &Checks(5, 0), Options::default()).is_err());
+        let r = full_check_with(&run, &Checks(5, 5), Options::default()).unwrap();
+        assert_eq!(r.total, 0);
+    }
 
     /// A sample's share shows two significant digits (regression: a
     /// sampled box printed "280,713 of 847,660,528 checked (0.0%)").
@@ -480,6 +546,6 @@ mod tests {
         );
         assert_eq!(c(5, 10), "ranks: 5 of 10 checked (50.0%)");
         assert_eq!(c(0, 10), "ranks: 0 of 10 checked (0.0%)");
-        assert_eq!(c(0, 0), "ranks: 0 of 0 checked (100.0%)");
+        assert_eq!(c(0, 0), "ranks: none selected, nothing checked");
     }
 }

@@ -89,6 +89,10 @@ pub struct Progress {
     /// shutdown) to make a long computation stop at its next check; the
     /// probe then answers [`ProbeError::Stopped`].
     pub stop: std::sync::atomic::AtomicBool,
+    /// Longest an in-memory computation may take by its estimate: a probe
+    /// with a time model refuses at once what it estimates to take longer
+    /// ([`Progress::check_time`]). `None`: no bound.
+    pub time_limit: Option<std::time::Duration>,
 }
 
 /// What one answer may compute in memory unless `--max-work` says
@@ -105,6 +109,7 @@ impl Default for Progress {
             on_long_stage: None,
             max_work: DEFAULT_MAX_WORK,
             stop: Default::default(),
+            time_limit: None,
         }
     }
 }
@@ -121,6 +126,7 @@ impl std::fmt::Debug for Progress {
             .field("on_long_stage", &self.on_long_stage.is_some())
             .field("max_work", &self.max_work)
             .field("stop", &self.stop)
+            .field("time_limit", &self.time_limit)
             .finish()
     }
 }
@@ -165,6 +171,24 @@ impl Progress {
              per request here (--max-work); {instead}",
             self.max_work
         )))
+    }
+
+    /// Refuses, before the bulk of it is done, an in-memory computation
+    /// (`what`) whose estimated time, `seconds` on one core here, is above
+    /// [`Progress::time_limit`]; `instead` says what to run for it.
+    ///
+    /// # Errors
+    /// [`ProbeError::NotSolved`] naming the estimate, the limit and `instead`.
+    pub fn check_time(&self, seconds: f64, what: &str, instead: &str) -> ProbeResult<()> {
+        match self.time_limit {
+            Some(limit) if seconds > limit.as_secs_f64() => Err(ProbeError::NotSolved(format!(
+                "{what} would take about {} by its estimate, more than the {} s \
+                 allowed per request here; {instead}",
+                crate::pipeline::resources::fmt_seconds(seconds.ceil() as u64),
+                limit.as_secs_f64()
+            ))),
+            _ => Ok(()),
+        }
     }
 
     /// As [`Progress::start`], for a stage the probe knows to be long from

@@ -39,14 +39,28 @@ pub fn reference_root(name: &str) -> String {
     reference(name).root
 }
 
+/// Set (to anything) to let [`gt`] keep the host's `PATH`: the tests that
+/// need a real Slurm cluster (`scripts/ci-slurm-tests.sh` sets it).
+pub const HOST_PATH_ENV: &str = "GAMETABLES_TEST_HOST_PATH";
+
+/// The `PATH` of [`gt`]: a directory that does not exist, so the binary
+/// finds no `sinfo`, `scontrol` or `sbatch` of the host (a cluster's login
+/// node, where users build, has them: a test must not read its nodes).
+pub const HERMETIC_PATH: &str = "/nonexistent/gametables-tests-path";
+
 /// `gametables` with no `RUST_LOG`, no worker delay (the test hook
-/// [`DELAY_ENV`]) and no standard input. Tests that want a delay, another
-/// `PATH` or a working directory set them on the command.
+/// [`DELAY_ENV`]), no standard input and, unless [`HOST_PATH_ENV`] is set,
+/// the hermetic [`HERMETIC_PATH`] (the binary runs no other program but
+/// itself and the Slurm commands). Tests that want a delay, another `PATH`
+/// (fake Slurm commands) or a working directory set them on the command.
 pub fn gt() -> Command {
     let mut c = Command::new(EXE);
     c.env_remove("RUST_LOG")
         .env_remove(DELAY_ENV)
         .stdin(Stdio::null());
+    if std::env::var_os(HOST_PATH_ENV).is_none() {
+        c.env("PATH", HERMETIC_PATH);
+    }
     c
 }
 
