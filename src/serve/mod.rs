@@ -11,20 +11,39 @@
 //! - `GET /` — the page (HTML, JavaScript and CSS embedded in the binary; no
 //!   external assets).
 //!
-//! A request whose answer is in memory (every block it needs cached: most
-//! lookups of one value on a warm server) is answered on the async threads
-//! ([`crate::pipeline::probe::Probe::query_cached`]); the others run on tokio's blocking pool (a
-//! lookup reads and decompresses a block; some requests compute in memory).
+//! **Parameters** are those the game's probe knows
+//! ([`crate::pipeline::probe::Probe::keys`]): an unknown parameter, or one
+//! given twice (`n=3&n=4`), is refused (400) naming it.
 //!
-//! **Bounded work.** A request on the blocking pool runs under a
+//! **Two kinds of work, kept apart.** A request whose answer is in memory
+//! (every block it needs cached: most lookups of one value on a warm
+//! server) is answered on the async threads
+//! ([`crate::pipeline::probe::Probe::query_cached`]). The others are either
+//! *lookups* that read a run's shards (or are refused at once) or
+//! *computations* in memory (a solve beyond the runs), as the probe says
+//! ([`crate::pipeline::probe::Probe::work_of`]). Lookups run on tokio's
+//! blocking pool, at most [`Limits::lookups`] at once; computations run on
+//! threads of their own at a lower CPU priority (nice
+//! [`COMPUTE_NICE`]), at most [`Limits::concurrent`] at once. A lookup thus
+//! never waits for a permit, a thread or the CPU behind a solve.
+//!
+//! **Bounded work.** A request off the async threads runs under a
 //! [`Progress`] with the server's budget ([`Limits::max_work`]: what one
 //! answer may compute in memory, refused before it starts) and a stop flag
 //! that is set when its client disconnects (the handler's future is
 //! dropped), when its time is up ([`Limits::time_limit`]: the answer is
 //! then 503) and when the server stops; long computations read it and
-//! give up. At most [`Limits::concurrent`] such requests compute at once
-//! (the others wait, within their time). SIGINT and SIGTERM stop every
-//! computation and the server within [`SHUTDOWN_GRACE`].
+//! give up. Requests over their limit of either kind wait for a permit,
+//! within their time. A request whose answer cannot be served (outside
+//! the runs' tables) is refused before anything is computed. SIGINT and
+//! SIGTERM stop every computation and the server within
+//! [`SHUTDOWN_GRACE`].
+//!
+//! **Errors in the API's words.** The probes' messages are written for
+//! `gametables query`; [`api_words`] says them with the API's parameters
+//! (`q=24000`, not `--q 24000`) and the server's limits (not `--max-work`,
+//! `--run-dir`), and names a run directory by its name, never by the
+//! server's path (also in a 500 for a damaged shard).
 //!
 //! **Errors are JSON** everywhere: `{"error": "…", "status": N}`, for the
 //! API, unknown routes, malformed paths and query strings, URLs and headers
@@ -50,7 +69,7 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use crate::pipeline::probe::{DEFAULT_MAX_WORK, Params, ProbeError, Probes, Progress};
+use crate::pipeline::probe::{DEFAULT_MAX_WORK, ProbeError, Probes, Progress, Work, params_of};
 
 /// The page: one HTML file with its script and style inline.
 pub const PAGE: &str = include_str!("page.html");
@@ -68,6 +87,10 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_millis(1200);
 /// Default of [`Limits::time_limit`].
 pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(10);
 
+/// The nice value of the threads that compute in memory (and of the
+/// threads they start): the CPU goes to lookups first.
+pub const COMPUTE_NICE: i32 = 10;
+
 /// What one request may take (`serve --max-work`, `--time-limit`).
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -76,16 +99,23 @@ pub struct Limits {
     /// Longest a request may take, waiting included; then it is stopped and
     /// answered 503.
     pub time_limit: Duration,
-    /// Requests computing (on the blocking pool) at once.
+    /// Requests computing in memory at once (each on a thread of its own,
+    /// niced); default the number of cores.
     pub concurrent: usize,
+    /// Lookups reading a run at once (on tokio's blocking pool), separate
+    /// from [`Limits::concurrent`]; default twice the number of cores, at
+    /// least 4.
+    pub lookups: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
+        let cores = crate::pipeline::resources::cores().max(1);
         Limits {
             max_work: DEFAULT_MAX_WORK,
             time_limit: DEFAULT_TIME_LIMIT,
-            concurrent: crate::pipeline::resources::cores().max(1),
+            concurrent: cores,
+            lookups: (2 * cores).max(4),
         }
     }
 }
@@ -94,17 +124,37 @@ impl Default for Limits {
 struct App {
     probes: Probes,
     limits: Limits,
-    /// Permits to compute on the blocking pool.
+    /// Permits to compute in memory.
     compute: Arc<tokio::sync::Semaphore>,
+    /// Permits to look up on the blocking pool.
+    lookup: Arc<tokio::sync::Semaphore>,
+    /// The run directories' paths (as given and canonical) and the names
+    /// errors call them by, longest path first ([`api_words`]).
+    run_names: Vec<(String, String)>,
     /// The requests computing, to stop on shutdown.
     in_flight: Mutex<Vec<Weak<Progress>>>,
 }
 
 impl App {
+    fn new(probes: Probes, limits: Limits) -> App {
+        let run_names = run_names(&probes);
+        App {
+            probes,
+            limits,
+            compute: Arc::new(tokio::sync::Semaphore::new(limits.concurrent.max(1))),
+            lookup: Arc::new(tokio::sync::Semaphore::new(limits.lookups.max(1))),
+            run_names,
+            in_flight: Mutex::new(Vec::new()),
+        }
+    }
+
     /// A new request's progress, known to [`App::stop_all`].
     fn progress(&self) -> Arc<Progress> {
         let p = Arc::new(Progress {
             max_work: self.limits.max_work,
+            // A computation whose time model says it cannot end within the
+            // request's time is refused at once instead of stopped at the end.
+            time_limit: Some(self.limits.time_limit),
             ..Progress::default()
         });
         let mut v = self
@@ -146,12 +196,7 @@ pub fn router(probes: Probes) -> Router {
 
 /// The router of `serve` over `probes` with `limits`.
 pub fn router_with(probes: Probes, limits: Limits) -> Router {
-    router_of(Arc::new(App {
-        probes,
-        limits,
-        compute: Arc::new(tokio::sync::Semaphore::new(limits.concurrent.max(1))),
-        in_flight: Mutex::new(Vec::new()),
-    }))
+    router_of(Arc::new(App::new(probes, limits)))
 }
 
 fn router_of(app: Arc<App>) -> Router {
@@ -182,12 +227,7 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let listener = JsonErrorListener(tokio::net::TcpListener::bind(addr).await?);
     ready(axum::serve::Listener::local_addr(&listener)?);
-    let app = Arc::new(App {
-        probes,
-        limits,
-        compute: Arc::new(tokio::sync::Semaphore::new(limits.concurrent.max(1))),
-        in_flight: Mutex::new(Vec::new()),
-    });
+    let app = Arc::new(App::new(probes, limits));
     let (tx, rx) = tokio::sync::watch::channel(false);
     let stopper = app.clone();
     tokio::spawn(async move {
@@ -284,8 +324,16 @@ pub fn status_of(e: &ProbeError) -> StatusCode {
     }
 }
 
-fn error(e: &ProbeError) -> Response {
-    error_body(status_of(e), &e.to_string())
+impl App {
+    /// The response of a probe's error: its status ([`status_of`]) and
+    /// message in the API's words ([`api_words`]).
+    fn error(&self, e: &ProbeError) -> Response {
+        let server_error = matches!(e, ProbeError::Run(_));
+        error_body(
+            status_of(e),
+            &api_words(&e.to_string(), &self.run_names, server_error),
+        )
+    }
 }
 
 /// The API's error body `{"error": message, "status": N}` with `status`.
@@ -352,70 +400,241 @@ async fn index(State(app): State<Arc<App>>) -> Response {
 async fn query(
     State(app): State<Arc<App>>,
     game: Result<UrlPath<String>, PathRejection>,
-    params: Result<Query<Params>, QueryRejection>,
+    pairs: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Response {
     let UrlPath(game) = match game {
         Ok(g) => g,
         Err(e) => return error_body(e.status(), &e.body_text()),
     };
-    let Query(params) = match params {
+    let Query(pairs) = match pairs {
         Ok(p) => p,
         Err(e) => return error_body(e.status(), &e.body_text()),
     };
-    if app.probes.game(&game).is_none() {
+    let Some(probe) = app.probes.game(&game) else {
         let names: Vec<&str> = app.probes.games.iter().map(|g| g.game()).collect();
-        return error(&ProbeError::NotSolved(format!(
+        return app.error(&ProbeError::NotSolved(format!(
             "no game `{game}` here (games: {})",
             names.join(", ")
         )));
-    }
+    };
+    let params = match params_of(&game, probe.keys(), pairs) {
+        Ok(p) => p,
+        Err(e) => return app.error(&e),
+    };
     // Answers from memory (cached blocks) right here; only requests that
-    // read or decompress a block, or compute, go to the blocking pool.
-    let probe = app.probes.game(&game).expect("checked above");
+    // read or decompress a block, or compute, go further.
     if let Some(r) = probe.query_cached(&params) {
         return match r {
             Ok(body) => json_bytes(StatusCode::OK, body),
-            Err(e) => error(&e),
+            Err(e) => app.error(&e),
         };
     }
+    let kind = probe.work_of(&params);
     let limit = app.limits.time_limit;
     let progress = app.progress();
     // Stops the computation when this future ends or is dropped (the
     // client went away).
     let _stop = StopOnDrop(progress.clone());
     let too_long = || {
-        error(&ProbeError::Stopped(format!(
-            "stopped after {} s, this server's limit per request (--time-limit); \
+        app.error(&ProbeError::Stopped(format!(
+            "stopped after {} s, this server's time limit per request; \
              a run covering the request answers it at once",
             limit.as_secs_f64()
         )))
     };
+    let answer = move |app: &App, p: &Progress| {
+        app.probes
+            .game(&game)
+            .expect("checked above")
+            .query_with(&params, p)
+    };
     let work = async {
-        let permit = app
-            .compute
-            .clone()
-            .acquire_owned()
-            .await
-            .expect("the semaphore is never closed");
-        let (app2, p2) = (app.clone(), progress.clone());
-        tokio::task::spawn_blocking(move || {
-            let _permit = permit; // held until the computation ends
-            app2.probes
-                .game(&game)
-                .expect("checked above")
-                .query_with(&params, &p2)
-        })
-        .await
+        match kind {
+            Work::Lookup => {
+                let permit = app
+                    .lookup
+                    .clone()
+                    .acquire_owned()
+                    .await
+                    .expect("the semaphore is never closed");
+                let (app2, p2) = (app.clone(), progress.clone());
+                tokio::task::spawn_blocking(move || {
+                    let _permit = permit; // held until the lookup ends
+                    answer(&app2, &p2)
+                })
+                .await
+                .map_err(|e| e.to_string())
+            }
+            Work::Compute => {
+                let permit = app
+                    .compute
+                    .clone()
+                    .acquire_owned()
+                    .await
+                    .expect("the semaphore is never closed");
+                let (app2, p2) = (app.clone(), progress.clone());
+                let (tx, rx) = tokio::sync::oneshot::channel();
+                std::thread::Builder::new()
+                    .name("gt-compute".into())
+                    .spawn(move || {
+                        let _permit = permit; // held until the computation ends
+                        lower_priority();
+                        let _ = tx.send(answer(&app2, &p2));
+                    })
+                    .map_err(|e| format!("no thread to compute on: {e}"))?;
+                rx.await
+                    .map_err(|_| "the computation ended without an answer".to_string())
+            }
+        }
     };
     match tokio::time::timeout(limit, work).await {
         Err(_) => too_long(),
         Ok(Ok(Ok(body))) => json_bytes(StatusCode::OK, body),
-        Ok(Ok(Err(e))) => error(&e),
+        Ok(Ok(Err(e))) => app.error(&e),
         Ok(Err(e)) => error_body(
             StatusCode::INTERNAL_SERVER_ERROR,
-            &format!("probe failed: {e}"),
+            &format!("the request failed: {e}"),
         ),
     }
+}
+
+/// Lowers the calling thread's CPU priority to [`COMPUTE_NICE`] (threads
+/// it starts inherit it), so that lookups get the CPU first. Linux only
+/// (elsewhere nothing is done); a failure is ignored.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: plain system calls on the calling thread (on Linux the nice
+    // value is per thread: `who` is this thread's id).
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        let _ = libc::setpriority(libc::PRIO_PROCESS, tid, COMPUTE_NICE);
+    }
+}
+
+/// The run directories of `probes` as errors may name them: each path as
+/// given and canonical, with the name the API calls it by (its last
+/// component), longest path first.
+fn run_names(probes: &Probes) -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    for (dir, _) in &probes.runs {
+        let name = dir.file_name().map_or_else(
+            || dir.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let mut paths = vec![dir.display().to_string()];
+        if let Ok(c) = std::fs::canonicalize(dir) {
+            paths.push(c.display().to_string());
+        }
+        for p in paths {
+            if !p.is_empty() && p != name {
+                v.push((p, name.clone()));
+            }
+        }
+    }
+    v.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(&b.0)));
+    v.dedup();
+    v
+}
+
+/// The server's own words for what a probe says in `gametables query`'s:
+/// each run directory's path (`run_names`: path and name) becomes its name;
+/// the CLI's hints about its own flags become the server's (`--max-work`:
+/// this server's work limit; `pass --run-dir`: serve its run directory;
+/// `--time-limit`, `--memory`);
+/// a flag with a value becomes the API's parameter (`--q 24000` →
+/// `q=24000`, `--q-max` → `q_max`); with `server_error` (a 500: a damaged
+/// or missing shard, an unreadable table), any other absolute path is cut
+/// to its last component.
+pub fn api_words(message: &str, run_names: &[(String, String)], server_error: bool) -> String {
+    let mut m = message.to_string();
+    for (path, name) in run_names {
+        m = m.replace(path.as_str(), name);
+    }
+    for (cli, api) in [
+        (
+            "(half of what this process may use here; --memory raises it)",
+            "(this server's memory limit per request)",
+        ),
+        (" and pass --run-dir", " and serve its run directory"),
+        (", or pass --run-dir", ", or serve its run directory"),
+        (" (--run-dir) ", " served here "),
+        (" then --run-dir or serve it", " then serve it"),
+        (" and serve or --run-dir it", " and serve it"),
+    ] {
+        m = m.replace(cli, api);
+    }
+    // "(`query` then finds runs/NAME)": how the CLI finds a run.
+    while let Some(at) = m.find(" (`query` then finds ") {
+        match m[at..].find(')') {
+            Some(end) => m.replace_range(at..at + end + 1, ""),
+            None => break,
+        }
+    }
+    let mut out = String::with_capacity(m.len());
+    let mut rest = m.as_str();
+    while let Some(at) = rest.find("--") {
+        let (before, after) = rest.split_at(at);
+        out.push_str(before);
+        let starts_word = before
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric() && c != '-');
+        let name_len = after[2..]
+            .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'))
+            .unwrap_or(after.len() - 2);
+        let name = after[2..2 + name_len].trim_end_matches('-');
+        if !starts_word || !name.starts_with(|c: char| c.is_ascii_lowercase()) {
+            out.push_str("--");
+            rest = &after[2..];
+            continue;
+        }
+        rest = &after[2 + name.len()..];
+        let server = match name {
+            "max-work" => Some("this server's work limit"),
+            "time-limit" => Some("this server's time limit per request"),
+            "memory" => Some("this server's memory limit per request"),
+            "run-dir" => Some("a run directory served"),
+            _ => None,
+        };
+        if let Some(words) = server {
+            out.push_str(words);
+            continue;
+        }
+        let key = name.replace('-', "_");
+        // A value follows: a number or a list of numbers.
+        let value = rest
+            .strip_prefix(' ')
+            .filter(|v| v.starts_with(|c: char| c.is_ascii_digit()))
+            .map(|v| {
+                let end = v.find(char::is_whitespace).unwrap_or(v.len());
+                v[..end].trim_end_matches([':', ';', ',', ')', '.'])
+            });
+        match value {
+            Some(v) => {
+                out.push_str(&format!("{key}={v}"));
+                rest = &rest[1 + v.len()..];
+            }
+            None => out.push_str(&format!("`{key}`")),
+        }
+    }
+    out.push_str(rest);
+    if server_error {
+        out = out
+            .split(' ')
+            .map(|w| {
+                let bare = w.trim_start_matches(['(', '`', '"', '\'']);
+                if bare.starts_with('/') && bare.matches('/').count() >= 2 {
+                    let lead = &w[..w.len() - bare.len()];
+                    let tail = bare.rsplit('/').next().unwrap_or(bare);
+                    format!("{lead}{tail}")
+                } else {
+                    w.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
+    out
 }
 
 async fn plot(

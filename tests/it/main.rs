@@ -43,6 +43,7 @@ mod plot;
 mod probe;
 mod quixo;
 mod resources;
+mod serve_work;
 mod shard;
 mod slurm;
 mod slurm_cluster;

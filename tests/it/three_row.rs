@@ -377,7 +377,7 @@ fn query_three_row() {
     assert_eq!(v["f"], f);
     assert_eq!(v["p_position"], serde_json::json!([f, 255, 120]));
     assert_eq!(v["class"], "periodic");
-    assert_eq!(v["period"], "2");
+    assert_eq!(v["period"], 2);
     let o = gt()
         .args("query three-row --q 140 --r 95 --q-max 500".split(' '))
         .output()

@@ -197,6 +197,17 @@ impl OctalCode {
         self.extend_counted(values, end, &AtomicBool::new(false))
     }
 
+    /// [`extend_work`](Self::extend_work), giving up early once `stop` is
+    /// set, as [`extend_until`](Self::extend_until) does.
+    pub fn extend_work_until(
+        &self,
+        values: &mut Vec<u32>,
+        end: usize,
+        stop: &AtomicBool,
+    ) -> OctalWork {
+        self.extend_counted(values, end, stop)
+    }
+
     /// [`extend`](Self::extend), giving up early once `stop` is set (it is
     /// read every [`STOP_CHECK`] heaps): `values` is then a shorter prefix
     /// `G(0..len)`, still exact, and the caller sees `stop`.

@@ -144,6 +144,12 @@ impl GrundyProbe {
         Ok(())
     }
 
+    /// Whether a `chomp-grundy` run is given (then nothing is computed in
+    /// memory).
+    pub fn has_runs(&self) -> bool {
+        !self.runs.is_empty()
+    }
+
     /// The boxes answered from runs: `(rows, cols, run directory)`.
     pub fn boxes(&self) -> Vec<(u32, u32, String)> {
         box_list(self.runs.iter().map(BoxRun::view))

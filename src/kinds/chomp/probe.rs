@@ -20,7 +20,7 @@ pub use super::box_run::{
     BoxRun, ChompRequest, MAX_QUERY_ROWS, QUERY_IN_MEMORY_LIMIT, box_list, parse_rectangle,
     parse_staircase, winning_from_run,
 };
-use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, flag, run_dirs};
+use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, Work, flag, run_dirs};
 
 /// The answer of [`ChompProbe::answer`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -201,6 +201,26 @@ impl Probe for ChompProbe {
             Ok(self.grundy.answer(&req)?.json())
         } else {
             Ok(self.answer(&req)?.json())
+        }
+    }
+
+    fn keys(&self) -> &'static [&'static str] {
+        &["rect", "rectangle", "position", "grundy"]
+    }
+
+    /// A lookup when a run of the kind asked (`chomp-boxes`, or
+    /// `chomp-grundy` with `grundy`) is served: it answers, or refuses at
+    /// once; without one the box is solved in memory.
+    fn work_of(&self, params: &Params) -> Work {
+        let with_runs = match flag(params, "grundy") {
+            Ok(true) => self.grundy.has_runs(),
+            Ok(false) => !self.runs.is_empty(),
+            Err(_) => return Work::Lookup,
+        };
+        if with_runs || ChompRequest::from_params(params).is_err() {
+            Work::Lookup
+        } else {
+            Work::Compute
         }
     }
 

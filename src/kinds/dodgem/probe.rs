@@ -15,7 +15,7 @@ use crate::kinds::dodgem::kind::{layer_job, move_rank, mover_value, solved_max_c
 use crate::pipeline::RunView;
 use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES, RunShards, SectionHandle};
 use crate::pipeline::probe::{
-    Params, Probe, ProbeError, ProbeResult, flag, open_run_of_kind, param, required,
+    Params, Probe, ProbeError, ProbeResult, Work, flag, open_run_of_kind, param, required,
 };
 
 /// Largest board solved in memory when no run directory holds it (4×4
@@ -500,6 +500,23 @@ impl Probe for DodgemProbe {
             Err(e) => return Some(Err(e)),
         };
         Some(self.answer_cached(&req)?.map(|a| a.json_bytes()))
+    }
+
+    fn keys(&self) -> &'static [&'static str] {
+        &["n", "position", "moves", "desjardins"]
+    }
+
+    /// A lookup for a board read from a run, or solved in memory already
+    /// (or refused at once); the first request of a board solved in memory
+    /// computes.
+    fn work_of(&self, params: &Params) -> Work {
+        let Ok(n) = required::<usize>(params, "n") else {
+            return Work::Lookup;
+        };
+        match self.boards.get(&n) {
+            Some(Layers::Memory(cell)) if cell.get().is_none() => Work::Compute,
+            _ => Work::Lookup,
+        }
     }
 
     fn describe(&self) -> serde_json::Value {

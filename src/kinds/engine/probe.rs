@@ -16,7 +16,7 @@ use super::spec::EngineGame;
 use crate::games::retrograde::{LayeredGame, Value, is_wide, reach_all, solve_all, value_at};
 use crate::pipeline::RunView;
 use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES, RunShards, SectionHandle};
-use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, param, required};
+use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, Work, param, required};
 
 /// A request: the board, a position (default: the start) and moves played
 /// from it.
@@ -107,7 +107,7 @@ struct AnswerJson<'a> {
     source: &'a str,
     to_move: &'a str,
     value: &'static str,
-    variant: &'a str,
+    variant: serde_json::Value,
 }
 
 impl EngineAnswer {
@@ -132,11 +132,12 @@ impl EngineAnswer {
             source: &self.source,
             to_move: &self.to_move,
             value: self.value.word(),
-            variant: &self.variant,
+            variant: variant_json(&self.variant),
         }
     }
 
-    /// The JSON form (`query … --json`, `serve`): `game`, `variant`,
+    /// The JSON form (`query … --json`, `serve`): `game`, `variant` (a
+    /// number for a numeric board, e.g. Quixo's `n`),
     /// `position`, `to_move`, `grid`, `value` (`win`, `loss`, `draw`),
     /// `depth` (plies, `null` for a draw), `note`, `reachable` (`false`: no
     /// game from the start reaches it; `null`: not known), `moves` (each `move`,
@@ -472,6 +473,13 @@ impl<S: EngineGame> EngineProbe<S> {
     }
 }
 
+/// A board as JSON: a number when it is one (Quixo's `n`), else its text.
+fn variant_json(v: &str) -> serde_json::Value {
+    v.trim()
+        .parse::<u64>()
+        .map_or_else(|_| v.into(), serde_json::Value::from)
+}
+
 /// Best first: shortest wins, draws, longest losses.
 fn rank(v: Value) -> (u8, i32) {
     match v {
@@ -511,9 +519,22 @@ impl<S: EngineGame> Probe for EngineProbe<S> {
     fn describe(&self) -> serde_json::Value {
         serde_json::json!({
             "boards": self.boards().into_iter().map(|(v, dir)| serde_json::json!({
-                S::VARIANT_PARAM: v, "run_dir": dir,
+                S::VARIANT_PARAM: variant_json(&v), "run_dir": dir,
             })).collect::<Vec<_>>(),
         })
+    }
+
+    fn keys(&self) -> &'static [&'static str] {
+        const { &[S::VARIANT_PARAM, "position", "moves"] }
+    }
+
+    /// A lookup for a board read from a run (or refused at once); a board
+    /// solved in memory computes.
+    fn work_of(&self, params: &Params) -> Work {
+        match param(params, S::VARIANT_PARAM).map(str::trim) {
+            Some(v) if !self.boards.contains_key(v) && S::in_memory(v) => Work::Compute,
+            _ => Work::Lookup,
+        }
     }
 }
 

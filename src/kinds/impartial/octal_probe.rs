@@ -14,7 +14,9 @@ use crate::pipeline::Error;
 use crate::pipeline::RunView;
 use crate::pipeline::codec;
 use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES, RunShards};
-use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, Progress, param, required};
+use crate::pipeline::probe::{
+    Params, Probe, ProbeError, ProbeResult, Progress, Work, param, required,
+};
 
 /// Most values an answer from a run lists: `G(n − 999..=n)`.
 pub const RUN_LIST_MAX: usize = 1000;
@@ -56,17 +58,24 @@ pub const NS_PER_REST_UNIT: f64 = 0.16;
 /// the two halves and extrapolated to `end`. The prefix starts at
 /// [`ESTIMATE_PREFIX`] heaps and doubles while the estimate is above
 /// `limit` seconds and the next prefix is estimated to take at most a
-/// twentieth of it, since `p` measured on a short prefix overstates the
+/// twentieth of it (and stops, its values a shorter prefix, once `stop`
+/// is set), since `p` measured on a short prefix overstates the
 /// growth of some codes (0.6). BENCHMARKS.md ("Octal queries") has the
 /// estimate against the time taken.
-pub fn estimate_seconds(code: &OctalCode, values: &mut Vec<u32>, end: usize, limit: f64) -> f64 {
+pub fn estimate_seconds(
+    code: &OctalCode,
+    values: &mut Vec<u32>,
+    end: usize,
+    limit: f64,
+    stop: &std::sync::atomic::AtomicBool,
+) -> f64 {
     debug_assert!(values.is_empty());
     let seconds =
         |scans: f64, rest: f64| (scans * NS_PER_SCAN_UNIT + rest * NS_PER_REST_UNIT) * 1e-9;
     let mut e0 = ESTIMATE_PREFIX.min(end);
-    let mut w1 = code.extend_work(values, e0 / 2);
+    let mut w1 = code.extend_work_until(values, e0 / 2, stop);
     loop {
-        let w2 = code.extend_work(values, e0);
+        let w2 = code.extend_work_until(values, e0, stop);
         let scans = (w1.scans + w2.scans) as f64;
         if end <= e0 {
             return seconds(scans, (w1.rest + w2.rest) as f64);
@@ -82,7 +91,11 @@ pub fn estimate_seconds(code: &OctalCode, values: &mut Vec<u32>, end: usize, lim
             seconds(scans * grow.powf(p), rest_per_heap * e as f64)
         };
         let estimate = at(end);
-        if estimate <= limit || 2 * e0 > end || at(2 * e0) > limit / 20.0 {
+        if estimate <= limit
+            || 2 * e0 > end
+            || at(2 * e0) > limit / 20.0
+            || stop.load(std::sync::atomic::Ordering::Relaxed)
+        {
             return estimate;
         }
         w1 = OctalWork {
@@ -454,7 +467,10 @@ impl OctalProbe {
         let limit = progress
             .time_limit
             .map_or(f64::INFINITY, |l| l.as_secs_f64());
-        let seconds = estimate_seconds(&c, &mut values, end, limit);
+        let seconds = estimate_seconds(&c, &mut values, end, limit, &progress.stop);
+        if progress.stopped() {
+            return Err(progress.stopped_error(&what));
+        }
         progress.check_time(
             seconds,
             &what,
@@ -508,6 +524,28 @@ impl Probe for OctalProbe {
             .json()
             .to_string()
             .into_bytes())
+    }
+
+    fn keys(&self) -> &'static [&'static str] {
+        &["code", "n", "period"]
+    }
+
+    /// A lookup when a run of the code is served (it answers, or refuses a
+    /// heap past its `n_max` at once) or the request is malformed; else
+    /// the values are computed in memory.
+    fn work_of(&self, params: &Params) -> Work {
+        let Ok(req) = OctalRequest::from_params(params) else {
+            return Work::Lookup;
+        };
+        let Ok(c) = OctalCode::parse(&req.code) else {
+            return Work::Lookup;
+        };
+        let code = c.to_string();
+        if req.n > MAX_IN_MEMORY_N || self.runs.iter().any(|r| r.code == code) {
+            Work::Lookup
+        } else {
+            Work::Compute
+        }
     }
 
     fn describe(&self) -> serde_json::Value {

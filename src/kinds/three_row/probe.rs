@@ -23,7 +23,7 @@ use crate::pipeline::RunView;
 use crate::pipeline::kind::RunAccess;
 use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES, RunShards};
 use crate::pipeline::probe::{
-    Params, Probe, ProbeError, ProbeResult, Progress, open_run_of_kind, param, required,
+    Params, Probe, ProbeError, ProbeResult, Progress, Work, open_run_of_kind, param, required,
 };
 use crate::pipeline::resources::{check_allocation, cores};
 use crate::pipeline::shard::{Section, Shard, ShardHeader};
@@ -83,17 +83,38 @@ impl ThreeRowAnswer {
         (self.f >= self.q).then_some((self.f, self.q, self.r))
     }
 
-    /// The JSON form (what `query three-row --json` prints).
+    /// The JSON form (what `query three-row --json` prints and `serve`
+    /// answers). The row's fields are typed: `class` and `pattern` strings,
+    /// `q0`, `period` and `start` integers, `c` a number (an integer, or
+    /// for a periodic row the mean of its pattern, which may be a fraction:
+    /// then `c_exact` gives it exactly, e.g. `"7/3"`); a field the class
+    /// has not is `null`.
     pub fn json(&self) -> serde_json::Value {
         let fields: Vec<&str> = self.class_line.split(',').collect();
+        let field = |i: usize| fields.get(i).map(|s| s.trim()).filter(|s| !s.is_empty());
+        let int = |i: usize| field(i).and_then(|s| s.parse::<i64>().ok());
         serde_json::json!({
             "q": self.q, "r": self.r, "f": self.f, "f_source": self.f_source,
             "p_position": self.p_position().map(|(p, q, r)| [p, q, r]),
-            "class": fields.get(1), "c": fields.get(2), "q0": fields.get(3),
-            "period": fields.get(4), "start": fields.get(5), "pattern": fields.get(6),
+            "class": field(1), "c": field(2).and_then(number), "c_exact": field(2),
+            "q0": int(3), "period": int(4), "start": int(5), "pattern": field(6),
             "class_source": self.class_source,
         })
     }
+}
+
+/// A number written as an integer or a fraction `a/b`, as JSON: an
+/// integer, else the nearest float.
+fn number(s: &str) -> Option<serde_json::Value> {
+    if let Ok(i) = s.parse::<i64>() {
+        return Some(i.into());
+    }
+    let (a, b) = s.split_once('/')?;
+    let (a, b) = (a.trim().parse::<i64>().ok()?, b.trim().parse::<i64>().ok()?);
+    (b != 0)
+        .then(|| serde_json::Number::from_f64(a as f64 / b as f64))
+        .flatten()
+        .map(serde_json::Value::Number)
 }
 
 impl fmt::Display for ThreeRowAnswer {
@@ -120,8 +141,17 @@ impl fmt::Display for ThreeRowAnswer {
 /// columns `0..=q`), the class from a run's `tables/three-row-rows.csv`
 /// (read once) or from an in-memory run to `q_max`.
 pub struct ThreeRowProbe {
-    run: Option<(RunShards, OnceLock<Vec<String>>)>,
+    run: Option<ThreeRowRun>,
     cache: Arc<BlockCache>,
+}
+
+/// A `three-row` run: its shards, its `q_max` (its tiles hold `f(q, r)`
+/// for `r ≤ q ≤ q_max`, its rows table every row `r ≤ q_max`) and the rows
+/// table, read once.
+struct ThreeRowRun {
+    shards: RunShards,
+    q_max: u32,
+    rows: OnceLock<Vec<String>>,
 }
 
 /// The sections of tile `name` that a neighbour needs (`meta`, `diag`,
@@ -281,14 +311,30 @@ impl ThreeRowProbe {
                 view.plan.kind
             )));
         }
-        if let Some((other, _)) = &self.run {
+        if let Some(other) = &self.run {
             return Err(ProbeError::bad(format!(
                 "two three-row runs given: {} and {}",
-                other.view().dir.root().display(),
+                other.shards.view().dir.root().display(),
                 view.dir.root().display()
             )));
         }
-        self.run = Some((RunShards::new(view, self.cache.clone()), OnceLock::new()));
+        let q_max = view
+            .plan
+            .params
+            .get("q_max")
+            .and_then(toml::Value::as_integer)
+            .and_then(|q| u32::try_from(q).ok())
+            .ok_or_else(|| {
+                ProbeError::bad(format!(
+                    "{}: the plan gives no q_max",
+                    view.dir.root().display()
+                ))
+            })?;
+        self.run = Some(ThreeRowRun {
+            shards: RunShards::new(view, self.cache.clone()),
+            q_max,
+            rows: OnceLock::new(),
+        });
         Ok(())
     }
 
@@ -306,7 +352,61 @@ impl ThreeRowProbe {
     pub fn run_dir(&self) -> Option<String> {
         self.run
             .as_ref()
-            .map(|(v, _)| v.view().dir.root().display().to_string())
+            .map(|r| r.shards.view().dir.root().display().to_string())
+    }
+
+    /// Whether `params` reads the run (or is refused at once:
+    /// [`Work::Lookup`]) or solves in memory ([`Work::Compute`]).
+    pub fn work(&self, params: &Params) -> Work {
+        let Ok(a) = ThreeRowRequest::from_params(params) else {
+            return Work::Lookup;
+        };
+        // Refused at once.
+        if a.r > a.q || a.q > MAX_Q || a.q_max.is_some_and(|q| q > MAX_Q) {
+            return Work::Lookup;
+        }
+        match &self.run {
+            // f from the run's tiles, or a row not in its table (refused).
+            Some(run) if a.q <= run.q_max || a.r > run.q_max => Work::Lookup,
+            _ => Work::Compute,
+        }
+    }
+
+    /// Row `r`'s line of the run's rows table (read once), and where it
+    /// comes from. Refused, without reading, for a row past the run's
+    /// `q_max` (the table has rows `r ≤ q_max` only).
+    ///
+    /// # Errors
+    /// [`ProbeError::NotSolved`] for a row the table has not;
+    /// [`ProbeError::Run`] if the table cannot be read.
+    fn class_from_run(run: &ThreeRowRun, r: u32) -> ProbeResult<(String, String)> {
+        let view = run.shards.view();
+        let missing = || {
+            ProbeError::NotSolved(format!(
+                "row r = {r} is not in the rows table of the three-row run {}, which \
+                 classifies rows r ≤ {} (a three-row run with q_max ≥ {r} answers it)",
+                view.dir.root().display(),
+                run.q_max
+            ))
+        };
+        if r > run.q_max {
+            return Err(missing());
+        }
+        let p = view.dir.tables_dir().join("three-row-rows.csv");
+        let lines = match run.rows.get() {
+            Some(l) => l,
+            None => {
+                let text = std::fs::read_to_string(&p).map_err(Error::io(&p))?;
+                let _ = run.rows.set(text.lines().map(str::to_string).collect());
+                run.rows.get().expect("just set")
+            }
+        };
+        let key = r.to_string();
+        let line = lines
+            .iter()
+            .find(|l| l.split(',').next() == Some(key.as_str()))
+            .ok_or_else(missing)?;
+        Ok((line.clone(), p.display().to_string()))
     }
 
     /// `f(q, r)`, the P-position and row `r`'s class.
@@ -357,16 +457,24 @@ impl ThreeRowProbe {
                 )));
             }
         }
+        // The class first: a row the run does not classify is refused
+        // before f is computed.
+        let from_table = match &self.run {
+            Some(run) => Some(Self::class_from_run(run, a.r)?),
+            None => None,
+        };
         let from_run = match &self.run {
-            Some((shards, _)) => f_from_tiles(shards.view().jobs(), a.q, a.r, &|name| {
-                tile_sections(shards, name)
-            })?
-            .map(|(tile, f)| {
-                (
-                    f,
-                    format!("{tile} of run {}", shards.view().dir.root().display()),
-                )
-            }),
+            Some(ThreeRowRun { shards, .. }) => {
+                f_from_tiles(shards.view().jobs(), a.q, a.r, &|name| {
+                    tile_sections(shards, name)
+                })?
+                .map(|(tile, f)| {
+                    (
+                        f,
+                        format!("{tile} of run {}", shards.view().dir.root().display()),
+                    )
+                })
+            }
             None => None,
         };
         let (f, f_source, out) = match from_run {
@@ -381,27 +489,8 @@ impl ThreeRowProbe {
                 (f, format!("computed in memory to q = {}", a.q), Some(out))
             }
         };
-        let (class_line, class_source) = match &self.run {
-            Some((shards, rows)) => {
-                let view = shards.view();
-                let p = view.dir.tables_dir().join("three-row-rows.csv");
-                let lines = match rows.get() {
-                    Some(l) => l,
-                    None => {
-                        let text = std::fs::read_to_string(&p).map_err(Error::io(&p))?;
-                        let _ = rows.set(text.lines().map(str::to_string).collect());
-                        rows.get().expect("just set")
-                    }
-                };
-                let key = a.r.to_string();
-                let line = lines
-                    .iter()
-                    .find(|l| l.split(',').next() == Some(key.as_str()))
-                    .ok_or_else(|| {
-                        ProbeError::NotSolved(format!("row {} is not in {}", a.r, p.display()))
-                    })?;
-                (line.clone(), p.display().to_string())
-            }
+        let (class_line, class_source) = match from_table {
+            Some(line_and_source) => line_and_source,
             None => {
                 // The first solve already went to q_max when q = q_max.
                 let again;
@@ -450,5 +539,13 @@ impl Probe for ThreeRowProbe {
 
     fn describe(&self) -> serde_json::Value {
         serde_json::json!({ "run_dir": self.run_dir() })
+    }
+
+    fn keys(&self) -> &'static [&'static str] {
+        &["q", "r", "q_max"]
+    }
+
+    fn work_of(&self, params: &Params) -> Work {
+        self.work(params)
     }
 }

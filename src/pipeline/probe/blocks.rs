@@ -1,10 +1,11 @@
-//! Block-level access to a run's shards for probes: each shard opened once
-//! ([`ShardFile`]: header and index only), blocks read on demand, checked
+//! Block-level access to a run's shards for probes: each shard opened on
+//! first use ([`ShardFile`]: header and index only) and again when its file
+//! changes ([`RunShards`]), blocks read on demand, checked
 //! against their own checksums and kept in a cache bounded in bytes that all
 //! probes of a process share.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, RwLock};
 
 use crate::pipeline::Error;
 use crate::pipeline::RunView;
@@ -58,18 +59,51 @@ impl BlockCache {
     }
 }
 
-/// One opened shard: its job, the file, and a key in the cache.
+/// What says whether a shard's path still names the file that was opened:
+/// its length, modification time and (on Unix) device and inode. `run`
+/// replaces a damaged shard by renaming a new file over it (a new inode);
+/// a shard rewritten in place changes its modification time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    dev: u64,
+    ino: u64,
+}
+
+impl Stamp {
+    fn of(m: &std::fs::Metadata) -> Stamp {
+        #[cfg(unix)]
+        let (dev, ino) = {
+            use std::os::unix::fs::MetadataExt;
+            (m.dev(), m.ino())
+        };
+        #[cfg(not(unix))]
+        let (dev, ino) = (0, 0);
+        Stamp {
+            len: m.len(),
+            modified: m.modified().ok(),
+            dev,
+            ino,
+        }
+    }
+}
+
+/// One opened shard: the file, its key in the cache and the stamp of the
+/// file opened.
 struct Opened {
     file: ShardFile,
     key: u64,
+    stamp: Option<Stamp>,
 }
 
-/// One section of one opened shard, located by [`RunShards::section`].
+/// One section of one shard, located by [`RunShards::section`]. It names
+/// the section, not the file: a shard reopened because its file changed
+/// (see [`RunShards`]) is read through the same handle.
 #[derive(Clone)]
 pub struct SectionHandle {
     /// The job's place in the plan.
     job: usize,
-    opened: Arc<Opened>,
     /// The section's name and its index in the header.
     name: String,
     index: u64,
@@ -92,16 +126,29 @@ impl SectionHandle {
 
 /// The shards of one run directory, opened on first use, read block by
 /// block through a shared [`BlockCache`].
+///
+/// **Reopened when their files change.** Before every block read that the
+/// cache does not answer, the shard's path is stat'ed and compared with the
+/// file opened (length, modification time, device and inode): if `run`
+/// has since repaired the shard (a new file renamed over it), or it was
+/// rewritten in place, the new file is opened (header and index checked
+/// again) under a new cache key, so no block of the old file is read again
+/// and the old file's cached blocks age out. A long-running server thus
+/// answers from a repaired shard at once, without a restart. Blocks cached
+/// before the change keep answering: they passed their checksums, and a
+/// job's shard is the same bytes whenever it is computed.
 pub struct RunShards {
     view: RunView,
-    opened: Vec<OnceLock<Arc<Opened>>>,
+    opened: Vec<RwLock<Option<Arc<Opened>>>>,
     cache: Arc<BlockCache>,
 }
 
 impl RunShards {
     /// Block access to the shards of `view`.
     pub fn new(view: RunView, cache: Arc<BlockCache>) -> RunShards {
-        let opened = (0..view.plan.jobs.len()).map(|_| OnceLock::new()).collect();
+        let opened = (0..view.plan.jobs.len())
+            .map(|_| RwLock::new(None))
+            .collect();
         RunShards {
             view,
             opened,
@@ -124,14 +171,70 @@ impl RunShards {
             .ok_or_else(|| Error::job(name, "no such job in this plan"))
     }
 
-    /// Opens (once) the shard of the plan's job `i`: header and index read
-    /// and checked, and the header's job id, name and kind compared with the
-    /// plan.
+    /// The shard of the plan's job `i` as opened now, if it is.
+    fn current(&self, i: usize) -> Option<Arc<Opened>> {
+        self.opened[i]
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The shard of the plan's job `i`, opened on first use (and again
+    /// after an open failed: a shard missing or damaged now may be repaired
+    /// later).
     fn open(&self, i: usize) -> Result<Arc<Opened>, Error> {
-        let j = &self.view.plan.jobs[i];
-        if let Some(o) = self.opened[i].get() {
+        if let Some(o) = self.current(i) {
+            return Ok(o);
+        }
+        let mut slot = self.opened[i]
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(o) = &*slot {
             return Ok(o.clone());
         }
+        let o = self.open_file(i)?;
+        *slot = Some(o.clone());
+        Ok(o)
+    }
+
+    /// The shard of job `i` as it is on disk now: `seen` if its file has
+    /// not changed since it was opened, else the file reopened (replacing
+    /// `seen` for every later request).
+    ///
+    /// # Errors
+    /// As [`RunShards::section`], for a changed file that does not open.
+    fn fresh(&self, i: usize, seen: Arc<Opened>) -> Result<Arc<Opened>, Error> {
+        let path = self.view.dir.shard_path(&self.view.plan.jobs[i].id);
+        let now = std::fs::metadata(&path).ok().map(|m| Stamp::of(&m));
+        if now.is_some() && now == seen.stamp {
+            return Ok(seen);
+        }
+        let mut slot = self.opened[i]
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(o) = &*slot
+            && !Arc::ptr_eq(o, &seen)
+        {
+            // Another request reopened it meanwhile.
+            return Ok(o.clone());
+        }
+        match self.open_file(i) {
+            Ok(o) => {
+                *slot = Some(o.clone());
+                Ok(o)
+            }
+            Err(e) => {
+                *slot = None;
+                Err(e)
+            }
+        }
+    }
+
+    /// Opens the shard of the plan's job `i`: header and index read and
+    /// checked, and the header's job id, name and kind compared with the
+    /// plan; a new key in the cache.
+    fn open_file(&self, i: usize) -> Result<Arc<Opened>, Error> {
+        let j = &self.view.plan.jobs[i];
         let dir = &self.view.dir;
         let file = ShardFile::open(&dir.shard_path(&j.id))
             .map_err(|m| shard_error(dir, &j.name, &j.id, m))?;
@@ -147,9 +250,9 @@ impl RunShards {
                 ),
             ));
         }
+        let stamp = file.file_metadata().ok().map(|m| Stamp::of(&m));
         let key = self.cache.next_shard.fetch_add(1, Ordering::Relaxed);
-        let o = Arc::new(Opened { file, key });
-        Ok(self.opened[i].get_or_init(|| o).clone())
+        Ok(Arc::new(Opened { file, key, stamp }))
     }
 
     /// The error of job `job`'s shard saying `m`.
@@ -178,26 +281,45 @@ impl RunShards {
         Ok(SectionHandle {
             job,
             block_size: opened.file.block_size(),
-            opened,
             name: section.to_string(),
             index: index as u64,
             len,
         })
     }
 
-    /// The cache key of block `b` of section `s`: the shard's key, the
-    /// section's index in the header and the block.
-    fn key(s: &SectionHandle, b: u64) -> (u64, u64) {
-        (s.opened.key, s.index << 40 | b)
+    /// The cache key of block `b` of section `s` in shard `o`: the shard's
+    /// key, the section's index in the header and the block.
+    fn key(o: &Opened, s: &SectionHandle, b: u64) -> (u64, u64) {
+        (o.key, s.index << 40 | b)
     }
 
     /// Block `b` of section `s`, from the cache or read, checked and
-    /// decompressed (then cached).
+    /// decompressed (then cached). Before a read, the shard is reopened if
+    /// its file changed ([`RunShards`]).
     fn block(&self, s: &SectionHandle, b: u64) -> Result<Arc<Vec<u8>>, Error> {
+        let o = self.open(s.job)?;
+        if let Some(block) = self.cache.cache.get(&Self::key(&o, s, b)) {
+            return Ok(block);
+        }
+        let o = self.fresh(s.job, o)?;
+        let h = o.file.header();
+        let same = h.sections.iter().position(|(n, _)| *n == s.name) == Some(s.index as usize)
+            && o.file.section_len(&s.name) == Some(s.len)
+            && o.file.block_size() == s.block_size;
+        if !same {
+            return Err(self.error(
+                s.job,
+                format!(
+                    "section `{}` changed shape since this process located it \
+                     (the shard was replaced by another of a different layout)",
+                    s.name
+                ),
+            ));
+        }
         self.cache
             .cache
-            .get_or_insert_with(&Self::key(s, b), || {
-                s.opened.file.read_block(&s.name, b as usize).map(Arc::new)
+            .get_or_insert_with(&Self::key(&o, s, b), || {
+                o.file.read_block(&s.name, b as usize).map(Arc::new)
             })
             .map_err(|m| self.error(s.job, m))
     }
@@ -226,7 +348,8 @@ impl RunShards {
             return None;
         }
         let b = offset / s.block_size;
-        let block = self.cache.cache.get(&Self::key(s, b))?;
+        let o = self.current(s.job)?;
+        let block = self.cache.cache.get(&Self::key(&o, s, b))?;
         block.get((offset - b * s.block_size) as usize).copied()
     }
 

@@ -205,6 +205,54 @@ impl Progress {
 /// A request as `key=value` pairs (the query string of an HTTP request).
 pub type Params = BTreeMap<String, String>;
 
+/// What answering one request takes, so that a server can keep the two
+/// apart ([`Probe::work_of`]): `serve` runs lookups and computations under
+/// separate limits, so that a lookup never waits behind a solve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Work {
+    /// Reads a run's shards (a few blocks, or at most one tile solved
+    /// again), or answers from memory already filled, or refuses at once:
+    /// milliseconds.
+    Lookup,
+    /// Computes in memory (a solve, Grundy values beyond a run): up to the
+    /// work budget, seconds.
+    Compute,
+}
+
+/// The parameters of a request from its `key=value` pairs in order (a
+/// query string parsed), refusing a key given twice and a key not in
+/// `known` (what the probe of `game` accepts).
+///
+/// # Errors
+/// [`ProbeError::BadRequest`] naming the repeated or unknown parameter and,
+/// for an unknown one, the parameters `game` knows.
+pub fn params_of(
+    game: &str,
+    known: &[&str],
+    pairs: impl IntoIterator<Item = (String, String)>,
+) -> ProbeResult<Params> {
+    let mut out = Params::new();
+    for (k, v) in pairs {
+        if !known.contains(&k.as_str()) {
+            return Err(ProbeError::bad(format!(
+                "unknown parameter `{k}` for {game}: the parameters are {}",
+                known
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        if let Some(first) = out.get(&k) {
+            return Err(ProbeError::bad(format!(
+                "parameter `{k}` given twice (`{k}={first}` and `{k}={v}`): give it once"
+            )));
+        }
+        out.insert(k, v);
+    }
+    Ok(out)
+}
+
 /// A game's probe as `serve` sees it: requests as `key=value` pairs,
 /// answers as the JSON that `gametables query … --json` prints.
 pub trait Probe: Send + Sync {
@@ -255,6 +303,20 @@ pub trait Probe: Send + Sync {
     /// What this probe can answer (run directories, board sizes, boxes), as
     /// JSON for `GET /api/v1/` and the web page.
     fn describe(&self) -> serde_json::Value;
+
+    /// The parameters a request may give (any other is refused by
+    /// [`params_of`]), e.g. `["q", "r", "q_max"]`.
+    fn keys(&self) -> &'static [&'static str];
+
+    /// Whether answering `params` reads a run (or refuses at once:
+    /// [`Work::Lookup`]) or computes in memory ([`Work::Compute`]); decided
+    /// from the request and what the probe holds, without I/O. The default
+    /// says it computes (a probe that says nothing is kept off the lookups'
+    /// threads).
+    fn work_of(&self, params: &Params) -> Work {
+        let _ = params;
+        Work::Compute
+    }
 }
 
 /// The value of parameter `key`, if given.

@@ -89,6 +89,15 @@ impl ShardFile {
         self.section(name).ok().map(|s| s.len)
     }
 
+    /// The metadata of the file as opened (its length, modification time
+    /// and inode: what says whether the path now names another file).
+    ///
+    /// # Errors
+    /// If the file cannot be stat'ed.
+    pub fn file_metadata(&self) -> std::io::Result<std::fs::Metadata> {
+        self.file.metadata()
+    }
+
     /// The number of blocks of section `name`, if present.
     pub fn block_count(&self, name: &str) -> Option<usize> {
         self.section(name).ok().map(|s| s.count)
