@@ -5,7 +5,9 @@
 //! `crate::…`, `super::…` or `self::…`, or such a path anywhere in its code
 //! (types, calls, macros' paths are not seen), names brought in by `use`
 //! followed, and items reached through a `pub use` re-export resolved to the
-//! module that defines them. Inline modules (`mod tests { … }`) count as their
+//! module that defines them. A module whose code is split over files of
+//! private submodules (`mod part;` without `pub`) is one module for the cycle
+//! check (its parts may use each other). Inline modules (`mod tests { … }`) count as their
 //! file. The rules:
 //!
 //! - the graph has no cycle;
@@ -77,6 +79,9 @@ fn module_of(src: &Path, file: &Path) -> Module {
 #[derive(Default)]
 struct FileFacts {
     paths: Vec<Module>,
+    /// Submodules in files of their own declared without `pub` (`mod x;`):
+    /// the parts of one module split over several files.
+    private_children: BTreeSet<String>,
     reexports: BTreeMap<String, Module>,
 }
 
@@ -179,6 +184,12 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     }
 
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        if m.content.is_none()
+            && self.inline.is_empty()
+            && matches!(m.vis, syn::Visibility::Inherited)
+        {
+            self.facts.private_children.insert(m.ident.to_string());
+        }
         if m.content.is_some() {
             self.inline.push(m.ident.to_string());
             syn::visit::visit_item_mod(self, m);
@@ -239,6 +250,9 @@ impl<'ast> Visit<'ast> for Collector<'_> {
 }
 
 struct Graph {
+    /// Each module's unit: itself, or for a private submodule in a file of
+    /// its own (`mod x;`, one module's code split over files) its parent's.
+    units: BTreeMap<Module, Module>,
     modules: BTreeSet<Module>,
     edges: BTreeMap<Module, BTreeSet<Module>>,
     texts: BTreeMap<Module, (PathBuf, String)>,
@@ -276,6 +290,20 @@ impl Graph {
             facts.insert(m.clone(), c.facts);
             texts.insert(m, (f, text));
         }
+        // A module whose file is split into private submodules is one
+        // module: each such part's unit is its parent (for the cycle check).
+        let unit = |m: &Module| -> Module {
+            let mut u = m.clone();
+            while let Some(last) = u.last().cloned() {
+                let parent: Module = u[..u.len() - 1].to_vec();
+                match facts.get(&parent) {
+                    Some(f) if f.private_children.contains(&last) => u = parent,
+                    _ => break,
+                }
+            }
+            u
+        };
+        let units = modules.iter().map(|m| (m.clone(), unit(m))).collect();
         let mut edges: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
         for (m, f) in &facts {
             let e = edges.entry(m.clone()).or_default();
@@ -288,6 +316,7 @@ impl Graph {
             }
         }
         Graph {
+            units,
             modules,
             edges,
             texts,
@@ -310,6 +339,31 @@ impl Graph {
             }
         }
         seen
+    }
+
+    /// The graph with the parts of a split file joined: every module
+    /// replaced by its unit (`units`), edges within a unit dropped. Parts of
+    /// one file-split module may use each other (`use super::*` and the
+    /// parent's imports of its parts); cycles between units are still
+    /// cycles.
+    fn files_joined(&self) -> Graph {
+        let u = |m: &Module| self.units.get(m).cloned().unwrap_or_else(|| m.clone());
+        let mut edges: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
+        for (a, bs) in &self.edges {
+            let e = edges.entry(u(a)).or_default();
+            for b in bs {
+                if u(b) != u(a) {
+                    e.insert(u(b));
+                }
+            }
+        }
+        let modules: BTreeSet<Module> = self.modules.iter().map(u).collect();
+        Graph {
+            units: modules.iter().map(|m| (m.clone(), m.clone())).collect(),
+            modules,
+            edges,
+            texts: BTreeMap::new(),
+        }
     }
 
     /// The strongly connected components with more than one module.
@@ -388,6 +442,7 @@ impl Graph {
             }
         }
         Graph {
+            units: modules.iter().map(|m| (m.clone(), m.clone())).collect(),
             modules,
             edges,
             texts: BTreeMap::new(),
@@ -433,7 +488,7 @@ fn path_text(p: &[Module]) -> String {
 
 #[test]
 fn the_module_graph_has_no_cycle() {
-    let g = Graph::of_src();
+    let g = Graph::of_src().files_joined();
     let cycles = g.cycles();
     let text: Vec<String> = cycles
         .iter()
@@ -703,4 +758,62 @@ fn the_folder_check_fails_on_a_folder_cycle() {
     );
     let folders = fixed.folders();
     assert!(folders.edges[&vec!["plot".to_string()]].contains(&vec!["util".to_string()]));
+}
+
+/// A module split over files of private submodules (`mod part;`) is one
+/// module for the cycle check: its parts may use each other and their
+/// parent. A cycle through a public submodule, or between two modules
+/// whose parts use each other, is still found.
+#[test]
+fn the_parts_of_a_split_file_are_one_module_for_the_cycle_check() {
+    let src = Path::new("/src");
+    let file = |p: &str, t: &str| (src.join(p), t.to_string());
+    let g = Graph::of_files(
+        src,
+        vec![
+            file("lib.rs", "pub mod a; pub mod b;"),
+            file(
+                "a/mod.rs",
+                "mod part; pub mod open; use self::part::*; pub fn f() { crate::a::part::g(); }",
+            ),
+            file(
+                "a/part.rs",
+                "use super::*; pub(super) fn g() { crate::a::f(); }",
+            ),
+            file("a/open.rs", "pub fn h() { crate::a::f(); }"),
+            file("b/mod.rs", "pub fn k() {}"),
+        ],
+    );
+    assert_eq!(
+        g.cycles().len(),
+        1,
+        "parts use each other: a cycle of files"
+    );
+    assert!(g.files_joined().cycles().is_empty());
+    // A public submodule that the parent uses back is a cycle.
+    let g = Graph::of_files(
+        src,
+        vec![
+            file("lib.rs", "pub mod a;"),
+            file(
+                "a/mod.rs",
+                "pub mod open; pub fn f() { crate::a::open::h(); }",
+            ),
+            file("a/open.rs", "pub fn h() { crate::a::f(); }"),
+        ],
+    );
+    assert_eq!(g.files_joined().cycles().len(), 1);
+    // Two split modules whose parts use each other are a cycle of units.
+    let g = Graph::of_files(
+        src,
+        vec![
+            file("lib.rs", "pub mod a; pub mod b;"),
+            file("a/mod.rs", "mod part; pub fn f() {}"),
+            file("a/part.rs", "pub(super) fn g() { crate::b::k(); }"),
+            file("b/mod.rs", "mod part; pub fn k() {}"),
+            file("b/part.rs", "pub(super) fn m() { crate::a::f(); }"),
+        ],
+    );
+    let cycles = g.files_joined().cycles();
+    assert_eq!(cycles.len(), 1, "{cycles:?}");
 }
