@@ -12,9 +12,6 @@ use gametables::kinds::dodgem::probe::{DodgemProbe, DodgemRequest};
 use gametables::kinds::impartial::octal_probe::{OctalProbe, OctalRequest};
 use gametables::kinds::three_row::probe::{ThreeRowProbe, ThreeRowRequest};
 use gametables::pipeline::RunView;
-use gametables::pipeline::plan::PlanFile;
-use gametables::pipeline::rundir::RunDir;
-use gametables::pipeline::shard::craft;
 
 use crate::support::{gt, job_path, outcome, run_job, run_job_ok, serve, text, write_job};
 
@@ -46,37 +43,12 @@ fn a_damaged_block_fails_only_the_probes_that_read_it() {
     assert_eq!(call(&start).0, Some(0));
 
     // Flip one byte inside the `values` block of layer-2-2 (the start's layer).
-    let plan = PlanFile::load(&RunDir::new(&dir)).unwrap();
-    let j = plan.job("layer-2-2").unwrap();
-    let p = RunDir::new(&dir).shard_path(&j.id);
-    let bytes = std::fs::read(&p).unwrap();
-    let parts = craft::split(&bytes);
-    let vi = parts
-        .header
-        .sections
-        .iter()
-        .position(|s| s.0 == "values")
-        .unwrap();
-    let hlen = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    let before_blocks: usize = parts.header.sections[..vi]
-        .iter()
-        .map(|s| s.1.div_ceil(u64::from(parts.block_size)) as usize)
-        .sum();
-    let off = 16
-        + hlen
-        + parts.blocks[..before_blocks]
-            .iter()
-            .map(Vec::len)
-            .sum::<usize>()
-        + 3;
-    let mut bad = bytes.clone();
-    bad[off] ^= 0x20;
-    std::fs::write(&p, &bad).unwrap();
+    let id = crate::support::damage_values_block(&dir, "layer-2-2");
 
     let (code, _, err) = call(&start);
     assert_eq!(code, Some(1), "{err}");
     assert!(
-        err.contains("layer-2-2") && err.contains(&j.id[..12]),
+        err.contains("layer-2-2") && err.contains(&id[..12]),
         "{err}"
     );
     assert!(err.contains("block 0") && err.contains("checksum"), "{err}");

@@ -12,10 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use gametables::kinds::three_row::probe::{ThreeRowProbe, ThreeRowRequest};
-use gametables::pipeline::plan::PlanFile;
 use gametables::pipeline::probe::{Probe, ProbeError, Progress, Work};
-use gametables::pipeline::rundir::RunDir;
-use gametables::pipeline::shard::craft;
 
 use crate::support::{EXE, KillOnDrop, gt, job_path, outcome, run_job, run_job_ok, write_job};
 
@@ -218,37 +215,6 @@ fn three_row_outside_the_runs_rows_is_refused_before_computing() {
     assert_eq!(v["f"], memory.f, "{v}");
 }
 
-/// Flips one byte inside the first block of section `values` of job
-/// `job`'s shard in `dir` (in place).
-fn damage_values_block(dir: &Path, job: &str) {
-    let plan = PlanFile::load(&RunDir::new(dir)).unwrap();
-    let j = plan.job(job).unwrap();
-    let p = RunDir::new(dir).shard_path(&j.id);
-    let bytes = std::fs::read(&p).unwrap();
-    let parts = craft::split(&bytes);
-    let vi = parts
-        .header
-        .sections
-        .iter()
-        .position(|s| s.0 == "values")
-        .unwrap();
-    let hlen = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    let before_blocks: usize = parts.header.sections[..vi]
-        .iter()
-        .map(|s| s.1.div_ceil(u64::from(parts.block_size)) as usize)
-        .sum();
-    let off = 16
-        + hlen
-        + parts.blocks[..before_blocks]
-            .iter()
-            .map(Vec::len)
-            .sum::<usize>()
-        + 3;
-    let mut bad = bytes;
-    bad[off] ^= 0x20;
-    std::fs::write(&p, &bad).unwrap();
-}
-
 /// Row 8: a server answering 500 for a damaged shard answers again, with
 /// the repaired values, as soon as `run` has repaired the shard (no
 /// restart): the shard is reopened when its file changes. The 500 names
@@ -260,7 +226,7 @@ fn serve_reads_a_shard_again_once_run_repaired_it() {
     run_job_ok(&job_path("dodgem-3"), &dir);
     let d = dir.to_str().unwrap();
     let want = query_json(&["query", "dodgem", "--n", "3", "--run-dir", d]);
-    damage_values_block(&dir, "layer-2-2");
+    crate::support::damage_values_block(&dir, "layer-2-2");
     let (_server, site) = start(&[&dir], &[]);
     for _ in 0..2 {
         let (status, v, _) = get(&site, "/api/v1/dodgem?n=3");
@@ -382,7 +348,7 @@ fn api_errors_name_no_cli_flag_and_no_server_path() {
     let boxes = run_small(t.path(), "boxes", BOXES);
     let d3 = t.path().join("d3");
     run_job_ok(&job_path("dodgem-3"), &d3);
-    damage_values_block(&d3, "layer-2-2");
+    crate::support::damage_values_block(&d3, "layer-2-2");
     let (_server, site) = start(&[&tr, &kayles, &boxes, &d3], &["--max-work", "1000"]);
     let root = t.path().to_str().unwrap().to_string();
     for (target, status, says) in [

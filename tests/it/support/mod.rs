@@ -412,3 +412,35 @@ pub fn proptest_config(cases: u32) -> proptest::test_runner::Config {
         ..proptest::test_runner::Config::default()
     }
 }
+
+/// Flips one byte inside the first block of section `values` of job
+/// `job`'s shard in `dir` (in place); returns the job's id.
+pub fn damage_values_block(dir: &Path, job: &str) -> String {
+    let plan = PlanFile::load(&RunDir::new(dir)).unwrap();
+    let j = plan.job(job).unwrap();
+    let p = RunDir::new(dir).shard_path(&j.id);
+    let bytes = std::fs::read(&p).unwrap();
+    let parts = gametables::pipeline::shard::craft::split(&bytes);
+    let vi = parts
+        .header
+        .sections
+        .iter()
+        .position(|s| s.0 == "values")
+        .unwrap();
+    let hlen = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let before_blocks: usize = parts.header.sections[..vi]
+        .iter()
+        .map(|s| s.1.div_ceil(u64::from(parts.block_size)) as usize)
+        .sum();
+    let off = 16
+        + hlen
+        + parts.blocks[..before_blocks]
+            .iter()
+            .map(Vec::len)
+            .sum::<usize>()
+        + 3;
+    let mut bad = bytes;
+    bad[off] ^= 0x20;
+    std::fs::write(&p, &bad).unwrap();
+    j.id.clone()
+}
