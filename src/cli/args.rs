@@ -281,8 +281,9 @@ pub(super) struct QueryArgs {
     #[arg(long, global = true, default_value_t = crate::pipeline::probe::DEFAULT_MAX_WORK)]
     pub(super) max_work: u64,
     /// Longest this query may compute in memory, in seconds: a query whose
-    /// time model (octal Grundy values, three-row cells) estimates more is
-    /// refused at once, saying what to run instead.
+    /// time model estimates more is refused at once, saying what to run
+    /// instead (octal Grundy values; other in-memory queries are bounded by
+    /// --max-work and --memory).
     #[arg(long, global = true, default_value_t = DEFAULT_QUERY_TIME_LIMIT, value_parser = parse_seconds)]
     pub(super) time_limit: f64,
     #[command(subcommand)]

@@ -509,11 +509,11 @@ fn print_results(dir: &RunDir, result: &ResultFile, claims: &[crate::pipeline::C
     }
 }
 
-/// clap value parser for `--memory`.
-/// A positive number of seconds, e.g. `10` or `0.5`.
 /// Default of `query --time-limit`, in seconds.
 const DEFAULT_QUERY_TIME_LIMIT: f64 = 60.0;
 
+/// clap value parser of `--time-limit` and `--latency-wait`: a positive
+/// number of seconds, e.g. `10` or `0.5`.
 fn parse_seconds(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if v > 0.0 && v <= 1e6 => Ok(v),
@@ -521,6 +521,7 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
     }
 }
 
+/// clap value parser of `--memory`: a size above 0, e.g. `8G`.
 fn parse_memory(s: &str) -> Result<u64, String> {
     match parse_size(s)? {
         0 => Err("the memory budget must be more than 0".into()),

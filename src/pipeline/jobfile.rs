@@ -140,7 +140,7 @@ pub const MAX_JOB_FILE_BYTES: u64 = 1 << 20;
 /// The text of a job file of at most [`MAX_JOB_FILE_BYTES`].
 ///
 /// # Errors
-/// [`Error::Io`] if unreadable or not UTF-8; [`Error::JobFile`] if larger.
+/// [`Error::Io`] if unreadable; [`Error::JobFile`] if larger or not UTF-8.
 fn read_capped(path: &Path) -> Result<String> {
     use std::io::Read;
     let f = std::fs::File::open(path).map_err(Error::io(path))?;

@@ -432,23 +432,51 @@ fn changed_tables(dir: &Path, tables: &[TableDigest]) -> Option<String> {
     })
 }
 
-/// A run whose tables a reader (`report`, `plot`) may trust: every shard
-/// done and `result.toml` describing them and the tables as they are now.
+/// A run whose tables a reader (`report`, `plot`) may trust: `result.toml`
+/// lists exactly the plan's jobs, every shard opens with its header and
+/// block index intact (no shard is decoded: this is cheap on a run of
+/// hundreds of GB; `verify` and `status` read every byte), and every table
+/// has the SHA-256 `result.toml` lists.
 ///
 /// # Errors
 /// [`Error::Job`] naming the run and why: not merged yet, or stale
-/// (damaged, deleted or missing shards, tables edited since the merge).
+/// (a shard missing or damaged, tables edited since the merge).
 pub fn require_merged(view: &RunView) -> Result<()> {
-    match status(view).merge {
-        MergeState::Merged(_) => Ok(()),
-        MergeState::NotMerged => Err(Error::job(
-            view.dir.root().display().to_string(),
-            "the run is not merged yet (no result.toml): `gametables run` finishes and merges it",
-        )),
-        MergeState::Stale(why) => Err(Error::job(
-            view.dir.root().display().to_string(),
+    let run = view.dir.root().display().to_string();
+    let stale = |why: String| {
+        Error::job(
+            &run,
             format!("the run's tables are not the merge of its shards: {why}"),
-        )),
+        )
+    };
+    let r = match ResultFile::load(&view.dir.result_path()) {
+        Err(Error::Io { err, .. }) if err.kind() == std::io::ErrorKind::NotFound => {
+            return Err(Error::job(
+                &run,
+                "the run is not merged yet (no result.toml): `gametables run` finishes and merges it",
+            ));
+        }
+        Err(e) => return Err(stale(format!("result.toml unreadable ({e})"))),
+        Ok(r) => r,
+    };
+    if !r
+        .shards
+        .iter()
+        .map(|d| &d.id)
+        .eq(view.plan.jobs.iter().map(|j| &j.id))
+    {
+        return Err(stale("result.toml lists other jobs than the plan".into()));
+    }
+    for j in &view.plan.jobs {
+        super::state::open_shard_file(&view.dir, &view.plan.kind, &j.name, &j.id).map_err(|e| {
+            stale(format!(
+                "{e}; `run` recomputes it, `status` and `verify` check every shard"
+            ))
+        })?;
+    }
+    match changed_tables(&view.dir.tables_dir(), &r.tables) {
+        Some(why) => Err(stale(why)),
+        None => Ok(()),
     }
 }
 

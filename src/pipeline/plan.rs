@@ -27,12 +27,21 @@ pub const MAX_PLAN_JOBS: usize = 20_000;
 /// box of the most parts (1,000, each reading every earlier one) has 499,500.
 pub const MAX_PLAN_INPUTS: u64 = 500_000;
 
-/// Why a plan of `n` jobs is refused ([`MAX_PLAN_JOBS`], [`MAX_PLAN_INPUTS`]).
+/// Why a plan of `n` jobs is refused ([`MAX_PLAN_JOBS`]).
 pub fn too_many_jobs(n: usize) -> String {
     format!(
-        "{n} jobs or more, or jobs reading more than {MAX_PLAN_INPUTS} shards of others \
-         in all: above the {MAX_PLAN_JOBS} jobs a plan may have; split the job file into \
-         several, or give fewer, larger jobs"
+        "{n} jobs or more, above the {MAX_PLAN_JOBS} jobs a plan may have; split the job \
+         file into several, or give fewer, larger jobs"
+    )
+}
+
+/// Why a plan whose jobs read `n` shards of others in all is refused
+/// ([`MAX_PLAN_INPUTS`]).
+pub fn too_many_inputs(n: u64) -> String {
+    format!(
+        "its jobs would read {n} shards of other jobs or more, above the {MAX_PLAN_INPUTS} \
+         a plan may have (each part of a split box reads every earlier part); give fewer \
+         parts (a larger job_memory or window_positions) or split the job file"
     )
 }
 

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use crate::support::{
-    HERMETIC_PATH, exits, gt, in_own_process, job_path, ok, output_with_rusage, plan_cmd, run_cmd,
-    show, text, write_job,
+    exits, gt, in_own_process, job_path, ok, output_with_rusage, plan_cmd, run_cmd, show, text,
+    write_job,
 };
 
 /// A `chomp-boxes` job file listing `boxes`.
@@ -73,19 +73,37 @@ fn a_job_file_over_1_mib_is_refused_unread() {
     assert!(!out.contains(":0:0"), "{out}");
 }
 
-/// Row 1: a small job file whose boxes split into more jobs than a plan
-/// may have is refused before they are listed.
+/// Row 1: a small job file whose boxes split into more jobs, or more
+/// input references, than a plan may have is refused before they are
+/// listed, each limit saying its own name.
 #[test]
-fn a_plan_of_more_than_20000_jobs_is_refused() {
+fn a_plan_of_more_than_20000_jobs_or_500000_inputs_is_refused() {
     let t = tempfile::tempdir().unwrap();
-    // 57 boxes of 45,000 to 64,000 staircases in windows of 64: about
-    // 40,000 parts, each reading the earlier parts of its box.
-    let job = boxes_job(t.path(), "w.toml", (300..357).map(|c| (2, c)));
-    let mut text = std::fs::read_to_string(&job).unwrap();
-    text.push_str("window_positions = 64\n");
-    std::fs::write(&job, text).unwrap();
+    let with_window = |name: &str, boxes: Vec<(u32, u32)>, window: u64| {
+        let job = boxes_job(t.path(), name, boxes.into_iter());
+        let mut text = std::fs::read_to_string(&job).unwrap();
+        text.push_str(&format!("window_positions = {window}\n"));
+        std::fs::write(&job, text).unwrap();
+        job
+    };
+    // 1×c boxes, c = 14,000 … 19,999, in windows of 5,056 ranks (5,000
+    // rounded up to 64): 3 or 4 parts each, about 22,800 jobs, but few
+    // input references (at most 6 a box).
+    let job = with_window(
+        "jobs.toml",
+        (14_000..20_000).map(|c| (1, c)).collect(),
+        5000,
+    );
     let out = exits(gt().arg("plan").arg(&job), 1);
-    assert!(out.contains("20000 jobs a plan may have"), "{out}");
+    assert!(
+        out.contains("above the 20000 jobs a plan may have"),
+        "{out}"
+    );
+    // Two boxes of 45,000–64,000 staircases in windows of 64: about 700
+    // parts each, each reading every earlier part of its box.
+    let job = with_window("inputs.toml", vec![(2, 300), (2, 356)], 64);
+    let out = exits(gt().arg("plan").arg(&job), 1);
+    assert!(out.contains("above the 500000 a plan may have"), "{out}");
 }
 
 /// Row 2: an octal query said "more than about a second" and ran for
@@ -201,13 +219,20 @@ fn a_quixo_position_no_game_reaches_is_said_unreachable() {
 /// saying so, and asks for the memory the plan says.
 #[test]
 fn tests_read_no_host_slurm_and_a_hanging_sinfo_is_not_waited_for() {
-    let c = gt();
-    let path = c
-        .get_envs()
-        .find(|(k, _)| *k == "PATH")
-        .and_then(|(_, v)| v.map(|v| v.to_owned()));
+    // With no PATH of its own, the command finds no Slurm: the dry run
+    // assumes the default array size and names no node limit. (Unless the
+    // tests were told to keep the host's PATH, for a real cluster.)
     if std::env::var_os(crate::support::HOST_PATH_ENV).is_none() {
-        assert_eq!(path.as_deref(), Some(std::ffi::OsStr::new(HERMETIC_PATH)));
+        let t = tempfile::tempdir().unwrap();
+        let o = ok(gt()
+            .arg("run")
+            .arg(job_path("dodgem-3"))
+            .arg("--run-dir")
+            .arg(t.path().join("run"))
+            .args(["--executor", "slurm", "--dry-run"]));
+        let out = text(&o);
+        assert!(out.contains("(assumed: no `scontrol` on PATH)"), "{out}");
+        assert!(!out.contains("node limits unknown"), "{out}");
     }
     let t = tempfile::tempdir().unwrap();
     let bin = t.path().join("bin");

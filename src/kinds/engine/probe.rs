@@ -401,43 +401,9 @@ impl<S: EngineGame> EngineProbe<S> {
         let Some(value) = lookup(&p)? else {
             return Ok(None);
         };
-        let reachable = match &board.source {
-            Source::Run {
-                shards,
-                reach,
-                reached,
-                ..
-            } => {
-                let (l, r) = game.rank(&S::position(&p));
-                if reached[l] {
-                    let h = match reach[l].get() {
-                        Some(h) => h,
-                        None if !io => return Ok(None),
-                        None => {
-                            let h = shards.section(&reach_job(&game.layer_name(l)), "reachable")?;
-                            reach[l].get_or_init(|| h)
-                        }
-                    };
-                    let byte = if io {
-                        shards.byte_at(h, r / 8)?
-                    } else {
-                        match shards.cached_byte(h, r / 8) {
-                            Some(b) => b,
-                            None => return Ok(None),
-                        }
-                    };
-                    Some(byte >> (r % 8) & 1 == 1)
-                } else {
-                    None
-                }
-            }
-            Source::Memory(_, bits) => bits
-                .get_or_init(|| S::start(game).map(|s| reach_all(game, S::position(&s), 1)))
-                .as_ref()
-                .map(|b| {
-                    let (l, r) = game.rank(&S::position(&p));
-                    b[l][(r / 64) as usize] >> (r % 64) & 1 == 1
-                }),
+        let (l, r) = game.rank(&S::position(&p));
+        let Some(reachable) = reach_bit::<S>(game, &board.source, l, r, io) else {
+            return Ok(None);
         };
         let note = S::over(game, &p);
         let mut moves = Vec::new();
@@ -478,6 +444,63 @@ fn variant_json(v: &str) -> serde_json::Value {
     v.trim()
         .parse::<u64>()
         .map_or_else(|_| v.into(), serde_json::Value::from)
+}
+
+/// Whether play from the start reaches rank `r` of layer `l` (see
+/// [`EngineAnswer::reachable`]): from the run's `reach-LAYER` shard, or
+/// from the reachable bits computed in memory. `None` when the bit is not
+/// cached and `io` is false (the caller asks again with I/O allowed);
+/// `Some(None)` when not known: no reachability job of that layer, or its
+/// shard unreadable (logged; the value is answered all the same).
+fn reach_bit<S: EngineGame>(
+    game: &S::Game,
+    source: &Source,
+    l: usize,
+    r: u64,
+    io: bool,
+) -> Option<Option<bool>> {
+    match source {
+        Source::Run {
+            shards,
+            reach,
+            reached,
+            ..
+        } => {
+            if !reached[l] {
+                return Some(None);
+            }
+            let job = reach_job(&game.layer_name(l));
+            let h = match reach[l].get() {
+                Some(h) => h,
+                None if !io => return None,
+                None => match shards.section(&job, "reachable") {
+                    Ok(h) => reach[l].get_or_init(|| h),
+                    Err(e) => {
+                        tracing::warn!("{job}: reachable bits unreadable: {e}");
+                        return Some(None);
+                    }
+                },
+            };
+            let byte = if io {
+                match shards.byte_at(h, r / 8) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        tracing::warn!("{job}: reachable bits unreadable: {e}");
+                        return Some(None);
+                    }
+                }
+            } else {
+                shards.cached_byte(h, r / 8)?
+            };
+            // Bit r of the little-endian u64 words is bit r % 8 of byte r / 8.
+            Some(Some((byte >> (r % 8)) & 1 == 1))
+        }
+        Source::Memory(_, bits) => Some(
+            bits.get_or_init(|| S::start(game).map(|s| reach_all(game, S::position(&s), 1)))
+                .as_ref()
+                .map(|b| (b[l][(r / 64) as usize] >> (r % 64)) & 1 == 1),
+        ),
+    }
 }
 
 /// Best first: shortest wins, draws, longest losses.

@@ -38,6 +38,11 @@ pub const LONG_OCTAL_WORK: u64 = 300_000_000_000;
 /// ([`estimate_seconds`]): under 0.1 s for the slowest codes tried.
 pub const ESTIMATE_PREFIX: usize = 8192;
 
+/// Most seconds the estimate's prefix may take by its own estimate
+/// ([`estimate_seconds`] doubles it while the next prefix stays under this
+/// and a twentieth of the limit), so a refusal comes within about a second.
+pub const ESTIMATE_BUDGET: f64 = 0.3;
+
 /// Nanoseconds of one unit of the certifying scans of
 /// [`OctalCode::extend_work`] (vectorised comparisons) on one core here,
 /// fitted on `query octal 0.76` (BENCHMARKS.md, "Octal queries").
@@ -58,7 +63,7 @@ pub const NS_PER_REST_UNIT: f64 = 0.16;
 /// the two halves and extrapolated to `end`. The prefix starts at
 /// [`ESTIMATE_PREFIX`] heaps and doubles while the estimate is above
 /// `limit` seconds and the next prefix is estimated to take at most a
-/// twentieth of it (and stops, its values a shorter prefix, once `stop`
+/// twentieth of it and [`ESTIMATE_BUDGET`] (and stops, its values a shorter prefix, once `stop`
 /// is set), since `p` measured on a short prefix overstates the
 /// growth of some codes (0.6). BENCHMARKS.md ("Octal queries") has the
 /// estimate against the time taken.
@@ -93,7 +98,7 @@ pub fn estimate_seconds(
         let estimate = at(end);
         if estimate <= limit
             || 2 * e0 > end
-            || at(2 * e0) > limit / 20.0
+            || at(2 * e0) > (limit / 20.0).min(ESTIMATE_BUDGET)
             || stop.load(std::sync::atomic::Ordering::Relaxed)
         {
             return estimate;
@@ -467,6 +472,7 @@ impl OctalProbe {
         let limit = progress
             .time_limit
             .map_or(f64::INFINITY, |l| l.as_secs_f64());
+        progress.start(0, format!("the time of {what} (a prefix of it)"));
         let seconds = estimate_seconds(&c, &mut values, end, limit, &progress.stop);
         if progress.stopped() {
             return Err(progress.stopped_error(&what));

@@ -183,7 +183,7 @@ impl Progress {
         match self.time_limit {
             Some(limit) if seconds > limit.as_secs_f64() => Err(ProbeError::NotSolved(format!(
                 "{what} would take about {} by its estimate, more than the {} s \
-                 allowed per request here; {instead}",
+                 allowed per request here (--time-limit); {instead}",
                 crate::pipeline::resources::fmt_seconds(seconds.ceil() as u64),
                 limit.as_secs_f64()
             ))),

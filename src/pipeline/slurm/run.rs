@@ -154,8 +154,14 @@ pub(super) fn node_limits(opts: &SlurmOptions) -> Option<NodeLimits> {
     match call_within(&sinfo, &args, LIMITS_QUERY_TIMEOUT) {
         Ok(text) => parse_node_limits(&text, opts.partition.is_none()),
         Err(why) => {
-            tracing::warn!("node limits unknown: {why}");
-            eprintln!("warning: node limits unknown ({why}); no task's request is capped by them");
+            // Said once a process: `run` asks again on every round.
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| {
+                tracing::warn!("node limits unknown: {why}");
+                eprintln!(
+                    "warning: node limits unknown ({why}); no task's request is capped by them"
+                );
+            });
             None
         }
     }

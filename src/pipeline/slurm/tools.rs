@@ -140,49 +140,73 @@ impl Tools {
 pub const LIMITS_QUERY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// [`call_once`] given at most `within`: a command still running then is
-/// killed and an error returned saying so.
+/// killed (and reaped) and an error returned saying so. The child is waited
+/// for here (polled every 20 ms), its output read on two threads, so it is
+/// never reaped elsewhere before it is killed.
 pub(super) fn call_within(
     exe: &Path,
     args: &[String],
     within: Duration,
 ) -> std::result::Result<String, String> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let (exe2, args2) = (exe.to_path_buf(), args.to_vec());
+    use std::io::Read;
     let name = exe
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let child = Command::new(&exe2)
-        .args(&args2)
+    let mut child = Command::new(exe)
+        .args(args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .map_err(|e| format!("`{name}` could not start: {e}"))?;
-    let pid = child.id();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(within) {
-        Ok(Ok(out)) if out.status.success() => {
-            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-        }
-        Ok(Ok(out)) => Err(format!(
-            "`{name}` failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        )),
-        Ok(Err(e)) => Err(format!("`{name}` could not run: {e}")),
-        Err(_) => {
-            // SAFETY: kill(2) on the pid of our own child, which has not been
-            // reaped (its waiting thread is still blocked on it).
-            unsafe {
-                libc::kill(pid as libc::pid_t, libc::SIGKILL);
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut buf);
             }
-            Err(format!(
-                "`{name}` did not answer within {} s",
-                within.as_secs()
-            ))
+            buf
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let deadline = Instant::now() + within;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "`{name}` did not answer within {} s",
+                    within.as_secs()
+                ));
+            }
+            Err(e) => return Err(format!("`{name}` could not be waited for: {e}")),
         }
+    };
+    let (out, err) = (
+        out.join().unwrap_or_default(),
+        err.join().unwrap_or_default(),
+    );
+    if status.success() {
+        Ok(String::from_utf8_lossy(&out).into_owned())
+    } else {
+        Err(format!(
+            "`{name}` failed ({status}): {}",
+            String::from_utf8_lossy(&err).trim()
+        ))
     }
 }
 

@@ -844,16 +844,15 @@ impl JobKind for ChompBoxes {
             // grows with the square of a box's parts, bounded here before
             // any is listed.
             let parts = len.div_ceil(w);
-            inputs += parts * parts.saturating_sub(1) / 2;
-            if jobs.len() as u64 + parts > crate::pipeline::plan::MAX_PLAN_JOBS as u64
-                || inputs > crate::pipeline::plan::MAX_PLAN_INPUTS
-            {
-                return Err(error_at_key(
-                    path,
-                    text,
-                    "boxes",
-                    crate::pipeline::plan::too_many_jobs(jobs.len() + parts as usize),
-                ));
+            let at = |m: String| error_at_key(path, text, "boxes", m);
+            if jobs.len() as u64 + parts > crate::pipeline::plan::MAX_PLAN_JOBS as u64 {
+                return Err(at(crate::pipeline::plan::too_many_jobs(
+                    jobs.len() + parts as usize,
+                )));
+            }
+            inputs = inputs.saturating_add(parts.saturating_mul(parts.saturating_sub(1)) / 2);
+            if inputs > crate::pipeline::plan::MAX_PLAN_INPUTS {
+                return Err(at(crate::pipeline::plan::too_many_inputs(inputs)));
             }
             let mut names = Vec::new();
             let mut start = 0;
