@@ -211,6 +211,64 @@ fn init_logging(default: &str) {
         .try_init();
 }
 
+/// `plan JOB_FILE [--run-dir DIR [--force]] [--memory SIZE]`: each job's
+/// memory and the summary; with `--run-dir`, the plan written there.
+fn cmd_plan(
+    job_file: &Path,
+    run_dir: Option<&Path>,
+    force: bool,
+    memory: Option<u64>,
+) -> anyhow::Result<ExitCode> {
+    if let Some(m) = memory {
+        set_allocation_limit(m);
+    }
+    let jf = read_job_file(job_file, &registry())?;
+    let plan = PlanFile::from_job_file(&jf)?;
+    match run_dir {
+        Some(run_dir) => {
+            let dir = RunDir::new(run_dir);
+            let _lock = dir.lock()?;
+            write_plan(&dir, &plan, force)?;
+            outln!(
+                "planned {} job(s) of kind {} in {}",
+                plan.jobs.len(),
+                plan.kind,
+                run_dir.display()
+            );
+        }
+        None => outln!(
+            "plan of {} job(s) of kind {} (not written: give --run-dir DIR to write it)",
+            plan.jobs.len(),
+            plan.kind
+        ),
+    }
+    let width = plan.jobs.iter().map(|j| j.name.len()).max().unwrap_or(0);
+    for j in &plan.jobs {
+        outln!(
+            "  {}  {:width$}  {:>10} memory{}",
+            &j.id[..12],
+            j.name,
+            fmt_bytes(j.memory),
+            if j.threads > 1 {
+                format!(", {} threads", j.threads)
+            } else {
+                String::new()
+            }
+        );
+    }
+    outln!("{}", plan.resources());
+    // The budget `run --memory` would have: the one given, else what
+    // is available here now.
+    let (budget, whose) = match memory {
+        Some(m) => (Some(m), "with this --memory"),
+        None => (available_memory(), "here"),
+    };
+    if let Some(Err(e)) = budget.map(|b| plan.check_memory(b)) {
+        outln!("note: a local run {whose} would refuse it: {e}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Run(args) => cmd_run(args),
@@ -219,56 +277,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             run_dir,
             force,
             memory,
-        } => {
-            if let Some(m) = memory {
-                set_allocation_limit(m);
-            }
-            let jf = read_job_file(&job_file, &registry())?;
-            let plan = PlanFile::from_job_file(&jf)?;
-            match &run_dir {
-                Some(run_dir) => {
-                    let dir = RunDir::new(run_dir);
-                    let _lock = dir.lock()?;
-                    write_plan(&dir, &plan, force)?;
-                    outln!(
-                        "planned {} job(s) of kind {} in {}",
-                        plan.jobs.len(),
-                        plan.kind,
-                        run_dir.display()
-                    );
-                }
-                None => outln!(
-                    "plan of {} job(s) of kind {} (not written: give --run-dir DIR to write it)",
-                    plan.jobs.len(),
-                    plan.kind
-                ),
-            }
-            let width = plan.jobs.iter().map(|j| j.name.len()).max().unwrap_or(0);
-            for j in &plan.jobs {
-                outln!(
-                    "  {}  {:width$}  {:>10} memory{}",
-                    &j.id[..12],
-                    j.name,
-                    fmt_bytes(j.memory),
-                    if j.threads > 1 {
-                        format!(", {} threads", j.threads)
-                    } else {
-                        String::new()
-                    }
-                );
-            }
-            outln!("{}", plan.resources());
-            // The budget `run --memory` would have: the one given, else what
-            // is available here now.
-            let (budget, whose) = match memory {
-                Some(m) => (Some(m), "with this --memory"),
-                None => (available_memory(), "here"),
-            };
-            if let Some(Err(e)) = budget.map(|b| plan.check_memory(b)) {
-                outln!("note: a local run {whose} would refuse it: {e}");
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        } => cmd_plan(&job_file, run_dir.as_deref(), force, memory),
         Command::Worker {
             manifest,
             run_dir,
@@ -529,29 +538,12 @@ fn parse_memory(s: &str) -> Result<u64, String> {
     }
 }
 
-fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    if args.run_dir.is_some() && args.job_files.len() > 1 {
-        Cli::command()
-            .error(
-                clap::error::ErrorKind::ArgumentConflict,
-                "--run-dir needs a single job file (each job file gets its own run directory)",
-            )
-            .exit();
-    }
-    let workers = args.workers.map_or_else(cores, |w| w as usize);
-    let exe = std::env::current_exe().context("cannot find the gametables executable")?;
-    let memory_budget = match args.memory {
-        Some(m) => {
-            // The budget bounds the plans too (PlanFile::from_job_file checks).
-            set_allocation_limit(m);
-            m
-        }
-        None => available_memory().context(
-            "cannot read the available memory from /proc/meminfo; give a budget with --memory",
-        )?,
-    };
+/// The Slurm options of `run --executor slurm` (`None` for a local run),
+/// after refusing options that need the other executor (clap's usage
+/// error, exit 2).
+fn slurm_options(args: &RunArgs, exe: &Path) -> Option<SlurmOptions> {
     let slurm_opts = (args.executor == Executor::Slurm).then(|| SlurmOptions {
-        exe: exe.clone(),
+        exe: exe.to_path_buf(),
         partition: args.partition.clone(),
         sbatch_args: args.sbatch_args.clone(),
         array_limit: args.workers.map(|w| w as usize),
@@ -590,6 +582,31 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
             )
             .exit();
     }
+    slurm_opts
+}
+
+fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    if args.run_dir.is_some() && args.job_files.len() > 1 {
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--run-dir needs a single job file (each job file gets its own run directory)",
+            )
+            .exit();
+    }
+    let workers = args.workers.map_or_else(cores, |w| w as usize);
+    let exe = std::env::current_exe().context("cannot find the gametables executable")?;
+    let memory_budget = match args.memory {
+        Some(m) => {
+            // The budget bounds the plans too (PlanFile::from_job_file checks).
+            set_allocation_limit(m);
+            m
+        }
+        None => available_memory().context(
+            "cannot read the available memory from /proc/meminfo; give a budget with --memory",
+        )?,
+    };
+    let slurm_opts = slurm_options(&args, &exe);
     let req = RunRequest {
         job_files: args.job_files.clone(),
         run_dir: args.run_dir.clone(),
