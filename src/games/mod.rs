@@ -6,4 +6,5 @@ pub mod dodgem;
 pub mod impartial;
 pub mod quixo;
 pub mod retrograde;
+pub mod square;
 pub mod three_row;

@@ -468,18 +468,7 @@ impl Board {
             n: self.n,
             last_file: (b'a' + self.n as u8 - 1) as char,
         };
-        let t = s.trim().to_ascii_lowercase();
-        let mut chars = t.chars();
-        let file = chars.next().ok_or_else(bad)?;
-        let rank: usize = chars.as_str().parse().map_err(|_| bad())?;
-        if !file.is_ascii_lowercase() {
-            return Err(bad());
-        }
-        let x = (file as u8 - b'a') as usize;
-        if x >= self.n || rank == 0 || rank > self.n {
-            return Err(bad());
-        }
-        Ok(x + self.n * (rank - 1))
+        crate::games::square::parse_square(s, self.n).ok_or_else(bad)
     }
 
     /// A move in our notation: `a2-b2`, or `e4-off` for a car leaving.

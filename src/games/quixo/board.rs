@@ -468,18 +468,9 @@ impl Rules {
             name: text.to_string(),
             n: self.n,
         };
-        let t = text.trim().to_ascii_lowercase();
-        let mut chars = t.chars();
-        let file = chars.next().ok_or_else(bad)?;
-        let rank: usize = chars.as_str().parse().map_err(|_| bad())?;
-        if !file.is_ascii_lowercase() {
-            return Err(bad());
-        }
-        let x = (file as u8 - b'a') as usize;
-        if x >= self.n || rank == 0 || rank > self.n {
-            return Err(bad());
-        }
-        Ok((x + self.n * (rank - 1)) as u8)
+        crate::games::square::parse_square(text, self.n)
+            .map(|sq| sq as u8)
+            .ok_or_else(bad)
     }
 
     /// The name of a move: source cell, `-`, insertion cell (`b1-a1`: take
