@@ -80,7 +80,9 @@ fn count_text(n: u128) -> String {
 /// the numbers instead of aborting in an allocation.
 ///
 /// # Errors
-/// [`Error::JobFile`] at `key`, naming the jobs, inputs, bytes and limit.
+/// [`Error::JobFile`] at `key`: more jobs or input references than a plan may
+/// have ([`super::plan::MAX_PLAN_JOBS`], [`super::plan::MAX_PLAN_INPUTS`]), or a
+/// plan larger than the allocation limit, naming the numbers.
 pub fn check_plan_size(path: &Path, text: &str, key: &str, jobs: u128, inputs: u128) -> Result<()> {
     let bytes = jobs
         .saturating_mul(PLAN_BYTES_PER_JOB)
@@ -91,7 +93,17 @@ pub fn check_plan_size(path: &Path, text: &str, key: &str, jobs: u128, inputs: u
         count_text(inputs)
     );
     super::resources::check_allocation(&what, u64::try_from(bytes).unwrap_or(u64::MAX))
-        .map_err(|e| error_at_key(path, text, key, e))
+        .map_err(|e| error_at_key(path, text, key, e))?;
+    use super::plan::{MAX_PLAN_INPUTS, MAX_PLAN_JOBS, too_many_inputs, too_many_jobs};
+    if jobs > MAX_PLAN_JOBS as u128 {
+        let n = usize::try_from(jobs).unwrap_or(usize::MAX);
+        return Err(error_at_key(path, text, key, too_many_jobs(n)));
+    }
+    if inputs > u128::from(MAX_PLAN_INPUTS) {
+        let n = u64::try_from(inputs).unwrap_or(u64::MAX);
+        return Err(error_at_key(path, text, key, too_many_inputs(n)));
+    }
+    Ok(())
 }
 
 /// Parses a job file's text into the kind's parameter struct `T` (which

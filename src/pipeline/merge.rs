@@ -439,22 +439,22 @@ fn changed_tables(dir: &Path, tables: &[TableDigest]) -> Option<String> {
 /// has the SHA-256 `result.toml` lists.
 ///
 /// # Errors
-/// [`Error::Job`] naming the run and why: not merged yet, or stale
+/// [`Error::RunDir`] naming the run and why: not merged yet, or stale
 /// (a shard missing or damaged, tables edited since the merge).
 pub fn require_merged(view: &RunView) -> Result<()> {
-    let run = view.dir.root().display().to_string();
-    let stale = |why: String| {
-        Error::job(
-            &run,
-            format!("the run's tables are not the merge of its shards: {why}"),
-        )
+    let run = || view.dir.root().to_path_buf();
+    let stale = |why: String| Error::RunDir {
+        path: run(),
+        message: format!("the run's tables are not the merge of its shards: {why}"),
     };
     let r = match ResultFile::load(&view.dir.result_path()) {
         Err(Error::Io { err, .. }) if err.kind() == std::io::ErrorKind::NotFound => {
-            return Err(Error::job(
-                &run,
-                "the run is not merged yet (no result.toml): `gametables run` finishes and merges it",
-            ));
+            return Err(Error::RunDir {
+                path: run(),
+                message: "the run is not merged yet (no result.toml): `gametables run` \
+                          finishes and merges it"
+                    .into(),
+            });
         }
         Err(e) => return Err(stale(format!("result.toml unreadable ({e})"))),
         Ok(r) => r,

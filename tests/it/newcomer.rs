@@ -315,3 +315,27 @@ fn the_messages_a_newcomer_met_are_plain() {
     );
     assert!(out.contains("does not exist"), "{out}");
 }
+
+/// Row 1, found again by a newcomer: a census job file of `n_max = 130`
+/// planned 3,600 jobs reading millions of shards in 1.46 GB; every kind's
+/// counted plan now has the same bounds as a box list.
+#[test]
+fn a_census_plan_over_the_input_bound_is_refused_at_once() {
+    if !in_own_process("newcomer::a_census_plan_over_the_input_bound_is_refused_at_once") {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let job = write_job(
+        t.path(),
+        "c130.toml",
+        "kind = \"chomp-census\"\nn_max = 130\n",
+    );
+    let (o, ru) = output_with_rusage(gt().arg("plan").arg(&job));
+    assert_eq!(o.status.code(), Some(1), "{}", show(&o));
+    assert!(
+        text(&o).contains("above the 500000 a plan may have"),
+        "{}",
+        show(&o)
+    );
+    assert!(ru.ru_maxrss < 100 << 10, "{} KiB", ru.ru_maxrss);
+}

@@ -133,13 +133,7 @@ impl GrundyProbe {
     /// # Errors
     /// [`ProbeError::BadRequest`] if `view` holds another kind.
     pub fn add_run(&mut self, view: RunView) -> ProbeResult<()> {
-        if view.plan.kind != "chomp-grundy" {
-            return Err(ProbeError::bad(format!(
-                "{} is a `{}` run, not chomp-grundy",
-                view.dir.root().display(),
-                view.plan.kind
-            )));
-        }
+        crate::pipeline::probe::require_kind(&view, "chomp-grundy")?;
         self.runs.push(BoxRun::new(view, self.cache.clone())?);
         Ok(())
     }

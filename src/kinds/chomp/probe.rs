@@ -106,13 +106,7 @@ impl ChompProbe {
     /// # Errors
     /// [`ProbeError::BadRequest`] if `view` holds another kind.
     pub fn add_run(&mut self, view: RunView) -> ProbeResult<()> {
-        if view.plan.kind != "chomp-boxes" {
-            return Err(ProbeError::bad(format!(
-                "{} is a `{}` run, not chomp-boxes",
-                view.dir.root().display(),
-                view.plan.kind
-            )));
-        }
+        crate::pipeline::probe::require_kind(&view, "chomp-boxes")?;
         self.runs.push(BoxRun::new(view, self.cache.clone())?);
         Ok(())
     }

@@ -241,12 +241,7 @@ impl DodgemProbe {
     /// run directory already gives this size.
     pub fn add_run(&mut self, view: RunView) -> ProbeResult<usize> {
         let dir = view.dir.root().display().to_string();
-        if view.plan.kind != "dodgem" {
-            return Err(ProbeError::bad(format!(
-                "{dir} is a `{}` run, not dodgem",
-                view.plan.kind
-            )));
-        }
+        crate::pipeline::probe::require_kind(&view, "dodgem")?;
         let n = view
             .plan
             .params

@@ -235,13 +235,7 @@ impl<S: EngineGame> EngineProbe<S> {
     /// run already gives this board.
     pub fn add_run(&mut self, view: RunView) -> ProbeResult<String> {
         let dir = view.dir.root().display().to_string();
-        if view.plan.kind != S::KIND {
-            return Err(ProbeError::bad(format!(
-                "{dir} is a `{}` run, not {}",
-                view.plan.kind,
-                S::KIND
-            )));
-        }
+        crate::pipeline::probe::require_kind(&view, S::KIND)?;
         let params = view.plan.params.clone();
         let variant = S::board(&params);
         if let Some(BoardSource {

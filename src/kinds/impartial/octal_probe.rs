@@ -40,8 +40,9 @@ pub const ESTIMATE_PREFIX: usize = 8192;
 
 /// Most seconds the estimate's prefix may take by its own estimate
 /// ([`estimate_seconds`] doubles it while the next prefix stays under this
-/// and a twentieth of the limit), so a refusal comes within about a second.
-pub const ESTIMATE_BUDGET: f64 = 0.3;
+/// and a twentieth of the limit), so a refusal comes within about two
+/// seconds (before `query` says it is computing).
+pub const ESTIMATE_BUDGET: f64 = 1.0;
 
 /// Nanoseconds of one unit of the certifying scans of
 /// [`OctalCode::extend_work`] (vectorised comparisons) on one core here,
@@ -347,12 +348,7 @@ impl OctalProbe {
     /// valid code or `n_max`.
     pub fn add_run(&mut self, view: RunView) -> ProbeResult<()> {
         let dir = view.dir.root().display().to_string();
-        if view.plan.kind != "octal" {
-            return Err(ProbeError::bad(format!(
-                "{dir} is a `{}` run, not octal",
-                view.plan.kind
-            )));
-        }
+        crate::pipeline::probe::require_kind(&view, "octal")?;
         let code = view
             .plan
             .params

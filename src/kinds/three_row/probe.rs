@@ -304,13 +304,7 @@ impl ThreeRowProbe {
     /// # Errors
     /// [`ProbeError::BadRequest`] if it is another kind or a run is already set.
     pub fn add_run(&mut self, view: RunView) -> ProbeResult<()> {
-        if view.plan.kind != "three-row" {
-            return Err(ProbeError::bad(format!(
-                "{} is a `{}` run, not three-row",
-                view.dir.root().display(),
-                view.plan.kind
-            )));
-        }
+        crate::pipeline::probe::require_kind(&view, "three-row")?;
         if let Some(other) = &self.run {
             return Err(ProbeError::bad(format!(
                 "two three-row runs given: {} and {}",

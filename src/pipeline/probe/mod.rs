@@ -385,6 +385,22 @@ pub fn parse_list<T: std::str::FromStr>(s: &str, what: &str) -> ProbeResult<Vec<
         .collect()
 }
 
+/// Refuses a run of another job kind than `kind` (what every probe's
+/// `add_run` checks first).
+///
+/// # Errors
+/// [`ProbeError::BadRequest`] naming the run, its kind and `kind`.
+pub fn require_kind(view: &RunView, kind: &str) -> ProbeResult<()> {
+    if view.plan.kind == kind {
+        return Ok(());
+    }
+    Err(ProbeError::bad(format!(
+        "{} is a `{}` run, not {kind}",
+        view.dir.root().display(),
+        view.plan.kind
+    )))
+}
+
 /// Opens a run directory that must hold a run of job kind `kind`.
 ///
 /// # Errors
