@@ -81,7 +81,7 @@ fn count_text(n: u128) -> String {
 ///
 /// # Errors
 /// [`Error::JobFile`] at `key`: more jobs or input references than a plan may
-/// have ([`super::plan::MAX_PLAN_JOBS`], [`super::plan::MAX_PLAN_INPUTS`]), or a
+/// have ([`MAX_PLAN_JOBS`], [`MAX_PLAN_INPUTS`]), or a
 /// plan larger than the allocation limit, naming the numbers.
 pub fn check_plan_size(path: &Path, text: &str, key: &str, jobs: u128, inputs: u128) -> Result<()> {
     let bytes = jobs
@@ -94,7 +94,6 @@ pub fn check_plan_size(path: &Path, text: &str, key: &str, jobs: u128, inputs: u
     );
     super::resources::check_allocation(&what, u64::try_from(bytes).unwrap_or(u64::MAX))
         .map_err(|e| error_at_key(path, text, key, e))?;
-    use super::plan::{MAX_PLAN_INPUTS, MAX_PLAN_JOBS, too_many_inputs, too_many_jobs};
     if jobs > MAX_PLAN_JOBS as u128 {
         let n = usize::try_from(jobs).unwrap_or(usize::MAX);
         return Err(error_at_key(path, text, key, too_many_jobs(n)));
@@ -143,8 +142,36 @@ fn plain_message(m: &str) -> String {
     m
 }
 
+/// Most jobs one plan may have: a plan takes a few KiB a job in memory (the
+/// job's parameters, id, inputs), so 20,000 jobs plan in well under 100 MB.
+/// Far above any standard job file (the largest, 10×80 Chomp, has 149).
+pub const MAX_PLAN_JOBS: usize = 20_000;
+
+/// Most input references (a job reading another's shard) one plan may
+/// have: about 150 bytes each in memory, so at most about 75 MB. One Chomp
+/// box of the most parts (1,000, each reading every earlier one) has 499,500.
+pub const MAX_PLAN_INPUTS: u64 = 500_000;
+
+/// Why a plan of `n` jobs is refused ([`MAX_PLAN_JOBS`]).
+pub fn too_many_jobs(n: usize) -> String {
+    format!(
+        "{n} jobs or more, above the {MAX_PLAN_JOBS} jobs a plan may have; split the job \
+         file into several, or give fewer, larger jobs"
+    )
+}
+
+/// Why a plan whose jobs read `n` shards of others in all is refused
+/// ([`MAX_PLAN_INPUTS`]).
+pub fn too_many_inputs(n: u64) -> String {
+    format!(
+        "its jobs would read {n} shards of other jobs or more, above the {MAX_PLAN_INPUTS} \
+         a plan may have (each part of a split box reads every earlier part); give fewer \
+         parts (a larger job_memory or window_positions) or split the job file"
+    )
+}
+
 /// Largest job file read, in bytes: 1 MiB holds about 80,000 box entries
-/// (a box is about 12 bytes), more than [`crate::pipeline::plan::MAX_PLAN_JOBS`]
+/// (a box is about 12 bytes), more than [`MAX_PLAN_JOBS`]
 /// allows, and parses in under 100 MB; a larger file (or `/dev/zero`) is
 /// refused before it is read whole.
 pub const MAX_JOB_FILE_BYTES: u64 = 1 << 20;

@@ -11,39 +11,11 @@ use serde::{Deserialize, Serialize};
 
 use super::digest::{is_digest, sha256_hex};
 use super::error::{Error, Result};
-use super::jobfile::JobFile;
+use super::jobfile::{JobFile, MAX_PLAN_JOBS, too_many_jobs};
 use super::kind::{DEFAULT_JOB_MEMORY, JobSpec};
 use super::resources::{fmt_bytes, fmt_seconds};
 use super::rundir::RunDir;
 use super::shard::Durability;
-
-/// Most jobs one plan may have: a plan takes a few KiB a job in memory (the
-/// job's parameters, id, inputs), so 20,000 jobs plan in well under 100 MB.
-/// Far above any standard job file (the largest, 10×80 Chomp, has 149).
-pub const MAX_PLAN_JOBS: usize = 20_000;
-
-/// Most input references (a job reading another's shard) one plan may
-/// have: about 150 bytes each in memory, so at most about 75 MB. One Chomp
-/// box of the most parts (1,000, each reading every earlier one) has 499,500.
-pub const MAX_PLAN_INPUTS: u64 = 500_000;
-
-/// Why a plan of `n` jobs is refused ([`MAX_PLAN_JOBS`]).
-pub fn too_many_jobs(n: usize) -> String {
-    format!(
-        "{n} jobs or more, above the {MAX_PLAN_JOBS} jobs a plan may have; split the job \
-         file into several, or give fewer, larger jobs"
-    )
-}
-
-/// Why a plan whose jobs read `n` shards of others in all is refused
-/// ([`MAX_PLAN_INPUTS`]).
-pub fn too_many_inputs(n: u64) -> String {
-    format!(
-        "its jobs would read {n} shards of other jobs or more, above the {MAX_PLAN_INPUTS} \
-         a plan may have (each part of a split box reads every earlier part); give fewer \
-         parts (a larger job_memory or window_positions) or split the job file"
-    )
-}
 
 /// Version of the plan and manifest formats.
 pub const SCHEMA: u32 = 1;

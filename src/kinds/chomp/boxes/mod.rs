@@ -726,7 +726,7 @@ pub fn plan_box_list(
             "`boxes` is empty: give at least one [rows, cols]",
         ));
     }
-    if boxes.len() > crate::pipeline::plan::MAX_PLAN_JOBS {
+    if boxes.len() > crate::pipeline::jobfile::MAX_PLAN_JOBS {
         return Err(error_at_key(
             path,
             text,
@@ -734,7 +734,7 @@ pub fn plan_box_list(
             format!(
                 "`boxes` lists {} boxes: {}",
                 boxes.len(),
-                crate::pipeline::plan::too_many_jobs(boxes.len())
+                crate::pipeline::jobfile::too_many_jobs(boxes.len())
             ),
         ));
     }
@@ -845,14 +845,14 @@ impl JobKind for ChompBoxes {
             // any is listed.
             let parts = len.div_ceil(w);
             let at = |m: String| error_at_key(path, text, "boxes", m);
-            if jobs.len() as u64 + parts > crate::pipeline::plan::MAX_PLAN_JOBS as u64 {
-                return Err(at(crate::pipeline::plan::too_many_jobs(
+            if jobs.len() as u64 + parts > crate::pipeline::jobfile::MAX_PLAN_JOBS as u64 {
+                return Err(at(crate::pipeline::jobfile::too_many_jobs(
                     jobs.len() + parts as usize,
                 )));
             }
             inputs = inputs.saturating_add(parts.saturating_mul(parts.saturating_sub(1)) / 2);
-            if inputs > crate::pipeline::plan::MAX_PLAN_INPUTS {
-                return Err(at(crate::pipeline::plan::too_many_inputs(inputs)));
+            if inputs > crate::pipeline::jobfile::MAX_PLAN_INPUTS {
+                return Err(at(crate::pipeline::jobfile::too_many_inputs(inputs)));
             }
             let mut names = Vec::new();
             let mut start = 0;
