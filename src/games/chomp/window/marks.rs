@@ -4,6 +4,114 @@
 
 use super::*;
 
+/// The carry's short cut for a far P-position: one whose first row c is
+/// below every first row of the window (every staircase of first row c lies
+/// below the window). Its only predecessors that can lie in the window come
+/// from a bite in the first row, lengthened to a first row r of the window,
+/// the rest of the run of rows equal to c raised in [c, r] and the rows
+/// after it unchanged. With the second row shorter than c (most of them)
+/// that is one rank per r, `x − term(0, c) + term(0, r)`: a few additions
+/// instead of unranking and bisecting (the rank of a staircase is the sum
+/// of its rows' terms, see [`ChompBox`]).
+///
+/// State for ascending ranks: the first row c of the last rank seen.
+pub(super) struct FarRow {
+    /// First row of the ranks `block..next`.
+    c: u32,
+    /// `term(0, c)`: the first rank of first row c.
+    block: u64,
+    /// `term(0, c + 1)` (`u64::MAX` for c = n).
+    next: u64,
+    /// First rows of the window's first and last ranks.
+    first: u32,
+    last: u32,
+    /// First rank of the window.
+    start: u64,
+}
+
+impl FarRow {
+    /// The state for ranks from `x` on, for the window `start..end`
+    /// (non-empty).
+    pub(super) fn new(b: &ChompBox, x: u64, start: u64, end: u64) -> FarRow {
+        let row0 = |y: u64| {
+            (0..=b.n as u32)
+                .rev()
+                .find(|&r| b.term(0, r) <= y)
+                .unwrap_or(0)
+        };
+        let c = row0(x);
+        let mut f = FarRow {
+            c,
+            block: b.term(0, c),
+            next: 0,
+            first: row0(start),
+            last: row0(end.max(start + 1) - 1),
+            start,
+        };
+        f.next = f.next_block(b);
+        f
+    }
+
+    fn next_block(&self, b: &ChompBox) -> u64 {
+        if self.c as usize == b.n {
+            u64::MAX
+        } else {
+            b.term(0, self.c + 1)
+        }
+    }
+
+    /// If the P-position of rank `x` (not below the last rank given) is of
+    /// the short cut's kind, marks its predecessors in the sink's range and
+    /// returns true; else false (the caller walks it).
+    #[inline(always)]
+    pub(super) fn marks<S: Marks>(&mut self, b: &ChompBox, x: u64, sink: &S) -> bool {
+        while x >= self.next {
+            self.c += 1;
+            self.block = self.next;
+            self.next = self.next_block(b);
+        }
+        let c = self.c;
+        // Rows after the first exist, c > 0, and the block of first row c
+        // lies below the window.
+        if b.m < 2 || c == 0 || self.next > self.start {
+            return false;
+        }
+        let off = x - self.block;
+        if off < b.term(1, c) {
+            // The second row is shorter than c: one predecessor per first
+            // row r of the window.
+            for r in self.first.max(c + 1)..=self.last {
+                let y = off + b.term(0, r);
+                if y >= sink.hi() {
+                    break;
+                }
+                if y >= sink.lo() {
+                    sink.set_unclipped(y);
+                }
+            }
+            return true;
+        }
+        // Rows 0..t are all c (t ≥ 2), row t shorter: the first row
+        // lengthened to r, rows 1..t raised to any non-increasing values in
+        // [c, r].
+        let mut rest = off - b.term(1, c);
+        let mut t = 2;
+        while t < b.m && rest >= b.term(t, c) {
+            rest -= b.term(t, c);
+            t += 1;
+        }
+        let base = x - b.colsum(c, t);
+        for r in self.first.max(c + 1)..=self.last {
+            let acc = base + b.term(0, r);
+            if acc >= sink.hi() {
+                break;
+            }
+            b.raise_run_in(1, t, c, r, acc, sink);
+        }
+        true
+    }
+}
+
 impl ChompBox {
     /// Marks the predecessors of the P-position `q` (rank `x`, free rows
     /// `k..m` at most `cap`) that the prefix scan does not gather as masks:

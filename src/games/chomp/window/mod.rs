@@ -57,7 +57,12 @@
 //!    P-position: its first row or two); the lengths of a bitten row whose
 //!    predecessors all lie below the window are skipped by bisection. In
 //!    the last parts of a wide box these were most of the carry's time
-//!    (BENCHMARKS.md, "the carry").
+//!    (BENCHMARKS.md, "the carry"). A *far* P-position, whose first row's
+//!    staircases all lie below the window, is not unranked at all
+//!    (`marks::FarRow`): its only predecessors there lengthen its first row
+//!    to one of the window's (raising the rest of its run of rows equal to
+//!    it), a few additions each. Every thread still reads every earlier
+//!    P-position, but a far one costs each thread a few nanoseconds.
 //! 2. *Inside, layer by layer*: the blocks of a layer go to the threads one
 //!    at a time, each to the first thread that asks (a shared counter:
 //!    blocks differ in size by orders of magnitude). A thread copies the

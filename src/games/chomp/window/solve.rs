@@ -1,6 +1,7 @@
 //! Solving a window: its layers of blocks, each block scanned rank by rank,
 //! the counts by number of squares.
 
+use super::marks::FarRow;
 use super::*;
 
 impl ChompBox {
@@ -112,7 +113,11 @@ impl ChompBox {
             let carry = |k: usize| {
                 let sink = owned(k);
                 let (mut q, mut pre, mut depth) = (vec![0u32; m], vec![0u64; m + 1], 0);
+                let mut far = FarRow::new(self, chunk[0], start, end);
                 for &x in chunk {
+                    if far.marks(self, x, &sink) {
+                        continue;
+                    }
                     self.unrank_for_carry(x, sink.lo(), &mut q, &mut pre, &mut depth);
                     self.mark_predecessors_in::<_, true>(x, &q, 0..m, self.n as u32, &sink);
                 }

@@ -586,3 +586,85 @@ fn spans_are_the_lengths_of_prefix_intervals() {
     // Staircases with r₀ = 4: ranks term(0, 4) .. term(0, 5) = span(1, 4) of them.
     assert_eq!(b.term(0, 5) - b.term(0, 4), b.span(1, 4));
 }
+
+/// Marks recorded one by one within `lo..hi` (ranges expanded).
+struct RecordIn(std::cell::RefCell<Vec<u64>>, u64, u64);
+
+impl Marks for RecordIn {
+    fn lo(&self) -> u64 {
+        self.1
+    }
+    fn hi(&self) -> u64 {
+        self.2
+    }
+    fn set_unclipped(&self, y: u64) {
+        assert!(
+            y >= self.1 && y < self.2,
+            "mark {y} outside {}..{}",
+            self.1,
+            self.2
+        );
+        self.0.borrow_mut().push(y);
+    }
+    fn set_range(&self, a: u64, b: u64) {
+        self.0.borrow_mut().extend(a.max(self.1)..b.min(self.2));
+    }
+}
+
+/// The carry's short cut for far P-positions ([`FarRow`]) marks in a sink
+/// exactly what the full walk marks (`mark_predecessors_in` on the whole
+/// unranked staircase), for every rank below windows cut anywhere in small
+/// boxes (every rank as if it were a P-position), sinks narrower than the
+/// window (a thread's part) included, and it takes at least the ranks whose
+/// second row is shorter than a first row whose block lies below the window.
+#[test]
+fn the_far_row_short_cut_marks_what_the_full_walk_marks() {
+    use super::marks::FarRow;
+    for (m, n, parts) in [
+        (3, 7, 5),
+        (4, 6, 6),
+        (5, 5, 7),
+        (6, 3, 4),
+        (2, 9, 5),
+        (7, 4, 5),
+    ] {
+        let b = ChompBox::new(m, n).unwrap();
+        let mut rows = vec![0u32; m];
+        for part in 1..parts {
+            let start = b.len() * part / parts;
+            let end = (b.len() * (part + 1) / parts).max(start + 1).min(b.len());
+            for (lo, hi) in [
+                (start, end),
+                (start, start + (end - start) / 2),
+                ((start + end) / 2, end),
+            ] {
+                let mut far = FarRow::new(&b, 0, start, end);
+                let mut taken = 0;
+                for x in 0..start {
+                    let short = RecordIn(Default::default(), lo, hi);
+                    let took = far.marks(&b, x, &short);
+                    b.unrank(x, &mut rows);
+                    let at =
+                        format!("{m}x{n} window {start}..{end} sink {lo}..{hi} rank {x} {rows:?}");
+                    let below = b.term(0, rows[0]) + b.span(1, rows[0]) <= start;
+                    if below && rows[0] > 0 && rows[1] < rows[0] {
+                        assert!(took, "{at}: not taken");
+                    }
+                    if !took {
+                        continue;
+                    }
+                    taken += 1;
+                    let full = RecordIn(Default::default(), lo, hi);
+                    b.mark_predecessors_in::<_, false>(x, &rows, 0..m, n as u32, &full);
+                    let (mut got, mut want) = (short.0.into_inner(), full.0.into_inner());
+                    got.sort_unstable();
+                    want.sort_unstable();
+                    assert_eq!(got, want, "{at}");
+                }
+                if part + 1 == parts && lo == start && hi == end {
+                    assert!(taken > 0, "{m}x{n}: the short cut took no rank");
+                }
+            }
+        }
+    }
+}
