@@ -24,7 +24,8 @@ pub fn drawn(r: std::result::Result<PlotFile, PlotError>) -> Result<PlotFile> {
 }
 
 /// Draws every picture of the run's kind into `RUN_DIR/plots/`; returns each
-/// picture with the paths written (SVG, PNG).
+/// picture with the paths written (SVG, PNG). A kind that draws none gets
+/// no `plots/` folder.
 ///
 /// # Errors
 /// If the run is not merged (no `result.toml`), a table or shard cannot be
@@ -41,10 +42,16 @@ pub fn write_plots(view: &RunView) -> Result<Vec<(PlotFile, PathBuf, PathBuf)>> 
             ),
         ));
     }
+    // Drawn first: a kind that draws nothing, or a picture that fails,
+    // leaves no empty `plots/` behind.
+    let plots = view.kind.plots(view)?;
+    if plots.is_empty() {
+        return Ok(Vec::new());
+    }
     let dir = view.dir.plots_dir();
     std::fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
     let mut out = Vec::new();
-    for p in view.kind.plots(view)? {
+    for p in plots {
         let svg = dir.join(format!("{}.svg", p.stem));
         let png = dir.join(format!("{}.png", p.stem));
         write_atomic(&svg, &p.svg)?;

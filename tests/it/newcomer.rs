@@ -339,3 +339,18 @@ fn a_census_plan_over_the_input_bound_is_refused_at_once() {
     );
     assert!(ru.ru_maxrss < 100 << 10, "{} KiB", ru.ru_maxrss);
 }
+
+/// Left over from the newcomer's list: `plot` on a kind that draws no
+/// pictures (here `chomp-boxes`) made an empty `plots/` folder. It says so
+/// and leaves none.
+#[test]
+fn plot_of_a_kind_without_pictures_leaves_no_empty_folder() {
+    let t = tempfile::tempdir().unwrap();
+    let run = t.path().join("boxes");
+    let job = t.path().join("boxes.toml");
+    std::fs::write(&job, "kind = \"chomp-boxes\"\nboxes = [[3, 4]]\n").unwrap();
+    ok(&mut run_cmd(&job, &run));
+    let o = ok(gt().arg("plot").arg(&run));
+    assert!(text(&o).contains("draws no pictures"), "{}", text(&o));
+    assert!(!run.join("plots").exists(), "an empty plots/ was made");
+}
