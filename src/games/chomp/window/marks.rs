@@ -72,7 +72,7 @@ impl FarRow {
         }
         let c = self.c;
         // Rows after the first exist, c > 0, and the block of first row c
-        // lies below the window.
+        // lies below the window (so c is below every first row of it).
         if b.m < 2 || c == 0 || self.next > self.start {
             return false;
         }
@@ -80,7 +80,7 @@ impl FarRow {
         if off < b.term(1, c) {
             // The second row is shorter than c: one predecessor per first
             // row r of the window.
-            for r in self.first.max(c + 1)..=self.last {
+            for r in self.first..=self.last {
                 let y = off + b.term(0, r);
                 if y >= sink.hi() {
                     break;
@@ -101,7 +101,7 @@ impl FarRow {
             t += 1;
         }
         let base = x - b.colsum(c, t);
-        for r in self.first.max(c + 1)..=self.last {
+        for r in self.first..=self.last {
             let acc = base + b.term(0, r);
             if acc >= sink.hi() {
                 break;

@@ -48,21 +48,39 @@ fn odometer_turns_through_every_setting_in_rank_order() {
     }
 }
 
-/// Marks recorded one by one (ranges expanded).
-struct Record(std::cell::RefCell<Vec<u64>>);
+/// Marks recorded one by one within `lo..hi` (ranges expanded).
+struct Record(std::cell::RefCell<Vec<u64>>, u64, u64);
+
+impl Record {
+    /// Records every rank.
+    fn all() -> Record {
+        Record::within(0, u64::MAX)
+    }
+
+    /// Records the ranks `lo..hi`; a single mark outside them panics.
+    fn within(lo: u64, hi: u64) -> Record {
+        Record(Default::default(), lo, hi)
+    }
+}
 
 impl Marks for Record {
     fn lo(&self) -> u64 {
-        0
+        self.1
     }
     fn hi(&self) -> u64 {
-        u64::MAX
+        self.2
     }
     fn set_unclipped(&self, y: u64) {
+        assert!(
+            y >= self.1 && y < self.2,
+            "mark {y} outside {}..{}",
+            self.1,
+            self.2
+        );
         self.0.borrow_mut().push(y);
     }
     fn set_range(&self, a: u64, b: u64) {
-        self.0.borrow_mut().extend(a..b);
+        self.0.borrow_mut().extend(a.max(self.1)..b.min(self.2));
     }
 }
 
@@ -97,13 +115,13 @@ fn raises_mark_every_raised_run_once() {
                             })
                             .collect();
                         want.sort_unstable();
-                        let rec = Record(Default::default());
+                        let rec = Record::all();
                         b.raise_run_all(k, t, j, top, rest, &rec);
                         let mut got = rec.0.into_inner();
                         got.sort_unstable();
                         assert_eq!(got, want, "{m}x{n} all k {k} t {t} j {j} top {top}");
                         if t < m {
-                            let rec = Record(Default::default());
+                            let rec = Record::all();
                             b.raise_group::<Record, false>(k, t, j, top, rest, &[0, 7], &rec);
                             let mut got = rec.0.into_inner();
                             got.sort_unstable();
@@ -352,7 +370,7 @@ fn last_row_bites_mark_the_longer_last_rows() {
     let b = ChompBox::new(3, 9).unwrap();
     let q = [7u32, 5, 2];
     let x = b.rank_rows(&q);
-    let rec = Record(Default::default());
+    let rec = Record::all();
     b.mark_predecessors_in::<_, true>(x, &q, 2..3, 5, &rec);
     let want: Vec<u64> = (3..=5).map(|l| b.rank_rows(&[7, 5, l])).collect();
     assert_eq!(rec.0.into_inner(), want);
@@ -587,30 +605,6 @@ fn spans_are_the_lengths_of_prefix_intervals() {
     assert_eq!(b.term(0, 5) - b.term(0, 4), b.span(1, 4));
 }
 
-/// Marks recorded one by one within `lo..hi` (ranges expanded).
-struct RecordIn(std::cell::RefCell<Vec<u64>>, u64, u64);
-
-impl Marks for RecordIn {
-    fn lo(&self) -> u64 {
-        self.1
-    }
-    fn hi(&self) -> u64 {
-        self.2
-    }
-    fn set_unclipped(&self, y: u64) {
-        assert!(
-            y >= self.1 && y < self.2,
-            "mark {y} outside {}..{}",
-            self.1,
-            self.2
-        );
-        self.0.borrow_mut().push(y);
-    }
-    fn set_range(&self, a: u64, b: u64) {
-        self.0.borrow_mut().extend(a.max(self.1)..b.min(self.2));
-    }
-}
-
 /// The carry's short cut for far P-positions ([`FarRow`]) marks in a sink
 /// exactly what the full walk marks (`mark_predecessors_in` on the whole
 /// unranked staircase), for every rank below windows cut anywhere in small
@@ -641,7 +635,7 @@ fn the_far_row_short_cut_marks_what_the_full_walk_marks() {
                 let mut far = FarRow::new(&b, 0, start, end);
                 let mut taken = 0;
                 for x in 0..start {
-                    let short = RecordIn(Default::default(), lo, hi);
+                    let short = Record::within(lo, hi);
                     let took = far.marks(&b, x, &short);
                     b.unrank(x, &mut rows);
                     let at =
@@ -654,7 +648,7 @@ fn the_far_row_short_cut_marks_what_the_full_walk_marks() {
                         continue;
                     }
                     taken += 1;
-                    let full = RecordIn(Default::default(), lo, hi);
+                    let full = Record::within(lo, hi);
                     b.mark_predecessors_in::<_, false>(x, &rows, 0..m, n as u32, &full);
                     let (mut got, mut want) = (short.0.into_inner(), full.0.into_inner());
                     got.sort_unstable();
