@@ -1,9 +1,8 @@
 //! Dense ranking of one layer `(a, b)` and the layer graph.
 //!
-//! A set of k cells `c₁ < c₂ < … < c_k` of m cells has the colex rank
-//! `Σᵢ C(cᵢ, i)` (combinatorial number system; Knuth, TAOCP 7.2.1.3,
-//! eq. (20)): the k-sets get the ranks `0 … C(m, k) − 1` in the numeric
-//! order of their masks. In layer `(a, b)` on N = n² cells:
+//! A layer is ranked by the engine's shared two-colour placement ranking
+//! ([`Placement`]: colex ranks in the combinatorial number system), mine
+//! first. In layer `(a, b)` on N = n² cells:
 //!
 //! ```text
 //! rank = rank(mine among the N cells) · C(N − a, b) + rank(theirs among the N − a cells not mine)
@@ -14,120 +13,9 @@
 //! Summed over all layers, `Σ_{a+b ≤ N} C(N, a)·C(N − a, b) = 3^N`.
 
 use super::{Board, MAX_N, MIN_N, QuixoError};
+use crate::games::retrograde::placement::{self, Placement, Placements};
 
-/// Cells of the largest board.
-const CELLS: usize = MAX_N * MAX_N;
-
-/// `BINOM[m][k] = C(m, k)` for m, k ≤ 25.
-static BINOM: [[u64; CELLS + 1]; CELLS + 1] = binomial_table();
-
-const fn binomial_table() -> [[u64; CELLS + 1]; CELLS + 1] {
-    let mut t = [[0u64; CELLS + 1]; CELLS + 1];
-    let mut m = 0;
-    while m <= CELLS {
-        t[m][0] = 1;
-        let mut k = 1;
-        while k <= m {
-            t[m][k] = t[m - 1][k - 1] + if k < m { t[m - 1][k] } else { 0 };
-            k += 1;
-        }
-        m += 1;
-    }
-    t
-}
-
-/// `POP8[x]` = bits set in the byte x (the default x86-64 target has no
-/// `popcnt` instruction).
-static POP8: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = (i as u32).count_ones() as u8;
-        i += 1;
-    }
-    t
-};
-
-/// `COLEX8[j][k][x]`: the colex-rank terms of the cells set in byte x of
-/// chunk j (cells 8j … 8j+7) when k cells below the chunk are in the set:
-/// `Σ C(8j + bit, k + order of bit in x)` (terms past 25 cells are 0).
-static COLEX8: [[[u64; 256]; CELLS + 1]; 4] = {
-    let mut t = [[[0u64; 256]; CELLS + 1]; 4];
-    let mut j = 0;
-    while j < 4 {
-        let mut k = 0;
-        while k <= CELLS {
-            let mut x = 0;
-            while x < 256 {
-                let mut sum = 0;
-                let mut cnt = k;
-                let mut bit = 0;
-                while bit < 8 {
-                    if x >> bit & 1 == 1 {
-                        cnt += 1;
-                        let c = 8 * j + bit;
-                        if c <= CELLS && cnt <= CELLS {
-                            sum += BINOM[c][cnt];
-                        }
-                    }
-                    bit += 1;
-                }
-                t[j][k][x] = sum;
-                x += 1;
-            }
-            k += 1;
-        }
-        j += 1;
-    }
-    t
-};
-
-/// `PEXT8[f][x]`: the bits of x at the set bits of f, packed low (a byte's
-/// parallel bit extract).
-static PEXT8: [[u8; 256]; 256] = {
-    let mut t = [[0u8; 256]; 256];
-    let mut f = 0;
-    while f < 256 {
-        let mut x = 0;
-        while x < 256 {
-            let mut out = 0;
-            let mut o = 0;
-            let mut bit = 0;
-            while bit < 8 {
-                if f >> bit & 1 == 1 {
-                    if x >> bit & 1 == 1 {
-                        out |= 1 << o;
-                    }
-                    o += 1;
-                }
-                bit += 1;
-            }
-            t[f][x] = out;
-            x += 1;
-        }
-        f += 1;
-    }
-    t
-};
-
-/// `C(m, k)`, exact; 0 when `k > m`.
-///
-/// # Panics
-/// On overflow of `u64` (far above every use here: C(25, 12) = 5,200,300).
-pub fn binomial(m: u64, k: u64) -> u64 {
-    if k > m {
-        return 0;
-    }
-    if m as usize <= CELLS {
-        return BINOM[m as usize][k as usize];
-    }
-    let k = k.min(m - k);
-    let mut r: u128 = 1;
-    for i in 0..k as u128 {
-        r = r * (m as u128 - i) / (i + 1);
-    }
-    u64::try_from(r).expect("binomial overflows u64")
-}
+pub use crate::games::retrograde::placement::binomial;
 
 /// Boards of layer `(a, b)` on the n×n board: `C(n², a) · C(n² − a, b)`,
 /// 0 if `a + b > n²`. Example: 5×5 layer (9, 8) has 26,293,088,250.
@@ -169,119 +57,26 @@ pub fn solve_order(n: usize) -> Vec<(usize, usize)> {
     layers(n).into_iter().filter(|&(a, b)| a >= b).collect()
 }
 
-/// Colex rank of the set `mask` (cells below 25), a byte at a time.
-#[inline]
-fn colex_rank(mask: u32) -> u64 {
-    let mut r = 0;
-    let mut k = 0;
-    let mut j = 0;
-    let mut m = mask;
-    while m != 0 {
-        let x = (m & 0xff) as usize;
-        r += COLEX8[j][k][x];
-        k += POP8[x] as usize;
-        m >>= 8;
-        j += 1;
-    }
-    r
-}
-
-/// Colex rank of `mask`, a bit at a time (the definition; for tests).
-#[cfg(test)]
-fn colex_rank_by_bits(mut mask: u32) -> u64 {
-    let mut r = 0;
-    let mut i = 1;
-    while mask != 0 {
-        r += BINOM[mask.trailing_zeros() as usize][i];
-        mask &= mask - 1;
-        i += 1;
-    }
-    r
-}
-
-/// The k-set of cells below `m` with colex rank `r < C(m, k)`.
-#[inline]
-fn colex_unrank(mut r: u64, k: usize, m: usize) -> u32 {
-    let mut mask = 0;
-    let mut top = m;
-    for i in (1..=k).rev() {
-        // The largest c < top with C(c, i) ≤ r.
-        let mut c = top - 1;
-        while BINOM[c][i] > r {
-            c -= 1;
-        }
-        r -= BINOM[c][i];
-        mask |= 1 << c;
-        top = c;
-    }
-    mask
-}
-
-/// `theirs` renumbered among the cells of `free` (bit j = the j-th cell of
-/// `free`, counting from cell 0); `theirs ⊆ free`.
-#[inline]
-fn compress(theirs: u32, free: u32) -> u32 {
-    let mut out = 0;
-    let mut shift = 0;
-    let (mut t, mut f) = (theirs, free);
-    while t != 0 {
-        let fb = (f & 0xff) as usize;
-        out |= (PEXT8[fb][(t & 0xff) as usize] as u32) << shift;
-        shift += POP8[fb] as u32;
-        t >>= 8;
-        f >>= 8;
-    }
-    out
-}
-
-/// [`compress`] a bit at a time (the definition; for tests).
-#[cfg(test)]
-fn compress_by_bits(theirs: u32, free: u32) -> u32 {
-    let mut out = 0;
-    let mut m = theirs;
-    while m != 0 {
-        let c = m.trailing_zeros();
-        out |= 1 << (free & ((1u32 << c) - 1)).count_ones();
-        m &= m - 1;
-    }
-    out
-}
-
-/// The inverse of [`compress`]: bit j of `packed` goes to the j-th cell of
-/// `free`.
-#[inline]
-fn expand(mut packed: u32, free: u32) -> u32 {
-    let mut out = 0;
-    let mut f = free;
-    while packed != 0 {
-        if packed & 1 == 1 {
-            out |= f & f.wrapping_neg();
-        }
-        f &= f.wrapping_sub(1);
-        packed >>= 1;
-    }
-    out
-}
-
 /// [`Layer::rank`] without the layer: `theirs_ranks` = `C(n² − a, b)` of
 /// the board's layer `(a, b)`, `full` the mask of the n² cells.
 #[inline]
 pub(super) fn rank_in_layer(board: Board, theirs_ranks: u64, full: u32) -> u64 {
     debug_assert_eq!(board.mine & board.theirs, 0);
-    let free = !board.mine & full;
-    colex_rank(board.mine) * theirs_ranks + colex_rank(compress(board.theirs, free))
+    placement::rank_pair(
+        u64::from(board.mine),
+        u64::from(board.theirs),
+        theirs_ranks,
+        u64::from(full),
+    )
 }
 
 /// The ranking of layer `(a, b)` of the n×n board: the boards with `a`
-/// cubes mine and `b` theirs ↔ `0 … size − 1` (module doc). No tables
-/// beyond a shared 26×26 binomial table; `rank` and `unrank` cost O(n²).
+/// cubes mine and `b` theirs ↔ `0 … size − 1` (module doc): a
+/// [`Placement`] of the n² cells, mine first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Layer {
     n: usize,
-    a: usize,
-    b: usize,
-    theirs_ranks: u64,
-    size: u64,
+    ranking: Placement,
 }
 
 impl Layer {
@@ -295,17 +90,8 @@ impl Layer {
         if !(MIN_N..=MAX_N).contains(&n) {
             return Err(QuixoError::BadSize(n));
         }
-        let cells = n * n;
-        if a + b > cells {
-            return Err(QuixoError::BadLayer { a, b, n });
-        }
-        Ok(Layer {
-            n,
-            a,
-            b,
-            theirs_ranks: BINOM[cells - a][b],
-            size: BINOM[cells][a] * BINOM[cells - a][b],
-        })
+        let ranking = Placement::new(n * n, a, b).ok_or(QuixoError::BadLayer { a, b, n })?;
+        Ok(Layer { n, ranking })
     }
 
     /// The layer of board `b` on the n×n board.
@@ -323,32 +109,28 @@ impl Layer {
     }
     /// Cubes of the player to move.
     pub fn a(&self) -> usize {
-        self.a
+        self.ranking.a()
     }
     /// Cubes of the opponent.
     pub fn b(&self) -> usize {
-        self.b
+        self.ranking.b()
     }
     /// Boards in the layer: `C(n², a) · C(n² − a, b)`.
     pub fn size(&self) -> u64 {
-        self.size
+        self.ranking.size()
     }
     /// `C(n² − a, b)`: ranks per `mine` set (the block length; boards with
     /// the same `mine` have consecutive ranks).
     pub fn theirs_ranks(&self) -> u64 {
-        self.theirs_ranks
+        self.ranking.second_ranks()
     }
 
     /// The rank of `board`, which must lie in this layer (checked in debug
     /// builds only).
     #[inline]
     pub fn rank(&self, board: Board) -> u64 {
-        debug_assert_eq!(board.layer(), (self.a, self.b));
-        rank_in_layer(
-            board,
-            self.theirs_ranks,
-            ((1u64 << (self.n * self.n)) - 1) as u32,
-        )
+        self.ranking
+            .rank(u64::from(board.mine), u64::from(board.theirs))
     }
 
     /// The board of rank `r`.
@@ -357,31 +139,18 @@ impl Layer {
     /// If `r ≥ size()`.
     #[inline]
     pub fn unrank(&self, r: u64) -> Board {
-        assert!(r < self.size, "rank {r} of a layer of {} boards", self.size);
-        let cells = self.n * self.n;
-        let mine = colex_unrank(r / self.theirs_ranks, self.a, cells);
-        let free = !mine & ((1u64 << cells) - 1) as u32;
-        let theirs = expand(
-            colex_unrank(r % self.theirs_ranks, self.b, cells - self.a),
-            free,
-        );
-        Board { mine, theirs }
+        let (mine, theirs) = self.ranking.unrank(r);
+        Board {
+            mine: mine as u32,
+            theirs: theirs as u32,
+        }
     }
 
     /// Every board of the layer in rank order (rank 0 first), cheaper than
     /// unranking each: the `mine` sets in colex order, and for each the
     /// `theirs` sets among the free cells in colex order.
     pub fn boards(&self) -> LayerBoards {
-        let cells = self.n * self.n;
-        let mine = (1u32 << self.a) - 1;
-        LayerBoards {
-            cells,
-            b: self.b,
-            mine,
-            free: !mine & ((1u64 << cells) - 1) as u32,
-            packed: (1u32 << self.b) - 1,
-            done: false,
-        }
+        LayerBoards(self.ranking.iter_from(0))
     }
 
     /// The boards of ranks `r`, `r + 1`, … in order ([`Layer::boards`]
@@ -390,26 +159,21 @@ impl Layer {
     /// # Panics
     /// If `r ≥ size()`.
     pub fn boards_from(&self, r: u64) -> LayerBoards {
-        assert!(r < self.size, "rank {r} of a layer of {} boards", self.size);
-        let cells = self.n * self.n;
-        let mine = colex_unrank(r / self.theirs_ranks, self.a, cells);
-        LayerBoards {
-            cells,
-            b: self.b,
-            mine,
-            free: !mine & ((1u64 << cells) - 1) as u32,
-            packed: colex_unrank(r % self.theirs_ranks, self.b, cells - self.a),
-            done: false,
-        }
+        assert!(
+            r < self.size(),
+            "rank {r} of a layer of {} boards",
+            self.size()
+        );
+        LayerBoards(self.ranking.iter_from(r))
     }
 
     /// The layers the moves of this one can reach: `(b, a)` (a cube of the
     /// mover's own taken) and `(b, a + 1)` (a blank taken) when
     /// `a + b < n²`.
     pub fn children(&self) -> Vec<(usize, usize)> {
-        let mut v = vec![(self.b, self.a)];
-        if self.a + self.b < self.n * self.n {
-            v.push((self.b, self.a + 1));
+        let mut v = vec![(self.b(), self.a())];
+        if self.a() + self.b() < self.n * self.n {
+            v.push((self.b(), self.a() + 1));
         }
         v
     }
@@ -417,62 +181,27 @@ impl Layer {
     /// The layers whose moves can reach this one: `(b, a)` and, if
     /// `b ≥ 1`, `(b − 1, a)`.
     pub fn parents(&self) -> Vec<(usize, usize)> {
-        let mut v = vec![(self.b, self.a)];
-        if self.b >= 1 {
-            v.push((self.b - 1, self.a));
+        let mut v = vec![(self.b(), self.a())];
+        if self.b() >= 1 {
+            v.push((self.b() - 1, self.a()));
         }
         v
     }
 }
 
-/// The next larger mask with as many bits (Gosper's hack), or `None` past
-/// `limit` bits. The empty set has no successor.
-#[inline]
-fn next_set(x: u32, limit: usize) -> Option<u32> {
-    if x == 0 {
-        return None;
-    }
-    let x = x as u64;
-    let c = x & x.wrapping_neg();
-    let r = x + c;
-    let y = (((r ^ x) >> 2) / c) | r;
-    (y < 1u64 << limit).then_some(y as u32)
-}
-
 /// The boards of a layer in rank order ([`Layer::boards`]).
 #[derive(Debug, Clone)]
-pub struct LayerBoards {
-    cells: usize,
-    b: usize,
-    mine: u32,
-    free: u32,
-    packed: u32,
-    done: bool,
-}
+pub struct LayerBoards(Placements);
 
 impl Iterator for LayerBoards {
     type Item = Board;
 
     #[inline]
     fn next(&mut self) -> Option<Board> {
-        if self.done {
-            return None;
-        }
-        let out = Board {
-            mine: self.mine,
-            theirs: expand(self.packed, self.free),
-        };
-        let a = self.mine.count_ones() as usize;
-        if let Some(p) = next_set(self.packed, self.cells - a) {
-            self.packed = p;
-        } else if let Some(m) = next_set(self.mine, self.cells) {
-            self.mine = m;
-            self.free = !m & ((1u64 << self.cells) - 1) as u32;
-            self.packed = (1u32 << self.b) - 1;
-        } else {
-            self.done = true;
-        }
-        Some(out)
+        self.0.next().map(|(mine, theirs)| Board {
+            mine: mine as u32,
+            theirs: theirs as u32,
+        })
     }
 }
 
@@ -494,38 +223,6 @@ mod tests {
                     .map(|r| l.unrank(r))
                     .collect();
                 assert_eq!(got, want, "({a}, {b}) from {start}");
-            }
-        }
-    }
-
-    #[test]
-    fn byte_tables_agree_with_the_definitions() {
-        let mut rng = Rng(31);
-        for _ in 0..200_000 {
-            let mask = rng.next() as u32 & ((1 << 25) - 1);
-            let free = rng.next() as u32 & ((1 << 25) - 1);
-            assert_eq!(colex_rank(mask), colex_rank_by_bits(mask));
-            assert_eq!(
-                compress(mask & free, free),
-                compress_by_bits(mask & free, free)
-            );
-            assert_eq!(expand(compress(mask & free, free), free), mask & free);
-        }
-        for mask in 0..1u32 << 16 {
-            assert_eq!(colex_rank(mask), colex_rank_by_bits(mask));
-        }
-    }
-
-    #[test]
-    fn binomials() {
-        assert_eq!(binomial(25, 12), 5_200_300);
-        assert_eq!(binomial(25, 9), 2_042_975);
-        assert_eq!(binomial(16, 8), 12_870);
-        assert_eq!(binomial(3, 5), 0);
-        assert_eq!(binomial(60, 30), 118_264_581_564_861_424);
-        for m in 0..=25u64 {
-            for k in 0..=m {
-                assert_eq!(binomial(m, k), binomial(m, m - k));
             }
         }
     }

@@ -15,9 +15,11 @@
 //!   estimate ([`working_bytes`]).
 //! - [`conformance`]: the contracts checked on random positions.
 //! - [`reach`]: the positions of a layer reachable from the start of play.
+//! - [`placement`]: the two-colour placement ranking board games share.
 #![warn(missing_docs)]
 
 pub mod conformance;
+pub mod placement;
 pub mod reach;
 pub mod rules;
 pub mod solve;

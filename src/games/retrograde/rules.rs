@@ -13,6 +13,10 @@ pub enum Terminal {
     Win,
     /// The player to move has lost.
     Loss,
+    /// Play has ended and neither player has won (e.g. a full tic-tac-toe
+    /// board without a line). Stored as a draw, like a position neither
+    /// player can force; a parent with a move into it is never lost.
+    Draw,
 }
 
 /// A two-player game of perfect information whose positions fall into

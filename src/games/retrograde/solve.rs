@@ -798,6 +798,8 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
                 match self.game.terminal(&p) {
                     Some(Terminal::Win) => return self.set(r, Value::Win(0)),
                     Some(Terminal::Loss) => return self.set(r, Value::Loss(0)),
+                    // A draw is the value of a cell never set.
+                    Some(Terminal::Draw) => return,
                     None => {}
                 }
                 let e = self.exits(&p);

@@ -10,12 +10,15 @@ use super::*;
 /// marker jumps to `3x + 1`; or two tokens (from an even cell) and it jumps
 /// to `x + 2`. With no token left the game is over: the player to move wins
 /// if `x` is a multiple of 3. `broken` makes the un-moves wrong (the step
-/// back goes the wrong way).
+/// back goes the wrong way). `draws` ends play in a draw on the last cell
+/// (in every layer, so in-layer moves reach ended draws) and, with no
+/// token left, on a cell `x ≡ 2 (mod 3)`.
 struct Ring {
     k: usize,
     m: u64,
     ring: u64,
     broken: bool,
+    draws: bool,
 }
 
 impl Ring {
@@ -25,6 +28,7 @@ impl Ring {
             m,
             ring: m,
             broken: false,
+            draws: false,
         }
     }
     fn step(&self, x: u64) -> u64 {
@@ -60,6 +64,9 @@ impl LayeredGame for Ring {
         *p
     }
     fn terminal(&self, p: &(usize, u64)) -> Option<Terminal> {
+        if self.draws && (p.1 == self.m - 1 || (p.0 == 0 && p.1 % 3 == 2)) {
+            return Some(Terminal::Draw);
+        }
         (p.0 == 0).then_some(if p.1.is_multiple_of(3) {
             Terminal::Win
         } else {
@@ -82,7 +89,12 @@ impl LayeredGame for Ring {
         if k == 0 {
             return;
         }
-        f((
+        let mut out = |q: (usize, u64)| {
+            if self.terminal(&q).is_none() {
+                f(q);
+            }
+        };
+        out((
             k,
             if self.broken {
                 self.step(y)
@@ -93,7 +105,7 @@ impl LayeredGame for Ring {
         // 2x ≡ y (mod m) for odd x: x = y/2 or (y + m)/2.
         for x in [y / 2, (y + self.m) / 2] {
             if x < self.m && x % 2 == 1 && 2 * x % self.m == y {
-                f((k, x));
+                out((k, x));
             }
         }
     }
@@ -126,6 +138,7 @@ fn naive<G: LayeredGame>(game: &G) -> Vec<Vec<u8>> {
             game.terminal(p).map(|t| match t {
                 Terminal::Win => Value::Win(0),
                 Terminal::Loss => Value::Loss(0),
+                Terminal::Draw => Value::Draw,
             })
         })
         .collect();
@@ -173,6 +186,33 @@ fn naive<G: LayeredGame>(game: &G) -> Vec<Vec<u8>> {
         });
     }
     out
+}
+
+/// Play that ends in a draw (a full tic-tac-toe board without a line):
+/// such a position is a draw, and a parent with a move into it is never
+/// lost, whether the ended draw lies in the parent's layer or in a child
+/// layer. Checked against the naive solver and the conformance checks.
+#[test]
+fn ended_draws_are_draws_and_save_their_parents() {
+    let mut saved = 0;
+    for m in [5, 7, 12, 31] {
+        let mut g = Ring::new(5, m);
+        g.draws = true;
+        assert!(check_rules(&g, 200, 1).is_empty(), "ring of {m}");
+        let got = solve_all(&g, 2).unwrap();
+        assert_eq!(got, naive(&g), "ring of {m} with ended draws");
+        // Each layer's last cell is an ended draw (byte 0); the same game
+        // without ended draws values it otherwise.
+        let plain = solve_all(&Ring::new(5, m), 1).unwrap();
+        for l in 0..=5 {
+            assert_eq!(got[l][(m - 1) as usize], 0, "ring of {m}, layer {l}");
+            saved += (0..m as usize)
+                .filter(|&r| plain[l][r] >= LOSS_BASE && got[l][r] == 0)
+                .count();
+        }
+    }
+    // Some positions lost without ended draws are draws with them.
+    assert!(saved > 0);
 }
 
 #[test]

@@ -219,6 +219,7 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
                     let want = match game.terminal(&p) {
                         Some(Terminal::Win) => Some(WIDE_WIN),
                         Some(Terminal::Loss) => Some(WIDE_LOSS),
+                        Some(Terminal::Draw) => Some(0),
                         None => {
                             kids.clear();
                             let mut stray = false;

@@ -230,6 +230,8 @@ impl EngineGame for Quixo {
                 me.other().symbol(),
                 me.symbol()
             ),
+            // Quixo always has a move: play ends only with a line.
+            crate::games::retrograde::Terminal::Draw => "game over: a draw".to_string(),
         })
     }
 
