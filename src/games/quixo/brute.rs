@@ -12,8 +12,9 @@
 //! depth, so a win takes the shortest and a loss the longest line. What is
 //! never decided is a draw.
 
-use super::index::{Layer, layers, rank_in_layer};
+use super::index::{Layer, layers};
 use super::{Board, Outcome, Rules, Symmetry};
+use crate::games::retrograde::placement::rank_pair;
 
 /// A set of indices, one bit each (small enough to stay in cache).
 struct Bits(Vec<u64>);
@@ -344,7 +345,14 @@ impl Indexed {
     fn find(&self, b: Board) -> Option<u64> {
         let (a, bb) = b.layer();
         let (o, t) = self.by_counts[26 * a + bb];
-        (o != u64::MAX).then(|| o + rank_in_layer(b, t, self.full))
+        (o != u64::MAX).then(|| {
+            o + rank_pair(
+                u64::from(b.mine),
+                u64::from(b.theirs),
+                t,
+                u64::from(self.full),
+            )
+        })
     }
 
     #[inline]

@@ -13,7 +13,7 @@
 //! Summed over all layers, `Σ_{a+b ≤ N} C(N, a)·C(N − a, b) = 3^N`.
 
 use super::{Board, MAX_N, MIN_N, QuixoError};
-use crate::games::retrograde::placement::{self, Placement, Placements};
+use crate::games::retrograde::placement::{Placement, Placements};
 
 pub use crate::games::retrograde::placement::binomial;
 
@@ -55,19 +55,6 @@ pub fn layers(n: usize) -> Vec<(usize, usize)> {
 /// and `(a, b + 1)`, of units with one more cube, solved before.
 pub fn solve_order(n: usize) -> Vec<(usize, usize)> {
     layers(n).into_iter().filter(|&(a, b)| a >= b).collect()
-}
-
-/// [`Layer::rank`] without the layer: `theirs_ranks` = `C(n² − a, b)` of
-/// the board's layer `(a, b)`, `full` the mask of the n² cells.
-#[inline]
-pub(super) fn rank_in_layer(board: Board, theirs_ranks: u64, full: u32) -> u64 {
-    debug_assert_eq!(board.mine & board.theirs, 0);
-    placement::rank_pair(
-        u64::from(board.mine),
-        u64::from(board.theirs),
-        theirs_ranks,
-        u64::from(full),
-    )
 }
 
 /// The ranking of layer `(a, b)` of the n×n board: the boards with `a`
