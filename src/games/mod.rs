@@ -8,3 +8,4 @@ pub mod quixo;
 pub mod retrograde;
 pub mod square;
 pub mod three_row;
+pub mod tictactoe;
