@@ -17,6 +17,7 @@ pub mod engine;
 pub mod impartial;
 pub mod quixo;
 pub mod three_row;
+pub mod tictactoe;
 
 /// Every game of this build, in the order `--help`, `query` and `serve`
 /// list them.
@@ -26,6 +27,7 @@ pub static GAMES: &[&Game] = &[
     &three_row::GAME,
     &dodgem::GAME,
     &quixo::GAME,
+    &tictactoe::GAME,
 ];
 
 /// The registry the pipeline, the CLI and `serve` are given.

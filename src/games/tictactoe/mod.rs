@@ -168,6 +168,85 @@ impl Board {
     }
 }
 
+impl Board {
+    /// The ranks of the board, top (rank 3) first, each `X`, `O` or `.` per
+    /// cell from file a to c.
+    pub fn ranks(self) -> [String; 3] {
+        std::array::from_fn(|i| {
+            let rank = 2 - i;
+            (0..3)
+                .map(|file| {
+                    let c = file + 3 * rank;
+                    if self.x >> c & 1 == 1 {
+                        'X'
+                    } else if self.o >> c & 1 == 1 {
+                        'O'
+                    } else {
+                        '.'
+                    }
+                })
+                .collect()
+        })
+    }
+
+    /// Reads a board written as its ranks from the top, `/` between, each
+    /// cell `X`, `O` or `.` (`-` and `_` also read as empty; case ignored):
+    /// `X.O/.X./...`. An optional `X:` or `O:` in front names the player to
+    /// move, which must agree with the counts.
+    ///
+    /// # Errors
+    /// A message naming what is wrong: not 3 ranks of 3 cells, a cell that
+    /// is none of those, or counts no game gives (X must have as many marks
+    /// as O or one more).
+    pub fn parse(text: &str) -> Result<Board, String> {
+        let t = text.trim();
+        let (mover, body) = match t.split_once(':') {
+            Some((m, b)) => (Some(m.trim().to_ascii_uppercase()), b.trim()),
+            None => (None, t),
+        };
+        let ranks: Vec<&str> = body.split('/').map(str::trim).collect();
+        if ranks.len() != 3 || ranks.iter().any(|r| r.chars().count() != 3) {
+            return Err(format!(
+                "`{text}` is not a tic-tac-toe board: write its 3 ranks from the top, `/` between, each 3 cells of X, O or . (e.g. `X.O/.X./...`)"
+            ));
+        }
+        let mut b = Board::default();
+        for (i, r) in ranks.iter().enumerate() {
+            for (file, ch) in r.chars().enumerate() {
+                let c = file + 3 * (2 - i);
+                match ch.to_ascii_uppercase() {
+                    'X' => b.x |= 1 << c,
+                    'O' | '0' => b.o |= 1 << c,
+                    '.' | '-' | '_' => {}
+                    other => {
+                        return Err(format!("`{text}`: `{other}` is not a cell (X, O or .)"));
+                    }
+                }
+            }
+        }
+        let (xs, os) = (b.x.count_ones(), b.o.count_ones());
+        if xs != os && xs != os + 1 {
+            return Err(format!(
+                "`{text}` has {xs} X and {os} O: X plays first, so X has as many marks as O or one more"
+            ));
+        }
+        let to_move = if b.x_to_move() { "X" } else { "O" };
+        match mover.as_deref() {
+            Some(m) if m != to_move => Err(format!(
+                "`{text}` names {m} to move, but with {xs} X and {os} O it is {to_move}'s turn"
+            )),
+            _ => Ok(b),
+        }
+    }
+}
+
+impl std::fmt::Display for Board {
+    /// The ranks from the top, `/` between (what [`Board::parse`] reads).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.ranks().join("/"))
+    }
+}
+
 /// Tic-tac-toe as layers of the engine (module doc).
 #[derive(Debug, Clone)]
 pub struct TicTacToe {

@@ -220,3 +220,23 @@ fn symmetries_are_the_eight_of_the_square() {
         }
     }
 }
+
+#[test]
+fn notation_reads_back_and_refuses_impossible_counts() {
+    let b = Board::START.play(0).play(4).play(8);
+    assert_eq!(b.to_string(), "..X/.O./X..");
+    assert_eq!(Board::parse("..X/.O./X..").unwrap(), b);
+    assert_eq!(Board::parse(" o: ..x / .o. / x.. ").unwrap(), b);
+    assert!(
+        Board::parse("X:..X/.O./X..")
+            .unwrap_err()
+            .contains("O's turn")
+    );
+    assert!(
+        Board::parse("XX./.../...")
+            .unwrap_err()
+            .contains("2 X and 0 O")
+    );
+    assert!(Board::parse("X../...").is_err());
+    assert!(Board::parse("X../.?./...").unwrap_err().contains("`?`"));
+}

@@ -37,7 +37,10 @@ impl EngineRequest {
     /// [`ProbeError::BadRequest`] naming a missing parameter.
     pub fn from_params<S: EngineGame>(params: &Params) -> ProbeResult<EngineRequest> {
         Ok(EngineRequest {
-            variant: required::<String>(params, S::VARIANT_PARAM)?,
+            variant: match S::VARIANT_PARAM {
+                Some(name) => required::<String>(params, name)?,
+                None => String::new(),
+            },
             position: param(params, "position")
                 .filter(|s| !s.trim().is_empty())
                 .map(str::to_string),
@@ -536,19 +539,28 @@ impl<S: EngineGame> Probe for EngineProbe<S> {
     fn describe(&self) -> serde_json::Value {
         serde_json::json!({
             "boards": self.boards().into_iter().map(|(v, dir)| serde_json::json!({
-                S::VARIANT_PARAM: variant_json(&v), "run_dir": dir,
+                S::VARIANT_PARAM.unwrap_or("board"): variant_json(&v), "run_dir": dir,
             })).collect::<Vec<_>>(),
         })
     }
 
     fn keys(&self) -> &'static [&'static str] {
-        const { &[S::VARIANT_PARAM, "position", "moves"] }
+        const {
+            match S::VARIANT_PARAM {
+                Some(name) => &[name, "position", "moves"],
+                None => &["position", "moves"],
+            }
+        }
     }
 
     /// A lookup for a board read from a run (or refused at once); a board
     /// solved in memory computes.
     fn work_of(&self, params: &Params) -> Work {
-        match param(params, S::VARIANT_PARAM).map(str::trim) {
+        let v = match S::VARIANT_PARAM {
+            Some(name) => param(params, name).map(str::trim),
+            None => Some(""),
+        };
+        match v {
             Some(v) if !self.boards.contains_key(v) && S::in_memory(v) => Work::Compute,
             _ => Work::Lookup,
         }

@@ -13,17 +13,19 @@ use crate::pipeline::registry::{Answer, QueryCommand};
 
 /// The subcommand's arguments.
 pub fn command<S: EngineGame>() -> clap::Command {
-    clap::Command::new(S::KIND)
+    let mut cmd = clap::Command::new(S::KIND)
         .about(S::QUERY_ABOUT)
-        .after_help(S::QUERY_EXAMPLES)
-        .arg(
+        .after_help(S::QUERY_EXAMPLES);
+    if let Some(name) = S::VARIANT_PARAM {
+        cmd = cmd.arg(
             Arg::new("variant")
-                .long(S::VARIANT_PARAM)
+                .long(name)
                 .required(true)
                 .value_name("N")
                 .help(S::VARIANT_HELP),
-        )
-        .arg(
+        );
+    }
+    cmd.arg(
             Arg::new("position")
                 .long("position")
                 .value_name("POSITION")
@@ -37,11 +39,14 @@ pub fn command<S: EngineGame>() -> clap::Command {
                 .long("run-dir")
                 .value_parser(value_parser!(PathBuf))
                 .value_name("DIR")
-                .help(format!(
-                    "A {} run directory (default: runs/{}-N, or runs/ and the name of the board's standard job file for one machine, whichever holds a run)",
-                    S::KIND,
-                    S::KIND
-                )),
+                .help(match S::VARIANT_PARAM {
+                    Some(_) => format!(
+                        "A {} run directory (default: runs/{}-N, or runs/ and the name of the board's standard job file for one machine, whichever holds a run)",
+                        S::KIND,
+                        S::KIND
+                    ),
+                    None => format!("A {} run directory (default: runs/{})", S::KIND, S::KIND),
+                }),
         )
         .arg(
             Arg::new("json")
@@ -81,11 +86,14 @@ pub fn answer<S: EngineGame>(m: &clap::ArgMatches, _: &Progress) -> anyhow::Resu
 }
 
 /// The run directory `query` reads when none is given: `runs/KIND-VARIANT`
-/// or `runs/` + [`EngineGame::local_job`], the first that a run has
+/// (for a game with boards) or `runs/` + [`EngineGame::local_job`], the first that a run has
 /// finished (`result.toml`), else the first that holds a plan (a run under
 /// way answers for the layers it has).
 fn default_run_dir<S: EngineGame>(variant: &str) -> Option<PathBuf> {
-    let mut dirs = vec![PathBuf::from("runs").join(format!("{}-{}", S::KIND, variant.trim()))];
+    let mut dirs = Vec::new();
+    if !variant.trim().is_empty() {
+        dirs.push(PathBuf::from("runs").join(format!("{}-{}", S::KIND, variant.trim())));
+    }
     let local = PathBuf::from("runs").join(S::local_job(variant));
     if !dirs.contains(&local) {
         dirs.push(local);

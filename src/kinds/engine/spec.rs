@@ -51,9 +51,11 @@ pub trait EngineGame: Send + Sync + 'static {
     const NS_PER_REACH_POSITION: f64;
     /// How the probe takes a position (for `--help` and errors).
     const POSITION_HELP: &'static str;
-    /// The request parameter (and `query` option) naming the board (`n`).
-    const VARIANT_PARAM: &'static str;
-    /// Its help (`Board size (3 to 5)`).
+    /// The request parameter (and `query` option) naming the board (`n`),
+    /// or `None` for a game of one board (tic-tac-toe): its requests name
+    /// no board, and the board is the empty string.
+    const VARIANT_PARAM: Option<&'static str>;
+    /// Its help (`Board size (3 to 5)`; unused without a parameter).
     const VARIANT_HELP: &'static str;
     /// `query KIND --help`: what the subcommand answers.
     const QUERY_ABOUT: &'static str;
@@ -62,7 +64,7 @@ pub trait EngineGame: Send + Sync + 'static {
 
     /// The run's parameters of the board a request names by
     /// [`EngineGame::VARIANT_PARAM`] (the inverse of
-    /// [`EngineGame::variant`]).
+    /// [`EngineGame::board`]; the empty string for a game of one board).
     fn variant_params(variant: &str) -> Result<toml::Table, String>;
     /// Whether a probe without a run directory solves this board in memory
     /// (boards that take well under a second).
@@ -74,7 +76,10 @@ pub trait EngineGame: Send + Sync + 'static {
     /// looks under `runs/` besides `runs/KIND-VARIANT`, and what it names
     /// when it finds no run. Default: `KIND-VARIANT`.
     fn local_job(variant: &str) -> String {
-        format!("{}-{}", Self::KIND, variant.trim())
+        match variant.trim() {
+            "" => Self::KIND.to_string(),
+            v => format!("{}-{v}", Self::KIND),
+        }
     }
 
     /// The job file's own keys (besides `kind`), checked, as the run's

@@ -74,7 +74,7 @@ impl EngineGame for Quixo {
     /// 4×4: about 32 s of CPU for the reachability jobs.
     const NS_PER_REACH_POSITION: f64 = 525.0;
     const POSITION_HELP: &'static str = "A position: the colour to move, `:`, then the ranks from the top, `/` between, each file a… as X, O or . (blank), e.g. `O:X../.X./..O` (default: the start)";
-    const VARIANT_PARAM: &'static str = "n";
+    const VARIANT_PARAM: Option<&'static str> = Some("n");
     const VARIANT_HELP: &'static str = "Board size (3, 4 or 5)";
     const QUERY_ABOUT: &'static str = "Value, depth and every legal move of a Quixo position (Gigamic's rules: a move that makes a line of the opponent's symbol loses, even with a line of the mover's). Reads a quixo run (default runs/quixo-N); 3×3 is solved in memory without one. Values are for the player to move; a move's value is for the player making it. Moves are `source-insertion`, e.g. `b1-b3` takes the cube on b1 and pushes it in at b3.";
     const QUERY_EXAMPLES: &'static str = "Examples:\n  gametables query quixo --n 3\n  gametables query quixo --n 3 --moves \"b1-b3 a1-c1\"\n  gametables query quixo --n 4 --position \"X:..../.OX./..../X..O\"";
