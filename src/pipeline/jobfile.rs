@@ -126,7 +126,7 @@ pub fn parse_params<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T> {
 /// toml's message on one line, in the job file's terms: its integers are
 /// signed 64-bit, so a larger number says so, not "u64 value was too large";
 /// a quoted number says to drop the quotes.
-fn plain_message(m: &str) -> String {
+pub fn plain_message(m: &str) -> String {
     let m = m.trim().replace('\n', " ");
     if m.contains("value was too large") || m.contains("number too large") {
         return format!(

@@ -48,4 +48,5 @@ mod shard;
 mod slurm;
 mod slurm_cluster;
 mod three_row;
+mod tictactoe;
 mod user_text;

@@ -284,7 +284,7 @@ fn the_messages_a_newcomer_met_are_plain() {
     let q = write_job(t.path(), "q.toml", "kind = \"quixo\"\nn = \"4\"\n");
     let out = exits(gt().arg("plan").arg(&q), 1);
     assert!(
-        out.contains("`n` must be a number") && out.contains("without quotes"),
+        out.contains("`n`: invalid type: string") && out.contains("without quotes"),
         "{out}"
     );
     let d = write_job(t.path(), "d.toml", "kind = \"dodgem\"\nn = \"4\"\n");

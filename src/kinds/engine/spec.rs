@@ -82,9 +82,25 @@ pub trait EngineGame: Send + Sync + 'static {
         }
     }
 
-    /// The job file's own keys (besides `kind`), checked, as the run's
-    /// parameters; `Err((key, message))` names the key at fault.
-    fn params(job_file: &toml::Table) -> Result<toml::Table, (String, String)>;
+    /// The job file's own keys (besides `kind` and the engine's
+    /// `job_memory`), as serde reads them: a struct with
+    /// `#[serde(deny_unknown_fields)]`, so a key the game does not know is
+    /// refused; written back (to a TOML table) as the run's parameters.
+    type Params: serde::de::DeserializeOwned + serde::Serialize;
+
+    /// Checks read parameters beyond their types (ranges, keys that go
+    /// together); `Err((key, message))` names the key at fault. Default:
+    /// every value serde reads is fine.
+    fn check_params(_params: &Self::Params) -> Result<(), (String, String)> {
+        Ok(())
+    }
+
+    /// The job file's own keys, read ([`EngineGame::Params`]) and checked
+    /// ([`EngineGame::check_params`]), as the run's parameters;
+    /// `Err((key, message))` names the key at fault (see [`read_params`]).
+    fn params(job_file: &toml::Table) -> Result<toml::Table, (String, String)> {
+        read_params::<Self>(job_file)
+    }
     /// The rules of the board the run's parameters name.
     fn game(params: &toml::Table) -> Result<Self::Game, String>;
     /// Whether the run solves `layer` (the selection must hold the child
@@ -139,4 +155,45 @@ pub trait EngineGame: Send + Sync + 'static {
     fn claims(params: &toml::Table, facts: &RunFacts) -> Vec<Claim>;
     /// The works the claims cite.
     fn works() -> &'static [Work];
+}
+
+/// Reads a job file's own keys through serde into `S::Params`, checks them
+/// and writes them back as a table (what [`EngineGame::params`] does).
+///
+/// # Errors
+/// `(key, message)`: the key serde's message names (an unknown key, a
+/// missing one, or one of the wrong type), or the first key of the file
+/// when the message names none; the message says what was expected.
+pub fn read_params<S: EngineGame + ?Sized>(
+    file: &toml::Table,
+) -> Result<toml::Table, (String, String)> {
+    let read: S::Params =
+        toml::Value::Table(file.clone())
+            .try_into()
+            .map_err(|e: toml::de::Error| {
+                let msg = e.message().trim().to_string();
+                // serde names keys in backquotes: `unknown field `x``,
+                // `missing field `n``; toml adds `for key `n`` to type errors.
+                let named = msg
+                    .split('`')
+                    .skip(1)
+                    .step_by(2)
+                    .find(|w| file.contains_key(*w))
+                    .or_else(|| {
+                        msg.strip_prefix("missing field `")
+                            .and_then(|r| r.split('`').next())
+                    })
+                    .map(str::to_string);
+                let key = named
+                    .or_else(|| file.keys().next().cloned())
+                    .unwrap_or_default();
+                let msg = crate::pipeline::jobfile::plain_message(&msg);
+                if key.is_empty() || msg.contains(&format!("`{key}`")) {
+                    (key, msg)
+                } else {
+                    (key.clone(), format!("`{key}`: {msg}"))
+                }
+            })?;
+    S::check_params(&read)?;
+    toml::Table::try_from(&read).map_err(|e| (String::new(), e.to_string()))
 }

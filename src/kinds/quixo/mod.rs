@@ -60,9 +60,27 @@ fn min_cubes(params: &toml::Table) -> usize {
         .map_or(0, |m| m as usize)
 }
 
+/// A quixo job file's own keys (besides the engine's `job_memory`).
+#[derive(Debug, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Board size: 3, 4 or 5.
+    pub n: i64,
+    /// Solve only the layers with at least this many cubes (0: every
+    /// layer; not written when 0, so the run's parameters are those of a
+    /// job file without it).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub min_cubes: i64,
+}
+
+fn is_zero(x: &i64) -> bool {
+    *x == 0
+}
+
 impl EngineGame for Quixo {
     type Game = QuixoLayers;
     type Shown = Position;
+    type Params = Params;
 
     const KIND: &'static str = "quixo";
     const ABOUT: &'static str = "Quixo n×n (3 to 5): win/loss/draw and depth of every board, one job per layer of cube counts (generic engine)";
@@ -79,46 +97,27 @@ impl EngineGame for Quixo {
     const QUERY_ABOUT: &'static str = "Value, depth and every legal move of a Quixo position (Gigamic's rules: a move that makes a line of the opponent's symbol loses, even with a line of the mover's). Reads a quixo run (default runs/quixo-N); 3×3 is solved in memory without one. Values are for the player to move; a move's value is for the player making it. Moves are `source-insertion`, e.g. `b1-b3` takes the cube on b1 and pushes it in at b3.";
     const QUERY_EXAMPLES: &'static str = "Examples:\n  gametables query quixo --n 3\n  gametables query quixo --n 3 --moves \"b1-b3 a1-c1\"\n  gametables query quixo --n 4 --position \"X:..../.OX./..../X..O\"";
 
-    fn params(file: &toml::Table) -> Result<toml::Table, (String, String)> {
-        let mut out = toml::Table::new();
-        for (k, v) in file {
-            match k.as_str() {
-                "n" => {
-                    let t: toml::Table = [("n".to_string(), v.clone())].into_iter().collect();
-                    n_of(&t).map_err(|e| ("n".to_string(), e))?;
-                    out.insert("n".into(), v.clone());
-                }
-                "min_cubes" => {
-                    let m = v.as_integer().filter(|m| (0..=25).contains(m)).ok_or((
-                        "min_cubes".to_string(),
-                        "min_cubes must be a whole number from 0 to n²".to_string(),
-                    ))?;
-                    if m > 0 {
-                        out.insert("min_cubes".into(), m.into());
-                    }
-                }
-                other => {
-                    return Err((
-                        other.to_string(),
-                        format!(
-                            "unknown key `{other}` (quixo job files take n, min_cubes and job_memory)"
-                        ),
-                    ));
-                }
-            }
-        }
-        let n = n_of(&out).map_err(|e| ("n".to_string(), e))?;
-        if min_cubes(&out) > n * n {
+    fn check_params(p: &Params) -> Result<(), (String, String)> {
+        if !(3..=5).contains(&p.n) {
             return Err((
-                "min_cubes".into(),
+                "n".into(),
                 format!(
-                    "min_cubes = {} is more than the {} cells",
-                    min_cubes(&out),
-                    n * n
+                    "n = {}: Quixo boards here are 3×3, 4×4 and 5×5 (n = 3, 4 or 5)",
+                    p.n
                 ),
             ));
         }
-        Ok(out)
+        if !(0..=p.n * p.n).contains(&p.min_cubes) {
+            return Err((
+                "min_cubes".into(),
+                format!(
+                    "min_cubes = {} is not a whole number from 0 to the {} cells",
+                    p.min_cubes,
+                    p.n * p.n
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn game(params: &toml::Table) -> Result<QuixoLayers, String> {

@@ -35,9 +35,15 @@ fn cell_name(c: usize) -> String {
     format!("{}{}", (b'a' + (c % 3) as u8) as char, c / 3 + 1)
 }
 
+/// A tic-tac-toe job file's own keys: none.
+#[derive(Debug, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {}
+
 impl EngineGame for TicTacToeGame {
     type Game = TicTacToe;
     type Shown = Board;
+    type Params = Params;
 
     const KIND: &'static str = "tictactoe";
     const ABOUT: &'static str = "Tic-tac-toe: win/loss/draw and depth of every board, one job per number of marks (generic engine; the smallest engine game)";
@@ -62,16 +68,6 @@ impl EngineGame for TicTacToeGame {
 
     fn in_memory(variant: &str) -> bool {
         variant.trim().is_empty()
-    }
-
-    fn params(file: &toml::Table) -> Result<toml::Table, (String, String)> {
-        match file.keys().next() {
-            None => Ok(toml::Table::new()),
-            Some(k) => Err((
-                k.clone(),
-                format!("unknown key `{k}` (tictactoe job files take only kind and job_memory)"),
-            )),
-        }
     }
 
     fn game(_params: &toml::Table) -> Result<TicTacToe, String> {

@@ -2,8 +2,9 @@
 
 use crate::pipeline::sources::Work;
 
-/// OEIS A317573: positions with a winning strategy for X, by plays.
-pub const OEIS_A317573: &str = "OEIS A317573";
+/// OEIS A317573 and A317574: positions with a winning strategy for X, for
+/// O, by plays.
+pub const OEIS_A317573: &str = "Ibeas, A317573 and A317574";
 
 /// The count of legal positions by exhaustive search.
 pub const STATE_SPACE: &str =
