@@ -65,6 +65,23 @@ pub fn peak_rss() -> Option<u64> {
     )
 }
 
+/// CPU time this process has used so far, user + system, seconds
+/// (`getrusage(RUSAGE_SELF)`); `None` if the call fails. Workers log a
+/// job's CPU beside its wall time.
+pub fn cpu_seconds() -> Option<f64> {
+    let mut u = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes a `rusage` into the pointer it is given,
+    // which points to one; it is read only when the call succeeds.
+    let u = unsafe {
+        if libc::getrusage(libc::RUSAGE_SELF, u.as_mut_ptr()) != 0 {
+            return None;
+        }
+        u.assume_init()
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    Some(secs(u.ru_utime) + secs(u.ru_stime))
+}
+
 /// `MemTotal` of `/proc/meminfo` in bytes, `None` if unreadable.
 pub fn total_memory() -> Option<u64> {
     meminfo_field(&std::fs::read_to_string("/proc/meminfo").ok()?, "MemTotal:")

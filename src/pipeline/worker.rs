@@ -77,6 +77,7 @@ pub fn run_worker_waiting(
     );
     dir.wait_for_shards(m.inputs.iter().map(|i| i.id.as_str()), latency_wait);
     let t0 = Instant::now();
+    let cpu0 = super::resources::cpu_seconds();
     let inputs = DirShards {
         dir: &dir,
         kind: &m.kind,
@@ -105,6 +106,9 @@ pub fn run_worker_waiting(
         job = %m.name,
         solve_s = solved.as_secs_f64(),
         total_s = t0.elapsed().as_secs_f64(),
+        cpu_s = super::resources::cpu_seconds()
+            .zip(cpu0)
+            .map_or(0.0, |(now, then)| now - then),
         shard_bytes,
         peak_rss_bytes = super::resources::peak_rss().unwrap_or(0),
         "job finished"

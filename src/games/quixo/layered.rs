@@ -363,11 +363,15 @@ mod reach_tests {
 
     /// The engine's reachable boards of 3×3 are those of a plain
     /// breadth-first search from the empty board over `Rules::children`
-    /// (finished boards not expanded), layer by layer.
+    /// (finished boards not expanded), layer by layer; by symmetry classes
+    /// (the default: canonical boards expanded, classes filled in at the
+    /// end) and board by board alike.
     #[test]
     fn the_engine_reaches_what_a_plain_search_reaches_on_3x3() {
         let g = QuixoLayers::new(3).unwrap();
         let bits = reach_all(&g, Board::EMPTY, 2);
+        let plain = g.clone().without_symmetry_reduction();
+        assert_eq!(reach_all(&plain, Board::EMPTY, 1), bits);
         let mut seen = HashSet::from([Board::EMPTY]);
         let mut todo = vec![Board::EMPTY];
         while let Some(b) = todo.pop() {

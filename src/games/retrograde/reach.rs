@@ -3,6 +3,14 @@
 //! of a reachable, unfinished position of a parent layer leads to, then
 //! every position reached from those by moves inside the layer. A finished
 //! (terminal) position is reachable but its moves are never played.
+//!
+//! **Symmetry.** When the game solves one position per symmetry class
+//! ([`LayeredGame::reduces_by_symmetry`]) and every symmetry fixes the
+//! start, the reachable positions are a union of classes (an image of a
+//! line of play is a line of play from the start's image, the start). Then
+//! only canonical positions are expanded and marked (a move's position by
+//! its canonical image), and the marked classes are filled in at the end:
+//! the same bits for about an eighth of the moves on a square board.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -40,6 +48,21 @@ pub fn reach_layer<G: LayeredGame>(
             front[w].fetch_or(b, Relaxed);
         }
     };
+    // By classes when the start is fixed by every symmetry (module doc).
+    let by_class = game.reduces_by_symmetry()
+        && start.is_some_and(|s| {
+            let mut fixed = true;
+            game.symmetries(&s, &mut |q| fixed &= q == s);
+            fixed
+        });
+    // The rank to mark for a move's position `c` of the layer.
+    let target = |c: &G::Position| {
+        if by_class {
+            game.rank_in(layer, &game.canonical(c).0)
+        } else {
+            game.rank_in(layer, c)
+        }
+    };
     if let Some(s) = start {
         let (l, r) = game.rank(&s);
         if l == layer {
@@ -51,12 +74,15 @@ pub fn reach_layer<G: LayeredGame>(
         let psize = game.layer_size(pl);
         par_ranges(threads, psize, |lo, hi| {
             game.for_each_position(pl, lo, hi, &mut |r, p| {
-                if !get(bits, r) || game.terminal(&p).is_some() {
+                if !get(bits, r)
+                    || (by_class && !game.is_canonical(&p))
+                    || game.terminal(&p).is_some()
+                {
                     return;
                 }
                 game.children(&p, &mut |c| {
                     if game.layer_of(&c) == layer {
-                        mark(game.rank_in(layer, &c), &frontier);
+                        mark(target(&c), &frontier);
                     }
                 });
             });
@@ -81,7 +107,7 @@ pub fn reach_layer<G: LayeredGame>(
                     }
                     game.children(&p, &mut |c| {
                         if game.layer_of(&c) == layer {
-                            mark(game.rank_in(layer, &c), &next);
+                            mark(target(&c), &next);
                         }
                     });
                 }
@@ -91,6 +117,24 @@ pub fn reach_layer<G: LayeredGame>(
             break;
         }
         frontier = next;
+    }
+    if by_class {
+        // Fill in each marked class: the marks so far are its canonical
+        // positions (the start is one: it is its only image).
+        let marked: Vec<u64> = reach.iter().map(|w| w.load(Relaxed)).collect();
+        par_ranges(threads, words as u64, |lo, hi| {
+            for w in lo..hi {
+                let mut bits = marked[w as usize];
+                while bits != 0 {
+                    let r = w * 64 + u64::from(bits.trailing_zeros());
+                    bits &= bits - 1;
+                    game.symmetries(&game.unrank(layer, r), &mut |q| {
+                        let s = game.rank_in(layer, &q);
+                        reach[(s / 64) as usize].fetch_or(1 << (s % 64), Relaxed);
+                    });
+                }
+            }
+        });
     }
     reach.into_iter().map(AtomicU64::into_inner).collect()
 }
