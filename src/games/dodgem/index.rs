@@ -15,6 +15,7 @@
 //! stay inside one block of `2·C(N − a, b)` indices.
 
 use super::{Board, Position, Side};
+use crate::games::retrograde::placement;
 
 /// `C(n, k)`, exact (panics on overflow; every use here is far below 2⁶⁴).
 pub fn binomial(n: u64, k: u64) -> u64 {
@@ -153,34 +154,19 @@ impl Layer {
         &self.binom
     }
 
-    /// Colex rank of a blue mask.
+    /// Colex rank of a blue mask (the engine's shared placement ranking's
+    /// byte tables, [`placement::colex_rank`]).
     #[inline]
     pub fn rank_blue(&self, blue: u64) -> u64 {
-        let mut r = 0;
-        let mut m = blue;
-        let mut i = 1;
-        while m != 0 {
-            r += self.binom[i][m.trailing_zeros() as usize];
-            m &= m - 1;
-            i += 1;
-        }
-        r
+        placement::colex_rank(blue)
     }
 
-    /// Colex rank of the red mask among the squares free of `blue`.
+    /// Colex rank of the red mask among the squares free of `blue`
+    /// ([`placement::compress`]: the same ranks as renumbering each red
+    /// car's square among the free ones).
     #[inline]
     pub fn rank_red(&self, blue: u64, red: u64) -> u64 {
-        let mut r = 0;
-        let mut m = red;
-        let mut i = 1;
-        while m != 0 {
-            let s = m.trailing_zeros();
-            let c = s - (blue & ((1u64 << s) - 1)).count_ones();
-            r += self.binom[i][c as usize];
-            m &= m - 1;
-            i += 1;
-        }
-        r
+        placement::colex_rank(placement::compress(red, !blue))
     }
 
     /// The index of `p`, which must lie in this layer.
