@@ -89,7 +89,13 @@ pub struct Board {
 /// Whether `marks` holds a line.
 #[inline]
 pub fn has_line(marks: u16) -> bool {
-    LINES.iter().any(|&l| marks & l == l)
+    // (A loop: clippy's `manual_contains` misreads `any` here.)
+    for l in LINES {
+        if marks & l == l {
+            return true;
+        }
+    }
+    false
 }
 
 impl Board {
