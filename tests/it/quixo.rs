@@ -89,6 +89,25 @@ fn quixo_3_gives_the_brute_force_values_and_the_reference_digests() {
 fn quixo_queries_refuse_bad_positions_and_moves() {
     for (args, want, exit) in [
         (vec!["--n", "3", "--moves", "b2-b3"], "not a legal move", 2),
+        // Regression: a move after a line ended play was played.
+        (
+            vec![
+                "--n",
+                "3",
+                "--position",
+                "X:OOO/XX./...",
+                "--moves",
+                "a1-c1",
+            ],
+            "`a1-c1` cannot be played: play has ended",
+            2,
+        ),
+        // Regression: a missing run directory was "not a directory".
+        (
+            vec!["--n", "3", "--run-dir", "/nonexistent/run"],
+            "/nonexistent/run: does not exist",
+            1,
+        ),
         (vec!["--n", "6"], "3×3, 4×4 and 5×5", 2),
         (
             vec!["--n", "3", "--position", "X:..../..../..../...."],

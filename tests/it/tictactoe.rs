@@ -113,3 +113,43 @@ fn engine_job_files_refuse_unknown_keys_at_their_line() {
         );
     }
 }
+
+/// Regression (a tester's find): moves went on after a line ended play,
+/// on the command line and through the API's probe; now the first move
+/// after the end is refused, naming it and why play ended.
+#[test]
+fn no_move_is_played_after_the_end() {
+    let t = tempfile::tempdir().unwrap();
+    for (args, want) in [
+        (
+            vec!["--position", "XX./OO./...", "--moves", "c3 c2"],
+            "`c2` cannot be played: play has ended in XXX/OO./... (game over: X has three in a row: O has lost)",
+        ),
+        (
+            vec!["--moves", "a1 b1 a2 b2 a3 c3"],
+            "`c3` cannot be played: play has ended",
+        ),
+        (
+            vec!["--position", "XOX/XOO/OXX", "--moves", "a1"],
+            "the board is full without a line: a draw",
+        ),
+    ] {
+        let (code, _, err) = outcome(
+            gt().arg("query")
+                .arg("tictactoe")
+                .args(&args)
+                .current_dir(t.path()),
+        );
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    // The ended position itself is answered.
+    let out = text(
+        &gt()
+            .args(["query", "tictactoe", "--moves", "a1 b1 a2 b2 a3"])
+            .current_dir(t.path())
+            .output()
+            .unwrap(),
+    );
+    assert!(out.contains("O has lost"), "{out}");
+}

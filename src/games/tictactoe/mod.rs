@@ -196,7 +196,7 @@ impl Board {
     }
 
     /// Reads a board written as its ranks from the top, `/` between, each
-    /// cell `X`, `O` or `.` (`-` and `_` also read as empty; case ignored):
+    /// cell `X`, `O` or `.` (`-` also reads as empty; case ignored):
     /// `X.O/.X./...`. An optional `X:` or `O:` in front names the player to
     /// move, which must agree with the counts.
     ///
@@ -222,10 +222,10 @@ impl Board {
                 let c = file + 3 * (2 - i);
                 match ch.to_ascii_uppercase() {
                     'X' => b.x |= 1 << c,
-                    'O' | '0' => b.o |= 1 << c,
-                    '.' | '-' | '_' => {}
+                    'O' => b.o |= 1 << c,
+                    '.' | '-' => {}
                     other => {
-                        return Err(format!("`{text}`: `{other}` is not a cell (X, O or .)"));
+                        return Err(format!("`{text}`: `{other}` is not a cell (X, O, . or -)"));
                     }
                 }
             }
@@ -237,6 +237,11 @@ impl Board {
             ));
         }
         let to_move = if b.x_to_move() { "X" } else { "O" };
+        if let Some(m) = mover.as_deref().filter(|m| *m != "X" && *m != "O") {
+            return Err(format!(
+                "`{text}`: `{m}:` names no player (write X: or O: before the ranks, or nothing)"
+            ));
+        }
         match mover.as_deref() {
             Some(m) if m != to_move => Err(format!(
                 "`{text}` names {m} to move, but with {xs} X and {os} O it is {to_move}'s turn"

@@ -239,4 +239,11 @@ fn notation_reads_back_and_refuses_impossible_counts() {
     );
     assert!(Board::parse("X../...").is_err());
     assert!(Board::parse("X../.?./...").unwrap_err().contains("`?`"));
+    // Regressions: a digit 0 is not an O, and `XX:` names no player.
+    assert!(Board::parse("X0./.../...").unwrap_err().contains("`0`"));
+    assert!(
+        Board::parse("XX:.../.../...")
+            .unwrap_err()
+            .contains("names no player")
+    );
 }

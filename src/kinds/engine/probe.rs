@@ -246,10 +246,11 @@ impl<S: EngineGame> EngineProbe<S> {
             ..
         }) = self.boards.get(&variant)
         {
-            return Err(ProbeError::bad(format!(
-                "{dir} and {source} both solve {} {variant}",
-                S::TITLE
-            )));
+            return Err(ProbeError::bad(
+                format!("{dir} and {source} both solve {} {variant}", S::TITLE)
+                    .trim_end()
+                    .to_string(),
+            ));
         }
         let game = game_of::<S>(&dir, &params)?;
         let names: Vec<String> = view.plan.jobs.iter().map(|j| j.name.clone()).collect();

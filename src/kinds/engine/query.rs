@@ -65,6 +65,12 @@ pub fn answer<S: EngineGame>(m: &clap::ArgMatches, _: &Progress) -> anyhow::Resu
         .or_else(|| default_run_dir::<S>(&variant));
     let mut probe = EngineProbe::<S>::default();
     if let Some(d) = &dir {
+        if !d.exists() {
+            anyhow::bail!(
+                "{}: does not exist (run `gametables run JOB_FILE` to make a run directory)",
+                d.display()
+            );
+        }
         if !d.is_dir() {
             anyhow::bail!("{}: not a directory", d.display());
         }

@@ -135,8 +135,18 @@ pub trait EngineGame: Send + Sync + 'static {
     /// [`LayeredGame::children`].
     fn moves(game: &Self::Game, p: &Self::Shown) -> Vec<(String, Self::Shown)>;
     /// Plays a move named in the game's notation.
+    ///
+    /// # Errors
+    /// The move is not one of the position's moves, or play has ended
+    /// there ([`EngineGame::over`]): no move follows the end.
     fn play(game: &Self::Game, p: &Self::Shown, mv: &str) -> Result<Self::Shown, String> {
         let m = mv.trim();
+        if let Some(why) = Self::over(game, p) {
+            return Err(format!(
+                "`{m}` cannot be played: play has ended in {} ({why})",
+                Self::show(game, p)
+            ));
+        }
         Self::moves(game, p)
             .into_iter()
             .find(|(name, _)| name.eq_ignore_ascii_case(m))
@@ -187,7 +197,10 @@ pub fn read_params<S: EngineGame + ?Sized>(
                 let key = named
                     .or_else(|| file.keys().next().cloned())
                     .unwrap_or_default();
-                let msg = crate::pipeline::jobfile::plain_message(&msg);
+                let mut msg = crate::pipeline::jobfile::plain_message(&msg);
+                if msg.starts_with("unknown field") {
+                    msg += " (and the engine's `job_memory`)";
+                }
                 if key.is_empty() || msg.contains(&format!("`{key}`")) {
                     (key, msg)
                 } else {
