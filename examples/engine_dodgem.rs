@@ -1,7 +1,7 @@
 //! Times the generic retrograde engine against Dodgem's own solver on one
 //! board: `cargo run --release --example engine_dodgem -- N THREADS`.
 use gametables::games::dodgem::{Board, DodgemLayers, Tables};
-use gametables::games::retrograde::solve_all;
+use gametables::games::engine::solve_all;
 
 fn main() {
     let mut a = std::env::args().skip(1);

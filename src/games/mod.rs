@@ -3,9 +3,9 @@
 
 pub mod chomp;
 pub mod dodgem;
+pub mod engine;
 pub mod impartial;
 pub mod quixo;
-pub mod retrograde;
 pub mod square;
 pub mod three_row;
 pub mod tictactoe;

@@ -18,7 +18,7 @@
 //! - `games` (the pure solvers) reaches nothing outside `games`;
 //! - a full checker (any module with a `fullcheck` segment) reaches no solver
 //!   (`games`), directly or through other modules, except the trait of
-//!   layered games' rules (`games::retrograde::rules`), which reaches
+//!   layered games' rules (`games::engine::rules`), which reaches
 //!   nothing and through which the engine games' checker moves;
 //! - the generic pipeline (`pipeline`, `plot`) reaches no game's
 //!   folder (`kinds`) and no solver;
@@ -581,11 +581,11 @@ fn solvers_import_nothing_of_the_pipeline() {
 }
 
 /// The one module of `games` a full checker may reach: the trait a
-/// layered game's rules implement (`games::retrograde::rules`: moves,
+/// layered game's rules implement (`games::engine::rules`: moves,
 /// terminal values, ranks), through which the engine games' checker
 /// generates moves. It holds no solver and reaches nothing else.
 fn rules_trait(t: &Module) -> bool {
-    t.len() == 3 && t[0] == "games" && t[1] == "retrograde" && t[2] == "rules"
+    t.len() == 3 && t[0] == "games" && t[1] == "engine" && t[2] == "rules"
 }
 
 #[test]
@@ -606,12 +606,12 @@ fn full_checkers_import_no_solver() {
 #[test]
 fn the_rules_trait_reaches_nothing() {
     let g = Graph::of_src();
-    let m: Module = vec!["games".into(), "retrograde".into(), "rules".into()];
-    assert!(g.modules.contains(&m), "games::retrograde::rules is gone");
+    let m: Module = vec!["games".into(), "engine".into(), "rules".into()];
+    assert!(g.modules.contains(&m), "games::engine::rules is gone");
     let reached: Vec<String> = g.reach(&m).into_keys().map(|t| show(&t)).collect();
     assert!(
         reached.is_empty(),
-        "games::retrograde::rules reaches {reached:?}: a full checker may import it only while it reaches nothing"
+        "games::engine::rules reaches {reached:?}: a full checker may import it only while it reaches nothing"
     );
 }
 

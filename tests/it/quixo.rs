@@ -256,8 +256,8 @@ fn quixo_4_gives_the_brute_force_values() {
 /// tables (a position's value is its board's, seen by the player to move):
 /// (reachable, wins, losses, draws).
 fn reachable_with_colour(n: usize) -> [u64; 4] {
+    use gametables::games::engine::{LayeredGame, Value, solve_all};
     use gametables::games::quixo::{Board, QuixoLayers};
-    use gametables::games::retrograde::{LayeredGame, Value, solve_all};
     let g = QuixoLayers::new(n).unwrap();
     let values = solve_all(&g, 2).unwrap();
     let mut offset = vec![0u64; g.layer_count() + 1];

@@ -15,7 +15,7 @@
 //! stay inside one block of `2·C(N − a, b)` indices.
 
 use super::{Board, Position, Side};
-use crate::games::retrograde::placement;
+use crate::games::engine::placement;
 
 /// `C(n, k)`, exact (panics on overflow; every use here is far below 2⁶⁴).
 pub fn binomial(n: u64, k: u64) -> u64 {

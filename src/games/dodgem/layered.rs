@@ -8,7 +8,7 @@
 //! `(a − 1, b)` or `(a, b − 1)`.
 
 use super::{Board, Layer, Position, Side};
-use crate::games::retrograde::{LayeredGame, Terminal};
+use crate::games::engine::{LayeredGame, Terminal};
 
 /// Dodgem on an n×n board, layered by cars of each side.
 #[derive(Debug, Clone)]
@@ -272,7 +272,7 @@ impl LayeredGame for DodgemLayers {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::retrograde::{check_rules, solve_all};
+    use crate::games::engine::{check_rules, solve_all};
 
     #[test]
     fn the_rules_pass_the_engine_self_test() {
@@ -314,7 +314,7 @@ mod tests {
 #[cfg(test)]
 mod big {
     use super::*;
-    use crate::games::retrograde::solve_all;
+    use crate::games::engine::solve_all;
 
     /// 5×5 (ignored: under a minute on 2 cores): the engine's bytes equal
     /// the Dodgem solver's on every layer.
@@ -345,7 +345,7 @@ mod big {
 #[cfg(test)]
 mod reach_tests {
     use super::*;
-    use crate::games::retrograde::reach_all;
+    use crate::games::engine::reach_all;
 
     /// The engine's reachability gives the bits of Dodgem's own
     /// (`reach_layer`, layer by layer from the top) on 3×3 and 4×4.

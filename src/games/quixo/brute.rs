@@ -14,7 +14,7 @@
 
 use super::index::{Layer, layers};
 use super::{Board, Outcome, Rules, Symmetry};
-use crate::games::retrograde::placement::rank_pair;
+use crate::games::engine::placement::rank_pair;
 
 /// A set of indices, one bit each (small enough to stay in cache).
 struct Bits(Vec<u64>);

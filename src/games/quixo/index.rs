@@ -13,9 +13,9 @@
 //! Summed over all layers, `Σ_{a+b ≤ N} C(N, a)·C(N − a, b) = 3^N`.
 
 use super::{Board, MAX_N, MIN_N, QuixoError};
-use crate::games::retrograde::placement::{Placement, Placements};
+use crate::games::engine::placement::{Placement, Placements};
 
-pub use crate::games::retrograde::placement::binomial;
+pub use crate::games::engine::placement::binomial;
 
 /// Boards of layer `(a, b)` on the n×n board: `C(n², a) · C(n² − a, b)`,
 /// 0 if `a + b > n²`. Example: 5×5 layer (9, 8) has 26,293,088,250.

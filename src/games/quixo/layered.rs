@@ -12,7 +12,7 @@
 //! **Symmetry.** The 8 symmetries of the square ([`Symmetry`]).
 
 use super::{Board, Layer, MaskMaps, Outcome, Rules, Symmetry};
-use crate::games::retrograde::{LayeredGame, Terminal};
+use crate::games::engine::{LayeredGame, Terminal};
 
 /// Quixo on an n×n board, layered by pairs of cube counts.
 #[derive(Debug, Clone)]
@@ -253,7 +253,7 @@ impl LayeredGame for QuixoLayers {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::retrograde::{LayerStats, check_rules, solve_all};
+    use crate::games::engine::{LayerStats, check_rules, solve_all};
 
     #[test]
     fn the_rules_pass_the_engine_self_test_on_every_board_size() {
@@ -299,8 +299,8 @@ mod tests {
         // The start: the first player wins in 7.
         let (layer, r) = g.rank(&Board::EMPTY);
         assert_eq!(
-            crate::games::retrograde::Value::from_byte(all[layer][r as usize]),
-            Some(crate::games::retrograde::Value::Win(7))
+            crate::games::engine::Value::from_byte(all[layer][r as usize]),
+            Some(crate::games::engine::Value::Win(7))
         );
     }
 }
@@ -308,7 +308,7 @@ mod tests {
 #[cfg(test)]
 mod symmetry_tests {
     use super::*;
-    use crate::games::retrograde::{solve_all, solve_layer};
+    use crate::games::engine::{solve_all, solve_layer};
 
     /// Solving one board per symmetry class gives the bytes of the plain
     /// solve, on every layer of 2×2 and 3×3, for 1 and 2 threads.
@@ -358,7 +358,7 @@ mod symmetry_tests {
 #[cfg(test)]
 mod reach_tests {
     use super::*;
-    use crate::games::retrograde::reach_all;
+    use crate::games::engine::reach_all;
     use std::collections::HashSet;
 
     /// The engine's reachable boards of 3×3 are those of a plain
@@ -402,7 +402,7 @@ mod reach_tests {
 #[cfg(test)]
 mod big {
     use super::*;
-    use crate::games::retrograde::{LayerStats, Value, solve_all};
+    use crate::games::engine::{LayerStats, Value, solve_all};
 
     /// 4×4, every board (ignored: about a minute): the counts of the
     /// brute-force check in `brute` (26,434,489 wins, 15,003,736 losses,

@@ -29,8 +29,8 @@
 //! Cells are numbered `x + 3·(rank − 1)`: `a1` = 0 bottom left, `c3` = 8
 //! top right (the notation of `crate::games::square`).
 
-use crate::games::retrograde::placement::Placement;
-use crate::games::retrograde::{LayeredGame, Terminal};
+use crate::games::engine::placement::Placement;
+use crate::games::engine::{LayeredGame, Terminal};
 
 /// Cells of the board.
 pub const CELLS: usize = 9;

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::*;
-use crate::games::retrograde::{LayerStats, Value, check_rules, reach_all, solve_all, value_at};
+use crate::games::engine::{LayerStats, Value, check_rules, reach_all, solve_all, value_at};
 
 /// The lines of the 3×3 board as cell triples (cells `x + 3y`), written out
 /// again for the oracle.

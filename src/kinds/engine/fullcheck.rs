@@ -30,7 +30,7 @@ use super::layout::{
     layer_job, reach_job,
 };
 use super::spec::EngineGame;
-use crate::games::retrograde::rules::{LayeredGame, Terminal};
+use crate::games::engine::rules::{LayeredGame, Terminal};
 use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
 use crate::pipeline::fullcheck::{Checker, Coverage, Ctx, for_chunks, le_u64s};

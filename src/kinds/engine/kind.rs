@@ -1,7 +1,7 @@
 //! The `engine` job kind, generic over an [`EngineGame`]: one job per
 //! layer, in an order where every layer follows the layers its moves reach,
 //! each solved by the generic retrograde engine
-//! ([`crate::games::retrograde::solve_layer`]) from the shards of those
+//! ([`crate::games::engine::solve_layer`]) from the shards of those
 //! layers.
 //!
 //! **Tables.** `KIND-VARIANT-layers.csv` (one row per solved layer:
@@ -29,7 +29,7 @@ use super::layout::{
     LayerInfo, LayerRow, ReachMeta, layer_job, layers_csv, parse_layers_csv, reach_job,
 };
 use super::spec::{EngineGame, RunFacts};
-use crate::games::retrograde::{
+use crate::games::engine::{
     LayerStats, LayeredGame, Value, child_bytes, is_wide, parent_layers, reach, solve_layer,
     solve_order, value_at, working_bytes,
 };

@@ -1,6 +1,6 @@
 //! What every game solved by the generic layered retrograde engine
-//! (`crate::games::retrograde`) shares: a game describes its rules as a
-//! [`LayeredGame`](crate::games::retrograde::LayeredGame) and itself as an
+//! (`crate::games::engine`) shares: a game describes its rules as a
+//! [`LayeredGame`](crate::games::engine::LayeredGame) and itself as an
 //! [`EngineGame`] (kind name, job-file keys, notation, start, claims), and
 //! gets from here
 //!

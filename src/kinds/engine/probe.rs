@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::kind::game_of;
 use super::layout::{layer_job, reach_job};
 use super::spec::EngineGame;
-use crate::games::retrograde::{LayeredGame, Value, is_wide, reach_all, solve_all, value_at};
+use crate::games::engine::{LayeredGame, Value, is_wide, reach_all, solve_all, value_at};
 use crate::pipeline::RunView;
 use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES, RunShards, SectionHandle};
 use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, Work, param, required};

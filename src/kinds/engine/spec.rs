@@ -7,7 +7,7 @@
 //! engine that solves them): the full checker builds on it.
 
 use super::layout::LayerRow;
-use crate::games::retrograde::rules::LayeredGame;
+use crate::games::engine::rules::LayeredGame;
 use crate::pipeline::kind::Claim;
 use crate::pipeline::sources::Work;
 

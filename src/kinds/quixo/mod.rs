@@ -4,7 +4,7 @@
 //! description ([`Quixo`]: job-file keys, notation, start, claims) and its
 //! [`Game`] value, built from the generic parts in `crate::kinds::engine`.
 //! The rules are `crate::games::quixo` (as a
-//! [`LayeredGame`](crate::games::retrograde::LayeredGame):
+//! [`LayeredGame`](crate::games::engine::LayeredGame):
 //! [`QuixoLayers`]).
 //!
 //! Job files: `kind = "quixo"`, `n` (3, 4 or 5) and optionally `min_cubes`
@@ -15,8 +15,8 @@
 //!
 //! - [`sources`]: the works the claims cite.
 
+use crate::games::engine::LayeredGame;
 use crate::games::quixo::{FULL_5X5, Position, QuixoLayers, Rules};
-use crate::games::retrograde::LayeredGame;
 use crate::kinds::engine::fullcheck::EngineChecker;
 use crate::kinds::engine::kind::EngineKind;
 use crate::kinds::engine::query::query_command;
@@ -219,20 +219,20 @@ impl EngineGame for Quixo {
     fn over(game: &QuixoLayers, p: &Position) -> Option<String> {
         let me = p.to_move();
         game.terminal(&p.board()).map(|t| match t {
-            crate::games::retrograde::Terminal::Win => format!(
+            crate::games::engine::Terminal::Win => format!(
                 "game over: the board shows a line of {}, made by {}'s last move: {} has won",
                 me.symbol(),
                 me.other().symbol(),
                 me.symbol()
             ),
-            crate::games::retrograde::Terminal::Loss => format!(
+            crate::games::engine::Terminal::Loss => format!(
                 "game over: {}'s last move made a line of {}: {} has lost",
                 me.other().symbol(),
                 me.other().symbol(),
                 me.symbol()
             ),
             // Quixo always has a move: play ends only with a line.
-            crate::games::retrograde::Terminal::Draw => "game over: a draw".to_string(),
+            crate::games::engine::Terminal::Draw => "game over: a draw".to_string(),
         })
     }
 

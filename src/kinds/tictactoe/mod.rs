@@ -10,7 +10,7 @@
 //!
 //! - [`sources`]: the works the claims cite.
 
-use crate::games::retrograde::Terminal;
+use crate::games::engine::Terminal;
 use crate::games::tictactoe::{Board, TicTacToe};
 use crate::kinds::engine::fullcheck::EngineChecker;
 use crate::kinds::engine::kind::EngineKind;
