@@ -1,7 +1,7 @@
 //! A self-test of any [`LayeredGame`]: its contracts checked on random
 //! positions of every layer (the idea of GamesmanOne's tier self-test).
 
-use super::rules::LayeredGame;
+use super::rules::{LayeredGame, Terminal};
 
 /// Checks the contracts of [`LayeredGame`] on up to `per_layer` positions
 /// of each layer (all of a layer that small), chosen by a fixed
@@ -32,7 +32,7 @@ pub fn check_rules<G: LayeredGame>(game: &G, per_layer: u64, seed: u64) -> Vec<S
         rng ^= rng << 17;
         rng
     };
-    let problem = |out: &mut Vec<String>, layer: usize, r: u64, why: String| {
+    let push = |out: &mut Vec<String>, layer: usize, r: u64, why: String| {
         if out.len() < 20 {
             out.push(format!("layer {}, rank {r}: {why}", game.layer_name(layer)));
         }
@@ -45,67 +45,19 @@ pub fn check_rules<G: LayeredGame>(game: &G, per_layer: u64, seed: u64) -> Vec<S
         } else {
             (0..per_layer).map(|_| next() % size).collect()
         };
-        // The enumeration agrees with unrank on a few windows (the start,
-        // the end, random ones across block boundaries).
-        for w in 0..4u64 {
-            let len = 70.min(size);
-            let start = match w {
-                0 => 0,
-                1 => size - len,
-                _ => next() % (size - len + 1),
-            };
-            let mut at = start;
-            game.for_each_position(layer, start, start + len, &mut |r, p| {
-                if r != at || p != game.unrank(layer, r) {
-                    problem(
-                        &mut out,
-                        layer,
-                        r,
-                        format!("for_each_position gives {p:?} at rank {r}, expected rank {at}"),
-                    );
-                }
-                at = r + 1;
-            });
-            if at != start + len {
-                problem(
-                    &mut out,
-                    layer,
-                    start,
-                    format!(
-                        "for_each_position over {start}..{} stops at {at}",
-                        start + len
-                    ),
-                );
-            }
-        }
+        check_enumeration(game, layer, &mut next, &mut |r, why| {
+            push(&mut out, layer, r, why);
+        });
         let mut seen: Vec<(u64, G::Position)> = Vec::new();
         for &r in &ranks {
+            let mut problem = |why: String| push(&mut out, layer, r, why);
             let p = game.unrank(layer, r);
-            let back = game.rank(&p);
-            if back != (layer, r) {
-                problem(
-                    &mut out,
-                    layer,
-                    r,
-                    format!("unrank gives {p:?}, whose rank is {back:?}"),
-                );
+            if !check_ranks(game, layer, r, &p, &mut problem) {
                 continue;
-            }
-            if game.layer_of(&p) != layer || game.rank_in(layer, &p) != r {
-                problem(
-                    &mut out,
-                    layer,
-                    r,
-                    format!(
-                        "layer_of / rank_in give ({}, {}) for {p:?}",
-                        game.layer_of(&p),
-                        game.rank_in(layer, &p)
-                    ),
-                );
             }
             if seen.len() < 4096 {
                 if let Some((r2, _)) = seen.iter().find(|(r2, q)| *r2 != r && *q == p) {
-                    problem(&mut out, layer, r, format!("ranks {r} and {r2} give {p:?}"));
+                    problem(format!("ranks {r} and {r2} give {p:?}"));
                 }
                 seen.push((r, p));
             }
@@ -115,114 +67,184 @@ pub fn check_rules<G: LayeredGame>(game: &G, per_layer: u64, seed: u64) -> Vec<S
             } else {
                 Vec::new()
             };
-            if term.is_none() && kids.is_empty() {
-                problem(
-                    &mut out,
-                    layer,
-                    r,
-                    format!("{p:?} is not terminal and has no move"),
-                );
-            }
-            for &c in &kids {
-                let (l, _) = game.rank(&c);
-                if l != layer && !child_layers.contains(&l) {
-                    problem(
-                        &mut out,
-                        layer,
-                        r,
-                        format!(
-                            "a move of {p:?} leads to layer {}, not a child layer",
-                            game.layer_name(l)
-                        ),
-                    );
-                }
-            }
-            // Moves and un-moves agree.
-            if term.is_none() {
-                for &c in &kids {
-                    if game.rank(&c).0 != layer {
-                        continue;
-                    }
-                    let moves = kids.iter().filter(|&&k| k == c).count();
-                    let mut back = 0;
-                    game.parents(&c, &mut |q| back += usize::from(q == p));
-                    if back != moves {
-                        problem(
-                            &mut out,
-                            layer,
-                            r,
-                            format!(
-                                "{p:?} has {moves} move(s) to {c:?}, whose parents list it {back} time(s)"
-                            ),
-                        );
-                    }
-                }
-            }
-            let mut parents = Vec::new();
-            game.parents(&p, &mut |q| parents.push(q));
-            for &q in &parents {
-                let (l, _) = game.rank(&q);
-                if l != layer {
-                    problem(
-                        &mut out,
-                        layer,
-                        r,
-                        format!("parent {q:?} lies in another layer"),
-                    );
-                    continue;
-                }
-                if game.terminal(&q).is_some() {
-                    problem(&mut out, layer, r, format!("parent {q:?} is terminal"));
-                    continue;
-                }
-                let listed = parents.iter().filter(|&&x| x == q).count();
-                let moves = children_of(game, &q).iter().filter(|&&k| k == p).count();
-                if listed != moves {
-                    problem(
-                        &mut out,
-                        layer,
-                        r,
-                        format!(
-                            "parent {q:?} is listed {listed} time(s) but has {moves} move(s) to {p:?}"
-                        ),
-                    );
-                }
-            }
-            // Symmetry.
-            let in_layer =
-                |ks: &[G::Position]| ks.iter().filter(|k| game.rank(k).0 == layer).count();
-            game.symmetries(&p, &mut |s| {
-                let (l, _) = game.rank(&s);
-                let ts = game.terminal(&s);
-                let why = if l != layer {
-                    Some(format!("its image {s:?} lies in another layer"))
-                } else if ts != term {
-                    Some(format!("its image {s:?} ends as {ts:?}, it as {term:?}"))
-                } else if term.is_none() {
-                    let ks = children_of(game, &s);
-
-                    (ks.len() != kids.len() || in_layer(&ks) != in_layer(&kids)).then(|| {
-                        format!(
-                            "its image {s:?} has {} moves ({} in-layer), it {} ({})",
-                            ks.len(),
-                            in_layer(&ks),
-                            kids.len(),
-                            in_layer(&kids)
-                        )
-                    })
-                } else {
-                    None
-                };
-                if let Some(why) = why {
-                    problem(&mut out, layer, r, why);
-                }
-            });
+            check_moves(
+                game,
+                layer,
+                &p,
+                term.is_some(),
+                &kids,
+                &child_layers,
+                &mut problem,
+            );
+            check_symmetry(game, layer, &p, term, &kids, &mut problem);
             if game.reduces_by_symmetry() {
-                check_canonical(game, &p, &mut |why| problem(&mut out, layer, r, why));
+                check_canonical(game, &p, &mut problem);
             }
         }
     }
     out
+}
+
+/// [`LayeredGame::for_each_position`] agrees with `unrank` on a few
+/// windows of `layer` (the start, the end, random ones across block
+/// boundaries); `problem(rank, why)`.
+fn check_enumeration<G: LayeredGame>(
+    game: &G,
+    layer: usize,
+    next: &mut impl FnMut() -> u64,
+    problem: &mut impl FnMut(u64, String),
+) {
+    let size = game.layer_size(layer);
+    for w in 0..4u64 {
+        let len = 70.min(size);
+        let start = match w {
+            0 => 0,
+            1 => size - len,
+            _ => next() % (size - len + 1),
+        };
+        let mut at = start;
+        game.for_each_position(layer, start, start + len, &mut |r, p| {
+            if r != at || p != game.unrank(layer, r) {
+                problem(
+                    r,
+                    format!("for_each_position gives {p:?} at rank {r}, expected rank {at}"),
+                );
+            }
+            at = r + 1;
+        });
+        if at != start + len {
+            problem(
+                start,
+                format!(
+                    "for_each_position over {start}..{} stops at {at}",
+                    start + len
+                ),
+            );
+        }
+    }
+}
+
+/// `p`, unranked from rank `r` of `layer`, ranks back there by `rank`,
+/// `layer_of` and `rank_in`; `false` if `rank` does not (the rest of the
+/// checks would only repeat it).
+fn check_ranks<G: LayeredGame>(
+    game: &G,
+    layer: usize,
+    r: u64,
+    p: &G::Position,
+    problem: &mut impl FnMut(String),
+) -> bool {
+    let back = game.rank(p);
+    if back != (layer, r) {
+        problem(format!("unrank gives {p:?}, whose rank is {back:?}"));
+        return false;
+    }
+    if game.layer_of(p) != layer || game.rank_in(layer, p) != r {
+        problem(format!(
+            "layer_of / rank_in give ({}, {}) for {p:?}",
+            game.layer_of(p),
+            game.rank_in(layer, p)
+        ));
+    }
+    true
+}
+
+/// The moves of `p` (`kids`, empty when it has `ended`): at least one when
+/// play goes on, each into `layer` or a child layer; in-layer moves and
+/// un-moves agree both ways, and no parent is terminal.
+fn check_moves<G: LayeredGame>(
+    game: &G,
+    layer: usize,
+    p: &G::Position,
+    ended: bool,
+    kids: &[G::Position],
+    child_layers: &[usize],
+    problem: &mut impl FnMut(String),
+) {
+    if !ended && kids.is_empty() {
+        problem(format!("{p:?} is not terminal and has no move"));
+    }
+    for &c in kids {
+        let (l, _) = game.rank(&c);
+        if l != layer && !child_layers.contains(&l) {
+            problem(format!(
+                "a move of {p:?} leads to layer {}, not a child layer",
+                game.layer_name(l)
+            ));
+        }
+    }
+    // Moves and un-moves agree.
+    for &c in kids {
+        if game.rank(&c).0 != layer {
+            continue;
+        }
+        let moves = kids.iter().filter(|&&k| k == c).count();
+        let mut back = 0;
+        game.parents(&c, &mut |q| back += usize::from(q == *p));
+        if back != moves {
+            problem(format!(
+                "{p:?} has {moves} move(s) to {c:?}, whose parents list it {back} time(s)"
+            ));
+        }
+    }
+    let mut parents = Vec::new();
+    game.parents(p, &mut |q| parents.push(q));
+    for &q in &parents {
+        let (l, _) = game.rank(&q);
+        if l != layer {
+            problem(format!("parent {q:?} lies in another layer"));
+            continue;
+        }
+        if game.terminal(&q).is_some() {
+            problem(format!("parent {q:?} is terminal"));
+            continue;
+        }
+        let listed = parents.iter().filter(|&&x| x == q).count();
+        let moves = children_of(game, &q).iter().filter(|&&k| k == *p).count();
+        if listed != moves {
+            problem(format!(
+                "parent {q:?} is listed {listed} time(s) but has {moves} move(s) to {p:?}"
+            ));
+        }
+    }
+}
+
+/// Every image of `p` lies in `layer`, ends as `p` does (`term`) and has
+/// as many moves (`kids`), as many of them in-layer.
+fn check_symmetry<G: LayeredGame>(
+    game: &G,
+    layer: usize,
+    p: &G::Position,
+    term: Option<Terminal>,
+    kids: &[G::Position],
+    problem: &mut impl FnMut(String),
+) {
+    let in_layer = |ks: &[G::Position]| ks.iter().filter(|k| game.rank(k).0 == layer).count();
+    game.symmetries(p, &mut |s| {
+        let (l, _) = game.rank(&s);
+        let ts = game.terminal(&s);
+        let why = if l != layer {
+            Some(format!("its image {s:?} lies in another layer"))
+        } else if ts != term {
+            Some(format!("its image {s:?} ends as {ts:?}, it as {term:?}"))
+        } else if term.is_none() {
+            let ks = children_of(game, &s);
+            (ks.len() != kids.len() || in_layer(&ks) != in_layer(kids)).then(|| {
+                format!(
+                    "its image {s:?} has {} moves ({} in-layer), it {} ({})",
+                    ks.len(),
+                    in_layer(&ks),
+                    kids.len(),
+                    in_layer(kids)
+                )
+            })
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            problem(why);
+        }
+    });
 }
 
 /// The canonical-image contract for one position `p`.

@@ -386,6 +386,9 @@ fn check_inputs(geom: &TileGeom, rows: usize, cols: usize, diag: usize) -> Resul
     Ok(())
 }
 
+/// One block of a tile, cell by cell along Brouwer's recurrence. Long on
+/// purpose (a solver inner loop): the row, column and diagonal states it
+/// updates stay in locals for the whole block.
 fn solve_block(
     geom: &TileGeom,
     rows: Vec<RowState>,
@@ -688,6 +691,10 @@ pub const STOPPED: &str = "stopped before the tile was solved";
 ///
 /// # Errors
 /// As [`solve_tile`]; [`STOPPED`] when stopped.
+///
+/// Long on purpose (a solver inner loop): the anti-diagonal sweep hands
+/// each block its row, column and diagonal inputs from shared buffers
+/// that live across the sweep.
 #[allow(clippy::too_many_arguments)]
 pub fn solve_tile_blocked_until(
     geom: &TileGeom,

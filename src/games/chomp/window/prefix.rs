@@ -32,6 +32,9 @@ impl ChompBox {
     /// P-position is then marked, so the bitset ends as the rank scan's.
     /// In a block cut by the window's start the masks start empty: the
     /// prefixes before `a` reached the window through the carry's marks.
+    ///
+    /// Long on purpose (a solver inner loop): the prefix walk keeps its
+    /// row masks, terms and bitset cursor in locals across every prefix.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn scan_prefixes(
         &self,

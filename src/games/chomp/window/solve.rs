@@ -54,6 +54,11 @@ impl ChompBox {
     /// [`ChompBox::solve_window`] with standard blocks of `tail` free rows
     /// and θ = `low` (see [`Layout`]; the tests use small values to have
     /// many layers and both kinds of blocks in small boxes).
+    ///
+    /// Long on purpose (a solver inner loop): the carry, the layer loop and
+    /// the per-thread block sweep share the window's bitset, the thread
+    /// pool and their progress in locals; split into functions they would
+    /// pass a dozen of those around per block.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn solve_window_with(
         &self,
