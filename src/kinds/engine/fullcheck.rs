@@ -176,119 +176,10 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
         cx.set_total(total);
         let (mut checked, mut symmetric) = (0u64, 0u64);
         for (l, job) in &layers {
-            let l = *l;
-            cx.job(job);
-            let size = game.layer_size(l);
-            let load = |layer: usize| -> Option<Stored> {
-                let name = &names[layer];
-                let shard = cx.load(&layer_job(name))?;
-                match values_of(shard, name, game.layer_size(layer)) {
-                    Ok(v) => Some(v),
-                    Err(e) => {
-                        cx.bad(&layer_job(name), "shard", e);
-                        None
-                    }
-                }
-            };
-            let Some(own) = load(l) else { continue };
-            let mut below: Vec<Option<Stored>> = (0..game.layer_count()).map(|_| None).collect();
-            let mut complete = true;
-            for c in game.child_layers(l) {
-                below[c] = load(c);
-                complete &= below[c].is_some();
+            if let Some((c, sym)) = check_layer::<S>(cx, &game, &names, *l, job) {
+                checked += c;
+                symmetric += sym;
             }
-            if !complete {
-                cx.bad(job, "inputs", "a layer its moves reach cannot be read");
-                continue;
-            }
-            let sym = std::sync::atomic::AtomicU64::new(0);
-            let byte_of = |p: &<S::Game as LayeredGame>::Position| -> Option<u16> {
-                let (pl, r) = game.rank(p);
-                if pl == l {
-                    own.code(r)
-                } else {
-                    below.get(pl)?.as_ref()?.code(r)
-                }
-            };
-            for_chunks(size, cx.threads(), |range| {
-                let mut kids = Vec::with_capacity(64);
-                let mut syms = 0u64;
-                for r in range.clone() {
-                    let p = game.unrank(l, r);
-                    let stored = own.code(r).expect("a rank of the layer");
-                    let want = match game.terminal(&p) {
-                        Some(Terminal::Win) => Some(WIDE_WIN),
-                        Some(Terminal::Loss) => Some(WIDE_LOSS),
-                        Some(Terminal::Draw) => Some(0),
-                        None => {
-                            kids.clear();
-                            let mut stray = false;
-                            game.children(&p, &mut |c| match byte_of(&c) {
-                                Some(b) => kids.push(b),
-                                None => stray = true,
-                            });
-                            if stray {
-                                cx.bad(
-                                    job,
-                                    format!("rank {r} {}", S::describe(&game, &p)),
-                                    "a move reaches a layer this run did not solve",
-                                );
-                                continue;
-                            }
-                            expected(&kids)
-                        }
-                    };
-                    if want != Some(stored) {
-                        cx.bad(
-                            job,
-                            format!("rank {r} {}", S::describe(&game, &p)),
-                            format!(
-                                "holds {}, its moves give {}",
-                                code_text(stored),
-                                want.map_or("no value".to_string(), code_text)
-                            ),
-                        );
-                    }
-                    game.symmetries(&p, &mut |q| {
-                        syms += 1;
-                        if byte_of(&q) != Some(stored) {
-                            cx.bad(
-                                job,
-                                format!("rank {r} {}", S::describe(&game, &p)),
-                                format!(
-                                    "holds {}, its symmetric image {} {}",
-                                    code_text(stored),
-                                    S::describe(&game, &q),
-                                    byte_of(&q).map_or("is not solved".to_string(), code_text)
-                                ),
-                            );
-                        }
-                    });
-                }
-                sym.fetch_add(syms, std::sync::atomic::Ordering::Relaxed);
-                cx.advance(range.end - range.start);
-            });
-            // The meta's counts and depths (what the tables publish) from
-            // the values.
-            let (c, win, loss) = own.counts(size);
-            let m = &own.meta;
-            let said = (
-                [m.wins, m.losses, m.draws],
-                m.max_win_depth,
-                m.max_loss_depth,
-            );
-            if said != (c, win, loss) {
-                cx.bad(
-                    job,
-                    "meta",
-                    format!(
-                        "says {:?} wins/losses/draws, deepest win {} and loss {}; the values give {c:?}, {win} and {loss}",
-                        said.0, said.1, said.2
-                    ),
-                );
-            }
-            checked += size;
-            symmetric += sym.into_inner();
         }
         let reach = check_reach::<S>(cx, &game, &names, &reaches);
         let in_run = run
@@ -321,6 +212,130 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
         }
         Ok(out)
     }
+}
+
+/// Checks the layer `l` of job `job`: every value rebuilt from its moves'
+/// values, every symmetric image holding the same value, the meta's counts
+/// and depths. `None` when its shard or a child layer's cannot be read
+/// (reported); else the positions checked and the images compared.
+fn check_layer<S: EngineGame>(
+    cx: &Ctx,
+    game: &S::Game,
+    names: &[String],
+    l: usize,
+    job: &str,
+) -> Option<(u64, u64)> {
+    cx.job(job);
+    let size = game.layer_size(l);
+    let load = |layer: usize| -> Option<Stored> {
+        let name = &names[layer];
+        let shard = cx.load(&layer_job(name))?;
+        match values_of(shard, name, game.layer_size(layer)) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                cx.bad(&layer_job(name), "shard", e);
+                None
+            }
+        }
+    };
+    let own = load(l)?;
+    let mut below: Vec<Option<Stored>> = (0..game.layer_count()).map(|_| None).collect();
+    let mut complete = true;
+    for c in game.child_layers(l) {
+        below[c] = load(c);
+        complete &= below[c].is_some();
+    }
+    if !complete {
+        cx.bad(job, "inputs", "a layer its moves reach cannot be read");
+        return None;
+    }
+    let sym = std::sync::atomic::AtomicU64::new(0);
+    let byte_of = |p: &<S::Game as LayeredGame>::Position| -> Option<u16> {
+        let (pl, r) = game.rank(p);
+        if pl == l {
+            own.code(r)
+        } else {
+            below.get(pl)?.as_ref()?.code(r)
+        }
+    };
+    for_chunks(size, cx.threads(), |range| {
+        let mut kids = Vec::with_capacity(64);
+        let mut syms = 0u64;
+        for r in range.clone() {
+            let p = game.unrank(l, r);
+            let stored = own.code(r).expect("a rank of the layer");
+            let want = match game.terminal(&p) {
+                Some(Terminal::Win) => Some(WIDE_WIN),
+                Some(Terminal::Loss) => Some(WIDE_LOSS),
+                Some(Terminal::Draw) => Some(0),
+                None => {
+                    kids.clear();
+                    let mut stray = false;
+                    game.children(&p, &mut |c| match byte_of(&c) {
+                        Some(b) => kids.push(b),
+                        None => stray = true,
+                    });
+                    if stray {
+                        cx.bad(
+                            job,
+                            format!("rank {r} {}", S::describe(game, &p)),
+                            "a move reaches a layer this run did not solve",
+                        );
+                        continue;
+                    }
+                    expected(&kids)
+                }
+            };
+            if want != Some(stored) {
+                cx.bad(
+                    job,
+                    format!("rank {r} {}", S::describe(game, &p)),
+                    format!(
+                        "holds {}, its moves give {}",
+                        code_text(stored),
+                        want.map_or("no value".to_string(), code_text)
+                    ),
+                );
+            }
+            game.symmetries(&p, &mut |q| {
+                syms += 1;
+                if byte_of(&q) != Some(stored) {
+                    cx.bad(
+                        job,
+                        format!("rank {r} {}", S::describe(game, &p)),
+                        format!(
+                            "holds {}, its symmetric image {} {}",
+                            code_text(stored),
+                            S::describe(game, &q),
+                            byte_of(&q).map_or("is not solved".to_string(), code_text)
+                        ),
+                    );
+                }
+            });
+        }
+        sym.fetch_add(syms, std::sync::atomic::Ordering::Relaxed);
+        cx.advance(range.end - range.start);
+    });
+    // The meta's counts and depths (what the tables publish) from
+    // the values.
+    let (c, win, loss) = own.counts(size);
+    let m = &own.meta;
+    let said = (
+        [m.wins, m.losses, m.draws],
+        m.max_win_depth,
+        m.max_loss_depth,
+    );
+    if said != (c, win, loss) {
+        cx.bad(
+                job,
+                "meta",
+                format!(
+                    "says {:?} wins/losses/draws, deepest win {} and loss {}; the values give {c:?}, {win} and {loss}",
+                    said.0, said.1, said.2
+                ),
+            );
+    }
+    Some((size, sym.into_inner()))
 }
 
 /// The reachable bits of a `reach-NAME` shard and its meta, or why not.
