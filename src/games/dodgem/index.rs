@@ -17,18 +17,7 @@
 use super::{Board, Position, Side};
 use crate::games::engine::placement;
 
-/// `C(n, k)`, exact (panics on overflow; every use here is far below 2⁶⁴).
-pub fn binomial(n: u64, k: u64) -> u64 {
-    if k > n {
-        return 0;
-    }
-    let k = k.min(n - k);
-    let mut r: u64 = 1;
-    for i in 0..k {
-        r = r * (n - i) / (i + 1);
-    }
-    r
-}
+pub use crate::games::engine::placement::binomial;
 
 /// Largest number of squares handled by the rank tables (6×6 boards, for
 /// counting only).
@@ -57,17 +46,10 @@ pub struct Layer {
 /// The k-subsets of `0..m` as bit masks, in colex (= numeric) order.
 fn subsets(m: usize, k: usize) -> Vec<u64> {
     let mut out = Vec::with_capacity(binomial(m as u64, k as u64) as usize);
-    if k == 0 {
-        out.push(0);
-        return out;
-    }
-    let mut x: u64 = (1 << k) - 1;
-    while x < 1 << m {
-        out.push(x);
-        // Gosper's hack: the next larger integer with the same popcount.
-        let c = x & x.wrapping_neg();
-        let r = x + c;
-        x = (((r ^ x) >> 2) / c) | r;
+    let mut x = Some((1u64 << k) - 1);
+    while let Some(set) = x {
+        out.push(set);
+        x = placement::next_set(set, m);
     }
     out
 }
