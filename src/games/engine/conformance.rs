@@ -18,6 +18,10 @@ use super::rules::{LayeredGame, Terminal};
 ///   moves to `p`;
 /// - symmetry: each image of `p` is terminal exactly when `p` is, with the
 ///   same outcome, has as many moves, and the same number of in-layer ones;
+/// - image layers: a layer with an image layer has its size; the image of
+///   `p` lies there, is terminal exactly when `p` is, with the same
+///   outcome, and has as many moves, whose images are its moves' (as
+///   multisets);
 /// - with symmetry reduction: the canonical image is an image of `p`, the
 ///   same for every image, and the stabiliser counts the images equal to
 ///   `p` (identity included).
@@ -77,6 +81,7 @@ pub fn check_rules<G: LayeredGame>(game: &G, per_layer: u64, seed: u64) -> Vec<S
                 &mut problem,
             );
             check_symmetry(game, layer, &p, term, &kids, &mut problem);
+            check_image(game, layer, &p, term, &kids, &mut problem);
             if game.reduces_by_symmetry() {
                 check_canonical(game, &p, &mut problem);
             }
@@ -294,4 +299,54 @@ fn children_of<G: LayeredGame>(game: &G, p: &G::Position) -> Vec<G::Position> {
     let mut v = Vec::new();
     game.children(p, &mut |c| v.push(c));
     v
+}
+
+/// The image of `p` (of `layer`, when it has an image layer) lies in that
+/// layer, of the same size, ends play as `p` does, and its moves are the
+/// images of `p`'s moves (as multisets).
+fn check_image<G: LayeredGame>(
+    game: &G,
+    layer: usize,
+    p: &G::Position,
+    term: Option<Terminal>,
+    kids: &[G::Position],
+    problem: &mut impl FnMut(String),
+) {
+    let Some(src) = game.image_layer(layer) else {
+        return;
+    };
+    if game.image_layer(src).is_some() || game.layer_size(src) != game.layer_size(layer) {
+        problem(format!(
+            "image layer {} is itself an image layer, or of another size",
+            game.layer_name(src)
+        ));
+        return;
+    }
+    let q = game.image(p);
+    if game.rank(&q).0 != src {
+        problem(format!(
+            "the image {q:?} of {p:?} is not in layer {}",
+            game.layer_name(src)
+        ));
+        return;
+    }
+    if game.terminal(&q) != term {
+        problem(format!("the image {q:?} of {p:?} ends play otherwise"));
+        return;
+    }
+    if term.is_some() {
+        return;
+    }
+    let mut want: Vec<(usize, u64)> = kids
+        .iter()
+        .map(|c| game.rank(&game.image(c)))
+        .collect();
+    let mut got: Vec<(usize, u64)> = children_of(game, &q).iter().map(|c| game.rank(c)).collect();
+    want.sort_unstable();
+    got.sort_unstable();
+    if want != got {
+        problem(format!(
+            "the moves of the image {q:?} are not the images of the moves of {p:?}"
+        ));
+    }
 }

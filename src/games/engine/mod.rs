@@ -15,10 +15,12 @@
 //!   estimate ([`working_bytes`]).
 //! - [`conformance`]: the contracts checked on random positions.
 //! - [`reach`]: the positions of a layer reachable from the start of play.
+//! - [`image`]: layers answered as the image of another.
 //! - [`placement`]: the two-colour placement ranking board games share.
 #![warn(missing_docs)]
 
 pub mod conformance;
+pub mod image;
 pub mod placement;
 pub mod reach;
 pub mod rules;
@@ -28,6 +30,7 @@ pub mod solve;
 mod tests;
 
 pub use conformance::check_rules;
+pub use image::image_values;
 pub use rules::{LayeredGame, Terminal};
 pub use solve::{
     BLOCK, LOSS_BASE, LayerStats, MAX_DEPTH, SolveError, Value, WIDE_LOSS_BASE, WIDE_MAX_DEPTH,
@@ -84,8 +87,9 @@ pub fn reach_all<G: LayeredGame>(game: &G, start: G::Position, threads: usize) -
     done.into_iter().map(Option::unwrap_or_default).collect()
 }
 
-/// The layers in an order where each comes after its child layers (a
-/// depth-first topological order, children first, smallest ids first).
+/// The layers in an order where each comes after its child layers and
+/// its [image layer](LayeredGame::image_layer) (a depth-first topological
+/// order, children first, smallest ids first).
 ///
 /// # Panics
 /// If the layer graph has a cycle (a contract of [`LayeredGame`]).
@@ -97,7 +101,12 @@ pub fn solve_order<G: LayeredGame>(game: &G) -> Vec<usize> {
         if state[root] != 0 {
             continue;
         }
-        let mut stack = vec![(root, game.child_layers(root), 0usize)];
+        let deps = |l: usize| {
+            let mut d = game.child_layers(l);
+            d.extend(game.image_layer(l));
+            d
+        };
+        let mut stack = vec![(root, deps(root), 0usize)];
         state[root] = 1;
         while let Some((l, kids, i)) = stack.last_mut() {
             if let Some(&c) = kids.get(*i) {
@@ -105,8 +114,7 @@ pub fn solve_order<G: LayeredGame>(game: &G) -> Vec<usize> {
                 match state[c] {
                     0 => {
                         state[c] = 1;
-                        let k = game.child_layers(c);
-                        stack.push((c, k, 0));
+                        stack.push((c, deps(c), 0));
                     }
                     1 => panic!(
                         "the layers of the game have a cycle through layer {}",

@@ -135,6 +135,28 @@ pub trait LayeredGame: Sync {
         self.canonical(p).0 == *p
     }
 
+    /// The layer whose image `layer` is, if it is one: `Some(src)` when
+    /// [`image`](LayeredGame::image) maps the positions of `layer` one to
+    /// one onto those of `src`, each to a position of the same value and
+    /// depth (a symmetry of the game that moves positions between layers,
+    /// e.g. Dodgem's reflection in the diagonal with the colours swapped,
+    /// which maps layer (a, b) onto (b, a)). The engine's job kind then
+    /// answers `layer` by copying `src`'s values through the image instead
+    /// of solving it. `src` must not be an image layer itself, nor reach
+    /// `layer` through its child layers. Default: `None`.
+    fn image_layer(&self, _layer: usize) -> Option<usize> {
+        None
+    }
+
+    /// The image of `p` under the symmetry behind
+    /// [`image_layer`](LayeredGame::image_layer): a position with `p`'s
+    /// value and depth, in `image_layer(L)` when `p`'s layer `L` has one.
+    /// Defined on every position (the self-test checks that the moves of
+    /// an image are the images of the moves); the default returns `p`.
+    fn image(&self, p: &Self::Position) -> Self::Position {
+        *p
+    }
+
     /// Whether positions of `layer` may be more than 119 plies deep, so that
     /// the engine solves it with two-byte values from the start (and plans
     /// two bytes per position for it). The values and their bytes do not

@@ -30,7 +30,7 @@ use super::layout::{
 };
 use super::spec::{EngineGame, RunFacts};
 use crate::games::engine::{
-    LayerStats, LayeredGame, Value, child_bytes, is_wide, parent_layers, reach, solve_layer,
+    LayerStats, LayeredGame, Value, child_bytes, image_values, is_wide, parent_layers, reach, solve_layer,
     solve_order, value_at, working_bytes,
 };
 use crate::pipeline::codec;
@@ -55,6 +55,9 @@ pub const WORKER_BASE: u64 = 32 << 20;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Task {
     Solve,
+    /// Copy the values of the layer's image layer through the image
+    /// ([`LayeredGame::image_layer`]).
+    Image,
     Reach,
 }
 
@@ -69,10 +72,13 @@ fn job_params(job: &JobSpec) -> Result<(toml::Table, String, Task)> {
     let task = match p.remove("task") {
         None => Task::Solve,
         Some(toml::Value::String(t)) if t == "reach" => Task::Reach,
+        Some(toml::Value::String(t)) if t == "image" => Task::Image,
         Some(t) => {
             return Err(Error::job(
                 &job.name,
-                format!("parameters: unknown task {t} (only `reach`, or none to solve)"),
+                format!(
+                    "parameters: unknown task {t} (only `reach`, `image`, or none to solve)"
+                ),
             ));
         }
     };
@@ -116,6 +122,20 @@ pub fn resources<S: EngineGame>(game: &S::Game, layer: usize) -> Resources {
         },
         shard_bytes: bytes / 5 + 4096,
         cpu_seconds: size as f64 * S::NS_PER_POSITION * 1e-9,
+    }
+}
+
+/// The estimate of image layer `layer`'s job: its value bytes and its
+/// source layer's, and as much again for decoding and compressing; one
+/// pass over its positions ([`EngineGame::NS_PER_IMAGE_POSITION`]).
+pub fn image_resources<S: EngineGame>(game: &S::Game, layer: usize) -> Resources {
+    let size = game.layer_size(layer);
+    let bytes = size * if game.wide_values(layer) { 2 } else { 1 };
+    Resources {
+        memory: 3 * bytes + bytes / 2 + WORKER_BASE,
+        threads: if size < 1 << 20 { 1 } else { 2 },
+        shard_bytes: bytes / 5 + 4096,
+        cpu_seconds: size as f64 * S::NS_PER_IMAGE_POSITION * 1e-9,
     }
 }
 
@@ -223,6 +243,22 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
         let mut jobs = Vec::new();
         for &l in &layers {
             let name = game.layer_name(l);
+            // An image layer whose source the run solves copies its values.
+            if let Some(src) = game.image_layer(l).filter(|s| layers.contains(s)) {
+                let mut p = params.clone();
+                p.insert("layer".into(), name.clone().into());
+                p.insert("task".into(), "image".into());
+                let r = image_resources::<S>(&game, l);
+                let input = layer_job(&game.layer_name(src));
+                jobs.push(
+                    JobSpec::new(layer_job(&name), p, vec![input], (r.cpu_seconds * 1e9) as u64)
+                        .with_memory(r.memory)
+                        .with_threads(r.threads)
+                        .with_shard_bytes(r.shard_bytes)
+                        .with_cpu_seconds(r.cpu_seconds.round() as u64),
+                );
+                continue;
+            }
             let mut inputs = Vec::new();
             for c in game.child_layers(l) {
                 if !layers.contains(&c) {
@@ -344,6 +380,9 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
         if task == Task::Reach {
             return run_reach::<S>(job, &game, l, inputs);
         }
+        if task == Task::Image {
+            return run_image::<S>(job, &game, l, inputs);
+        }
         let mut below = Vec::new();
         for c in game.child_layers(l) {
             let cname = game.layer_name(c);
@@ -373,23 +412,7 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
         let values = solve_layer(&game, l, &below, threads)
             .map_err(|e| Error::job(&job.name, e.to_string()))?;
         drop(below);
-        let size = game.layer_size(l);
-        let s = LayerStats::of_layer(&values, size);
-        let meta = LayerInfo {
-            layer: name,
-            positions: s.positions,
-            wins: s.wins,
-            losses: s.losses,
-            draws: s.draws,
-            max_win_depth: s.max_win_depth,
-            max_loss_depth: s.max_loss_depth,
-            wide: is_wide(&values, size) == Some(true),
-        };
-        let meta = meta.encode().map_err(|e| Error::job(&job.name, e))?;
-        Ok(vec![
-            Section::new("values", values),
-            Section::new("meta", meta),
-        ])
+        layer_sections(job, &game, l, values)
     }
 
     fn merge(&self, run: &dyn RunAccess) -> Result<Vec<TableFile>> {
@@ -441,7 +464,9 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
 
     fn claims(&self, run: &dyn RunAccess) -> Result<Vec<Claim>> {
         let s = read_summary::<S>(run)?;
-        Ok(S::claims(run.params(), &s.facts()))
+        let game = game_of::<S>(S::KIND, run.params())?;
+        let values = super::values::RunValues::new(&game, run);
+        Ok(S::claims(run.params(), &s.facts(), &values))
     }
 
     fn plots(&self, run: &dyn RunAccess) -> Result<Vec<crate::plot::PlotFile>> {
@@ -675,6 +700,76 @@ fn run_reach<S: EngineGame>(
     let bytes: Vec<u8> = bits.iter().flat_map(|x| x.to_le_bytes()).collect();
     Ok(vec![
         Section::new("reachable", bytes),
+        Section::new("meta", meta),
+    ])
+}
+
+/// An image layer's job: the values of its source layer's shard, copied
+/// through the image ([`image_values`]); the same sections as a solving
+/// job's.
+fn run_image<S: EngineGame>(
+    job: &JobSpec,
+    game: &S::Game,
+    l: usize,
+    inputs: &dyn ShardSource,
+) -> Result<Vec<Section>> {
+    let src = game
+        .image_layer(l)
+        .ok_or_else(|| Error::job(&job.name, "the layer is not an image layer"))?;
+    let sname = game.layer_name(src);
+    let shard = inputs.load(&layer_job(&sname))?;
+    let meta = LayerInfo::decode(shard.section("meta")?).map_err(|e| Error::job(&job.name, e))?;
+    if meta.layer != sname {
+        return Err(Error::job(
+            &job.name,
+            format!("input {} holds layer {}", layer_job(&sname), meta.layer),
+        ));
+    }
+    let from = shard.section("values")?;
+    if from.len() as u64 != game.layer_size(src) * meta.value_bytes() {
+        return Err(Error::job(
+            &job.name,
+            format!(
+                "input {} holds {} value bytes for {} positions",
+                layer_job(&sname),
+                from.len(),
+                game.layer_size(src)
+            ),
+        ));
+    }
+    let threads = if game.layer_size(l) < 1 << 20 {
+        1
+    } else {
+        crate::pipeline::worker_threads()
+    };
+    let values = image_values(game, l, from, threads);
+    layer_sections(job, game, l, values)
+}
+
+/// The `values` and `meta` sections of layer `l`'s shard from its value
+/// bytes.
+fn layer_sections<G: LayeredGame>(
+    job: &JobSpec,
+    game: &G,
+    l: usize,
+    values: Vec<u8>,
+) -> Result<Vec<Section>> {
+    let name = game.layer_name(l);
+    let size = game.layer_size(l);
+    let s = LayerStats::of_layer(&values, size);
+    let meta = LayerInfo {
+        layer: name,
+        positions: s.positions,
+        wins: s.wins,
+        losses: s.losses,
+        draws: s.draws,
+        max_win_depth: s.max_win_depth,
+        max_loss_depth: s.max_loss_depth,
+        wide: is_wide(&values, size) == Some(true),
+    };
+    let meta = meta.encode().map_err(|e| Error::job(&job.name, e))?;
+    Ok(vec![
+        Section::new("values", values),
         Section::new("meta", meta),
     ])
 }

@@ -9,7 +9,8 @@
 //! - [`fullcheck`]: `verify --full` from the trait's move generation;
 //! - [`probe`] and [`query`]: the probe (`serve`) and `query KIND`;
 //! - [`layout`]: the shard layout the kind and the checker share;
-//! - [`picture`]: wins, losses and draws per layer.
+//! - [`picture`]: wins, losses and draws per layer;
+//! - [`values`]: a run's values, for the claims.
 //!
 //! This folder names no game; a game's folder (e.g. `kinds/quixo/`) holds
 //! its [`EngineGame`] and its [`Game`](crate::pipeline::registry::Game)
@@ -22,5 +23,7 @@ pub mod picture;
 pub mod probe;
 pub mod query;
 pub mod spec;
+pub mod values;
 
 pub use spec::{EngineGame, RunFacts};
+pub use values::RunValues;

@@ -16,7 +16,9 @@ use super::spec::EngineGame;
 use crate::games::engine::{LayeredGame, Value, is_wide, reach_all, solve_all, value_at};
 use crate::pipeline::RunView;
 use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES, RunShards, SectionHandle};
-use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, Work, param, required};
+use crate::pipeline::probe::{
+    Params, Probe, ProbeError, ProbeResult, Work, flag, param, required,
+};
 
 /// A request: the board, a position (default: the start) and moves played
 /// from it.
@@ -28,6 +30,9 @@ pub struct EngineRequest {
     pub position: Option<String>,
     /// Moves played from it, separated by spaces.
     pub moves: Option<String>,
+    /// The moves are in the game's
+    /// [other notation](EngineGame::OTHER_NOTATION).
+    pub other_notation: bool,
 }
 
 impl EngineRequest {
@@ -45,6 +50,10 @@ impl EngineRequest {
                 .filter(|s| !s.trim().is_empty())
                 .map(str::to_string),
             moves: param(params, "moves").map(str::to_string),
+            other_notation: match S::OTHER_NOTATION {
+                Some((name, _)) => flag(params, name)?,
+                None => false,
+            },
         })
     }
 }
@@ -54,6 +63,9 @@ impl EngineRequest {
 pub struct EngineMove {
     /// The move in the game's notation.
     pub name: String,
+    /// The move in the game's [other notation](EngineGame::OTHER_NOTATION),
+    /// if it has one: the notation's name and the move.
+    pub other: Option<(&'static str, String)>,
     /// Its value for the player making it.
     pub value: Value,
     /// The position after it.
@@ -93,6 +105,9 @@ pub struct EngineAnswer {
 struct MoveJson<'a> {
     after: &'a str,
     depth: Option<u16>,
+    /// The other notation, under its name (empty for most games).
+    #[serde(flatten)]
+    other: BTreeMap<&'static str, &'a str>,
     #[serde(rename = "move")]
     name: &'a str,
     value: &'static str,
@@ -125,6 +140,11 @@ impl EngineAnswer {
                 .map(|m| MoveJson {
                     after: &m.after,
                     depth: m.value.depth(),
+                    other: m
+                        .other
+                        .iter()
+                        .map(|(k, o)| (*k, o.as_str()))
+                        .collect(),
                     name: &m.name,
                     value: m.value.word(),
                 })
@@ -337,7 +357,12 @@ impl<S: EngineGame> EngineProbe<S> {
                 .ok_or_else(|| ProbeError::bad("this game has no start: give a position"))?,
         };
         for m in req.moves.as_deref().unwrap_or("").split_whitespace() {
-            p = S::play(game, &p, m).map_err(ProbeError::bad)?;
+            let m = if req.other_notation {
+                S::from_other_notation(game, m).map_err(ProbeError::bad)?
+            } else {
+                m.to_string()
+            };
+            p = S::play(game, &p, &m).map_err(ProbeError::bad)?;
         }
         let lookup = |q: &S::Shown| -> ProbeResult<Option<Value>> {
             let (l, r) = game.rank(&S::position(q));
@@ -411,6 +436,7 @@ impl<S: EngineGame> EngineProbe<S> {
                     return Ok(None);
                 };
                 moves.push(EngineMove {
+                    other: S::OTHER_NOTATION.map(|(k, _)| (k, S::to_other_notation(game, &name))),
                     name,
                     value: v.for_mover(),
                     after: S::show(game, &after),
@@ -547,9 +573,11 @@ impl<S: EngineGame> Probe for EngineProbe<S> {
 
     fn keys(&self) -> &'static [&'static str] {
         const {
-            match S::VARIANT_PARAM {
-                Some(name) => &[name, "position", "moves"],
-                None => &["position", "moves"],
+            match (S::VARIANT_PARAM, S::OTHER_NOTATION) {
+                (Some(name), Some((other, _))) => &[name, "position", "moves", other],
+                (Some(name), None) => &[name, "position", "moves"],
+                (None, Some((other, _))) => &["position", "moves", other],
+                (None, None) => &["position", "moves"],
             }
         }
     }

@@ -25,6 +25,14 @@ pub fn command<S: EngineGame>() -> clap::Command {
                 .help(S::VARIANT_HELP),
         );
     }
+    if let Some((name, help)) = S::OTHER_NOTATION {
+        cmd = cmd.arg(
+            Arg::new("other-notation")
+                .long(name)
+                .action(ArgAction::SetTrue)
+                .help(help),
+        );
+    }
     cmd.arg(
             Arg::new("position")
                 .long("position")
@@ -86,6 +94,7 @@ pub fn answer<S: EngineGame>(m: &clap::ArgMatches, _: &Progress) -> anyhow::Resu
         variant,
         position: m.get_one::<String>("position").cloned(),
         moves: m.get_one::<String>("moves").cloned(),
+        other_notation: S::OTHER_NOTATION.is_some() && m.get_flag("other-notation"),
     })?;
     let json = m.get_flag("json");
     Ok(Answer::of(&a, json, || a.json()))

@@ -7,6 +7,7 @@
 //! engine that solves them): the full checker builds on it.
 
 use super::layout::LayerRow;
+use super::values::RunValues;
 use crate::games::engine::rules::LayeredGame;
 use crate::pipeline::kind::Claim;
 use crate::pipeline::sources::Work;
@@ -49,6 +50,10 @@ pub trait EngineGame: Send + Sync + 'static {
     /// Single-core CPU time of a reachability job per position of the layer
     /// and of its parent layers, nanoseconds.
     const NS_PER_REACH_POSITION: f64;
+    /// Single-core CPU time of an image layer's job per position
+    /// ([`LayeredGame::image_layer`]), nanoseconds. Default: 40 (Dodgem's
+    /// reflection, measured on 5×5).
+    const NS_PER_IMAGE_POSITION: f64 = 40.0;
     /// How the probe takes a position (for `--help` and errors).
     const POSITION_HELP: &'static str;
     /// The request parameter (and `query` option) naming the board (`n`),
@@ -57,6 +62,24 @@ pub trait EngineGame: Send + Sync + 'static {
     const VARIANT_PARAM: Option<&'static str>;
     /// Its help (`Board size (3 to 5)`; unused without a parameter).
     const VARIANT_HELP: &'static str;
+    /// A second notation of moves, if the game has one in use (Dodgem:
+    /// desJardins' reflected notation): `(name, help)`, where `name` is the
+    /// request flag and `query` option that take moves in it and the key
+    /// under which answers give each move in it. Default: none.
+    const OTHER_NOTATION: Option<(&'static str, &'static str)> = None;
+    /// A move named in the game's notation, in the
+    /// [other notation](EngineGame::OTHER_NOTATION) (default: unchanged).
+    fn to_other_notation(_game: &Self::Game, mv: &str) -> String {
+        mv.to_string()
+    }
+    /// A move named in the [other notation](EngineGame::OTHER_NOTATION),
+    /// in the game's notation (default: unchanged).
+    ///
+    /// # Errors
+    /// The text is no move in that notation.
+    fn from_other_notation(_game: &Self::Game, mv: &str) -> Result<String, String> {
+        Ok(mv.to_string())
+    }
     /// `query KIND --help`: what the subcommand answers.
     const QUERY_ABOUT: &'static str;
     /// `query KIND --help`: examples.
@@ -161,8 +184,11 @@ pub trait EngineGame: Send + Sync + 'static {
     /// Why play has ended, in words, for a terminal position.
     fn over(game: &Self::Game, p: &Self::Shown) -> Option<String>;
     /// The claims `report.md` compares (published values; see
-    /// [`Claim`]).
-    fn claims(params: &toml::Table, facts: &RunFacts) -> Vec<Claim>;
+    /// [`Claim`]): from the run's parameters, its per-layer counts and
+    /// start (`facts`), and the values of any position it solved
+    /// (`values`, read from its shards as asked).
+    fn claims(params: &toml::Table, facts: &RunFacts, values: &RunValues<'_, Self::Game>)
+    -> Vec<Claim>;
     /// The works the claims cite.
     fn works() -> &'static [Work];
 }

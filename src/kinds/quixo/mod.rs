@@ -20,7 +20,7 @@ use crate::games::quixo::{FULL_5X5, Position, QuixoLayers, Rules};
 use crate::kinds::engine::fullcheck::EngineChecker;
 use crate::kinds::engine::kind::EngineKind;
 use crate::kinds::engine::query::query_command;
-use crate::kinds::engine::{EngineGame, RunFacts};
+use crate::kinds::engine::{EngineGame, RunFacts, RunValues};
 use crate::pipeline::JobKind;
 use crate::pipeline::kind::Claim;
 use crate::pipeline::registry::{Game, StandardJob};
@@ -236,7 +236,7 @@ impl EngineGame for Quixo {
         })
     }
 
-    fn claims(params: &toml::Table, facts: &RunFacts) -> Vec<Claim> {
+    fn claims(params: &toml::Table, facts: &RunFacts, _: &RunValues<'_, QuixoLayers>) -> Vec<Claim> {
         quixo_claims(n_of(params).unwrap_or(0), facts)
     }
 

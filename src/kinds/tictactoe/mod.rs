@@ -15,7 +15,7 @@ use crate::games::tictactoe::{Board, TicTacToe};
 use crate::kinds::engine::fullcheck::EngineChecker;
 use crate::kinds::engine::kind::EngineKind;
 use crate::kinds::engine::query::query_command;
-use crate::kinds::engine::{EngineGame, RunFacts};
+use crate::kinds::engine::{EngineGame, RunFacts, RunValues};
 use crate::pipeline::JobKind;
 use crate::pipeline::kind::Claim;
 use crate::pipeline::registry::{Game, StandardJob};
@@ -136,7 +136,7 @@ impl EngineGame for TicTacToeGame {
         })
     }
 
-    fn claims(_params: &toml::Table, facts: &RunFacts) -> Vec<Claim> {
+    fn claims(_params: &toml::Table, facts: &RunFacts, _: &RunValues<'_, TicTacToe>) -> Vec<Claim> {
         let mut out = Vec::new();
         let claim = "the empty board (X to move) is a draw";
         out.push(match &facts.start {

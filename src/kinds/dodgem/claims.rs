@@ -1,23 +1,25 @@
-//! The published claims about Dodgem, checked against a `dodgem` run.
+//! Every published Dodgem number we know, checked against a `dodgem` run:
+//! the 1996 rec.games.abstract thread (Erickson, Fleury, desJardins),
+//! Winning Ways, the GamesCrafters figures and the sen-ltd Dodgem article.
 
-use super::*;
+use std::collections::BTreeMap;
+
+use super::whole;
+use crate::games::dodgem::{DodgemLayers, Move, Position, Side};
+use crate::games::engine::{LayeredGame, Value};
+use crate::kinds::engine::{RunFacts, RunValues};
+use crate::pipeline::kind::{Claim, ClaimStatus};
 
 // Claim sources: names of this game's `sources::WORKS`.
-pub(super) const ARTICLE: &str = crate::kinds::dodgem::sources::SEN_DODGEM;
-pub(super) const WW: &str = "Winning Ways (Dodgem), as cited in the sen-ltd Dodgem article";
-pub(super) const GC: &str =
-    "GamesCrafters via Wikipedia “Dodgem”, as cited in the sen-ltd Dodgem article";
-pub(super) const FLEURY: &str = "Fleury 1996-03-04, rec.games.abstract 1996";
-pub(super) const ERICKSON4: &str = "Erickson 1996-03-04, rec.games.abstract 1996";
-pub(super) const ERICKSON11: &str = "Erickson 1996-03-11, rec.games.abstract 1996";
-pub(super) const DJ: &str = "desJardins 1996-03, rec.games.abstract 1996";
+const ARTICLE: &str = super::sources::SEN_DODGEM;
+const WW: &str = "Winning Ways (Dodgem), as cited in the sen-ltd Dodgem article";
+const GC: &str = "GamesCrafters via Wikipedia “Dodgem”, as cited in the sen-ltd Dodgem article";
+const FLEURY: &str = "Fleury 1996-03-04, rec.games.abstract 1996";
+const ERICKSON4: &str = "Erickson 1996-03-04, rec.games.abstract 1996";
+const ERICKSON11: &str = "Erickson 1996-03-11, rec.games.abstract 1996";
+const DJ: &str = "desJardins 1996-03, rec.games.abstract 1996";
 
-pub(super) fn known(
-    source: &str,
-    claim: &str,
-    expected: impl ToString,
-    ours: impl ToString,
-) -> Claim {
+fn known(source: &str, claim: &str, expected: impl ToString, ours: impl ToString) -> Claim {
     Claim {
         source: source.into(),
         claim: claim.into(),
@@ -27,14 +29,141 @@ pub(super) fn known(
     }
 }
 
-pub(super) fn pct(a: u64, b: u64) -> String {
+fn pct(a: u64, b: u64) -> String {
     format!("{:.1}%", 100.0 * a as f64 / b.max(1) as f64)
+}
+
+fn sep(v: u128) -> String {
+    crate::pipeline::resources::thousands(v)
+}
+
+/// What the claims compare, from the run's per-layer counts and values.
+#[derive(Debug, Default)]
+struct Facts {
+    n: u32,
+    /// `None` for a run of the whole board.
+    max_cars: Option<u32>,
+    positions: u64,
+    /// Layers by (a, b): positions.
+    layers: BTreeMap<(usize, usize), u64>,
+    both_sides_positions: u64,
+    both_sides_draws: u64,
+    both_sides_placements: u64,
+    reachable: Option<u64>,
+    reachable_wins: Option<u64>,
+    reachable_losses: Option<u64>,
+    reachable_draws: Option<u64>,
+    longest_win: u16,
+    longest_loss: u16,
+    start: Option<String>,
+    /// Placements lost for whoever moves, with Blue to move (read from the
+    /// values of boards up to 5×5 only).
+    lost_for_both: Vec<String>,
+}
+
+impl Facts {
+    fn of(params: &toml::Table, facts: &RunFacts, values: &RunValues<'_, DodgemLayers>) -> Facts {
+        let game = values.game();
+        let n = game.board().n();
+        let mut f = Facts {
+            n: n as u32,
+            max_cars: (!whole(params)).then(|| {
+                params
+                    .get("max_cars")
+                    .and_then(toml::Value::as_integer)
+                    .unwrap_or(0) as u32
+            }),
+            start: facts.start.clone(),
+            ..Facts::default()
+        };
+        let mut reach = [0u64; 4];
+        let mut all_reached = !facts.layers.is_empty();
+        for row in &facts.layers {
+            let Some((a, b)) = row
+                .layer
+                .split_once('-')
+                .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+            else {
+                continue;
+            };
+            f.layers.insert((a, b), row.positions);
+            f.positions += row.positions;
+            if a > 0 && b > 0 {
+                f.both_sides_positions += row.positions;
+                f.both_sides_draws += row.draws;
+                f.both_sides_placements += row.positions / 2;
+            }
+            f.longest_win = f.longest_win.max(row.max_win_depth);
+            f.longest_loss = f.longest_loss.max(row.max_loss_depth);
+            match row.reach {
+                Some(r) => (0..4).for_each(|i| reach[i] += r[i]),
+                None => all_reached = false,
+            }
+        }
+        if all_reached {
+            [
+                f.reachable,
+                f.reachable_wins,
+                f.reachable_losses,
+                f.reachable_draws,
+            ] = reach.map(Some);
+        }
+        if n <= 5 && f.max_cars.is_none() {
+            f.lost_for_both = lost_for_both(values);
+        }
+        f
+    }
+}
+
+/// The placements (both colours on the board) lost for whoever moves, as
+/// position text with Blue to move, in layer and rank order: ranks 2k and
+/// 2k + 1 of a layer are one placement with Blue and Red to move.
+fn lost_for_both(values: &RunValues<'_, DodgemLayers>) -> Vec<String> {
+    let game = values.game();
+    let mut out = Vec::new();
+    for l in 0..game.layer_count() {
+        let layer = game.layer(l);
+        if layer.a() == 0 || layer.b() == 0 {
+            continue;
+        }
+        let Ok(v) = values.layer(l) else {
+            continue;
+        };
+        let size = game.layer_size(l);
+        for r in (0..size).step_by(2) {
+            if matches!(v.value(r), Some(Value::Loss(_)))
+                && matches!(v.value(r + 1), Some(Value::Loss(_)))
+            {
+                out.push(game.board().position_text(&game.unrank(l, r)));
+            }
+        }
+    }
+    out
+}
+
+/// The value of each first move of the start, for the player making it
+/// (`win in 19`, `draw`), by its name; empty when the run lacks a layer.
+fn first_moves(values: &RunValues<'_, DodgemLayers>) -> BTreeMap<String, String> {
+    let b = values.game().board();
+    let start = b.start();
+    b.moves(&start)
+        .into_iter()
+        .filter_map(|m| {
+            let v = values.value(&b.apply(&start, m)).ok()?;
+            Some((b.move_name(m), v.for_mover().to_string()))
+        })
+        .collect()
 }
 
 /// Every published Dodgem number we know (the 1996 rec.games.abstract thread,
 /// Winning Ways, GamesCrafters, the sen-ltd Dodgem article), with our value
 /// where this run covers it.
-pub(super) fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &str) -> Vec<Claim> {
+pub fn dodgem_claims(
+    params: &toml::Table,
+    facts: &RunFacts,
+    values: &RunValues<'_, DodgemLayers>,
+) -> Vec<Claim> {
+    let s = &Facts::of(params, facts, values);
     let n = s.n as usize;
     let mut c = Vec::new();
     // Counts: compared only with what this run counted, over the whole of
@@ -66,13 +195,13 @@ pub(super) fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &st
     }
     {
         let claim = "5×5: positions in the largest layer (4, 4)";
-        let layer = s.layers.iter().find(|l| (l.a, l.b) == (4, 4));
+        let layer = s.layers.get(&(4, 4));
         match layer.filter(|_| n == 5) {
             Some(l) => c.push(Claim::compare(
                 ARTICLE,
                 claim,
                 sep(151_420_500),
-                sep(u128::from(l.positions)),
+                sep(u128::from(*l)),
             )),
             None => c.push(Claim::not_covered(
                 ARTICLE,
@@ -138,21 +267,7 @@ pub(super) fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &st
             ));
         }
     }
-    let firsts: BTreeMap<String, String> = first_csv
-        .lines()
-        .skip(1)
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            (f.len() == 4).then(|| {
-                let v = if f[3].is_empty() {
-                    f[2].to_string()
-                } else {
-                    format!("{} in {}", f[2], f[3])
-                };
-                (f[0].to_string(), v)
-            })
-        })
-        .collect();
+    let firsts = first_moves(values);
     let lost_n = s.lost_for_both.len();
     let longest = {
         let m = s.longest_win.max(s.longest_loss);
@@ -247,23 +362,20 @@ pub(super) fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &st
         &|| longest.clone(),
     );
     if covered(3) {
-        let third = run
-            .load(&layer_job(2, 2))
-            .and_then(decode_layer)
-            .ok()
-            .map(|(_, v)| {
-                let board = Board::new(3).expect("3×3");
-                let l = Layer::new(board, 2, 2);
-                let p = board.parse_position("blue:a3,b3 red:c1,c2").expect("valid");
-                let vb = Value::from_byte(v[l.index(&p) as usize]);
-                let vr = Value::from_byte(v[l.index(&p.with_to_move(Side::Red)) as usize]);
-                format!(
-                    "blue to move: {}; red to move: {}",
-                    vb.map_or("?".into(), |x| x.to_string()),
-                    vr.map_or("?".into(), |x| x.to_string())
-                )
-            })
-            .unwrap_or_else(|| "layer (2, 2) unreadable".into());
+        let third = {
+            let board = values.game().board();
+            let p = board.parse_position("blue:a3,b3 red:c1,c2").expect("valid");
+            let word = |q: &Position| {
+                values
+                    .value(q)
+                    .map_or_else(|e| format!("? ({e})"), |v| v.to_string())
+            };
+            format!(
+                "blue to move: {}; red to move: {}",
+                word(&p),
+                word(&p.with_to_move(Side::Red))
+            )
+        };
         let truth = [
             "blue:a3,b3 red:a2,b2 to-move:blue",
             "blue:b1,b2 red:c1,c2 to-move:blue",
@@ -325,7 +437,7 @@ pub(super) fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &st
         &|| longest.clone(),
     );
     let game = if covered(4) {
-        desjardins_game(run)
+        desjardins_game(values)
     } else {
         Err(why.clone())
     };
@@ -464,22 +576,26 @@ pub(super) fn dodgem_claims(run: &dyn RunAccess, s: &SummaryFile, first_csv: &st
     c
 }
 
-pub(super) struct GameFacts {
-    pub(super) bangs_only_draw: usize,
-    pub(super) d3_off: String,
-    pub(super) replies: String,
-    pub(super) c1c2: String,
-    pub(super) a4b4: String,
+struct GameFacts {
+    bangs_only_draw: usize,
+    d3_off: String,
+    replies: String,
+    c1c2: String,
+    a4b4: String,
 }
 
 /// Replays desJardins' 4×4 game (1996-03-19) from the run's 4×4 layers.
-pub(super) fn desjardins_game(run: &dyn RunAccess) -> std::result::Result<GameFacts, String> {
-    let board = Board::new(4).expect("4×4");
-    let all: Vec<(usize, usize)> = (0..4).flat_map(|a| (0..4).map(move |b| (a, b))).collect();
-    let t = tables_from_run(run, board, &all).map_err(|e| e.to_string())?;
+fn desjardins_game(values: &RunValues<'_, DodgemLayers>) -> Result<GameFacts, String> {
+    let board = values.game().board();
+    let value_of_move = |p: &Position, m: Move| -> Option<Value> {
+        values
+            .value(&board.apply(p, m))
+            .ok()
+            .map(Value::for_mover)
+    };
     let game = "d1-d2 a4-b4 d2-d3 b4-c4 d3-d4 a3-b3 c1-c2 c4-c3! b1-b2 a2-a3! c2-d2 c3-c2 \
                 d2-d3 a3-a2 d3-c3 a2-a3! b2-a2 b3-b2 c3-c4 c2-c1 d4-off c1-c2 d3-off b2-b3";
-    let dj = |p: &Position, w: &str| -> std::result::Result<Move, String> {
+    let dj = |p: &Position, w: &str| -> Result<Move, String> {
         let ours = crate::games::dodgem::from_desjardins(&board, w).map_err(|e| e.to_string())?;
         board.parse_move(p, &ours).map_err(|e| e.to_string())
     };
@@ -506,7 +622,7 @@ pub(super) fn desjardins_game(run: &dyn RunAccess) -> std::result::Result<GameFa
             let drawing: Vec<Move> = board
                 .moves(&p)
                 .into_iter()
-                .filter(|&x| value_of_move(&t, &p, x) == Some(Value::Draw))
+                .filter(|&x| value_of_move(&p, x) == Some(Value::Draw))
                 .collect();
             bangs += usize::from(drawing == vec![m]);
         }
@@ -515,15 +631,15 @@ pub(super) fn desjardins_game(run: &dyn RunAccess) -> std::result::Result<GameFa
     let s = board.apply(&board.start(), dj(&board.start(), "d1-d2")?);
     let replies = ["a2-b2", "a3-b3", "a2-a1", "a4-b4"]
         .iter()
-        .map(|w| dj(&s, w).map(|m| word(value_of_move(&t, &s, m))))
-        .collect::<std::result::Result<Vec<_>, _>>()?
+        .map(|w| dj(&s, w).map(|m| word(value_of_move(&s, m))))
+        .collect::<Result<Vec<_>, _>>()?
         .join(", ");
     let q = board.apply(&s, dj(&s, "a4-b4")?);
     Ok(GameFacts {
         bangs_only_draw: bangs,
         d3_off,
         replies,
-        c1c2: word(value_of_move(&t, &q, dj(&q, "c1-c2")?)),
-        a4b4: word(value_of_move(&t, &s, dj(&s, "a4-b4")?)),
+        c1c2: word(value_of_move(&q, dj(&q, "c1-c2")?)),
+        a4b4: word(value_of_move(&s, dj(&s, "a4-b4")?)),
     })
 }

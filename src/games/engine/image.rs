@@ -1,0 +1,60 @@
+//! Layers answered as the image of another ([`LayeredGame::image_layer`]):
+//! their values copied through the symmetry instead of solved.
+
+use super::rules::LayeredGame;
+
+/// The value bytes of image layer `layer` from those of its source layer
+/// `image_layer(layer)` (`src`: one byte a position, or two, as
+/// [`super::solve_layer`] gives them; the result has the same width): the
+/// value of rank `r` is that of the image of the position of rank `r`.
+/// Deterministic: the bytes do not depend on `threads`.
+///
+/// # Panics
+/// If `layer` has no image layer, or `src` is not one or two bytes for
+/// each of its positions.
+pub fn image_values<G: LayeredGame>(
+    game: &G,
+    layer: usize,
+    src: &[u8],
+    threads: usize,
+) -> Vec<u8> {
+    let from = game
+        .image_layer(layer)
+        .expect("image_values is asked for an image layer");
+    let size = game.layer_size(layer);
+    let w = if src.len() as u64 == 2 * size && size > 0 {
+        2
+    } else {
+        assert_eq!(src.len() as u64, size, "one or two bytes a position");
+        1
+    };
+    let mut out = vec![0u8; src.len()];
+    // Chunks of whole positions, a few per thread for balance.
+    let chunk = (size / (4 * threads.max(1) as u64)).max(1 << 14) as usize;
+    std::thread::scope(|s| {
+        let mut rest: &mut [u8] = &mut out;
+        let mut start = 0u64;
+        let mut handles = Vec::new();
+        while !rest.is_empty() {
+            let n = chunk.min(rest.len() / w);
+            let (mine, tail) = rest.split_at_mut(n * w);
+            rest = tail;
+            let at = start;
+            start += n as u64;
+            handles.push(s.spawn(move || {
+                game.for_each_position(layer, at, at + n as u64, &mut |r, p| {
+                    let q = game.rank_in(from, &game.image(&p)) as usize;
+                    let i = (r - at) as usize * w;
+                    mine[i..i + w].copy_from_slice(&src[q * w..q * w + w]);
+                });
+            }));
+            if handles.len() >= threads.max(1) {
+                handles.remove(0).join().expect("an image worker panicked");
+            }
+        }
+        for h in handles {
+            h.join().expect("an image worker panicked");
+        }
+    });
+    out
+}
