@@ -205,6 +205,25 @@ pub trait ShardSource {
     }
 }
 
+/// Section `section` of job `name`'s shard, read block by block through
+/// `f`. A block that does not read is reported as a whole-shard read
+/// reports it (naming the job, its id and the shard file): `src` decodes
+/// the shard to say what is wrong.
+///
+/// # Errors
+/// The shard's error, or a malformed section.
+pub fn read_section(
+    src: &dyn ShardSource,
+    name: &str,
+    f: &ShardFile,
+    section: &str,
+) -> Result<Vec<u8>> {
+    f.read_section(section).map_err(|m| match src.load(name) {
+        Err(e) => e,
+        Ok(_) => super::Error::job(name, format!("malformed shard: {m}")),
+    })
+}
+
 /// What merge, check and claims see of a run: its parameters, jobs, shards
 /// and (for check and claims) the tables written by merge.
 pub trait RunAccess: ShardSource {

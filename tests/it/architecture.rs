@@ -584,8 +584,10 @@ fn solvers_import_nothing_of_the_pipeline() {
 /// layered game's rules implement (`games::engine::rules`: moves,
 /// terminal values, ranks), through which the engine games' checker
 /// generates moves. It holds no solver and reaches nothing else.
+/// The engine's rules trait and its value type, which a full checker (and
+/// the claims) may import: both reach nothing.
 fn rules_trait(t: &Module) -> bool {
-    t.len() == 3 && t[0] == "games" && t[1] == "engine" && t[2] == "rules"
+    t.len() == 3 && t[0] == "games" && t[1] == "engine" && (t[2] == "rules" || t[2] == "value")
 }
 
 #[test]
@@ -606,13 +608,15 @@ fn full_checkers_import_no_solver() {
 #[test]
 fn the_rules_trait_reaches_nothing() {
     let g = Graph::of_src();
-    let m: Module = vec!["games".into(), "engine".into(), "rules".into()];
-    assert!(g.modules.contains(&m), "games::engine::rules is gone");
-    let reached: Vec<String> = g.reach(&m).into_keys().map(|t| show(&t)).collect();
-    assert!(
-        reached.is_empty(),
-        "games::engine::rules reaches {reached:?}: a full checker may import it only while it reaches nothing"
-    );
+    for leaf in ["rules", "value"] {
+        let m: Module = vec!["games".into(), "engine".into(), leaf.into()];
+        assert!(g.modules.contains(&m), "games::engine::{leaf} is gone");
+        let reached: Vec<String> = g.reach(&m).into_keys().map(|t| show(&t)).collect();
+        assert!(
+            reached.is_empty(),
+            "games::engine::{leaf} reaches {reached:?}: a full checker may import it only while it reaches nothing"
+        );
+    }
 }
 
 #[test]

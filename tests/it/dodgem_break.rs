@@ -231,7 +231,6 @@ fn reach_sweeps_equal_forward_closure_on_random_inputs() {
 #[ignore = "needs GT_DODGEM5_RUN (a finished dodgem-5 run directory)"]
 fn five_by_five_layers_at_odd_thread_counts_match_the_run() {
     use gametables::games::dodgem::{reach_layer_with_threads, solve_layer_with_threads};
-    use gametables::kinds::dodgem::kind::{decode_layer, decode_reach};
     use gametables::pipeline::plan::PlanFile;
     use gametables::pipeline::rundir::RunDir;
     use gametables::pipeline::state::read_shard;
@@ -241,9 +240,22 @@ fn five_by_five_layers_at_odd_thread_counts_match_the_run() {
         let j = plan.job(name).unwrap();
         read_shard(&dir, &plan.kind, &j.name, &j.id).unwrap()
     };
-    let layer_bytes =
-        |a: usize, b: usize| decode_layer(shard(&format!("layer-{a}-{b}"))).unwrap().1;
-    let reach = |a: usize, b: usize| decode_reach(&shard(&format!("reach-{a}-{b}"))).unwrap().1;
+    let layer_bytes = |a: usize, b: usize| {
+        shard(&format!("layer-{a}-{b}"))
+            .section("values")
+            .unwrap()
+            .to_vec()
+    };
+    let reach = |a: usize, b: usize| {
+        let len = Layer::new(Board::new(5).unwrap(), a, b).len();
+        gametables::games::dodgem::ReachBits::from_le_bytes(
+            len,
+            shard(&format!("reach-{a}-{b}"))
+                .section("reachable")
+                .unwrap(),
+        )
+        .unwrap()
+    };
     let board = Board::new(5).unwrap();
     for (a, b) in [(3, 3), (2, 4)] {
         let want = layer_bytes(a, b);

@@ -220,8 +220,10 @@ fn dodgem_depth_off_by_one_and_win_as_draw() {
     assert_found(
         &dir,
         &[
-            "dodgem layer-2-2 blue:a2,a3 red:b1,c1 to-move:blue: stored win in 20, but its moves give win in 19",
-            &format!("dodgem layer-1-1 {p}: stored draw, but its moves give win in {d}"),
+            &format!(
+                "dodgem layer-2-2 rank {start} blue:a2,a3 red:b1,c1 to-move:blue: holds win in 20, its moves give win in 19"
+            ),
+            &format!("dodgem layer-1-1 rank {i} {p}: holds draw, its moves give win in {d}"),
         ],
     );
 }
@@ -243,16 +245,18 @@ fn dodgem_reach_bit_cleared() {
         r[(i / 8) as usize] &= !(1 << (i % 8));
         edit_meta(
             s,
-            |meta: &mut gametables::kinds::dodgem::kind::ReachMeta| {
+            |meta: &mut gametables::kinds::engine::layout::ReachMeta| {
                 meta.reachable -= 1;
             },
         );
     });
     assert_found(
         &dir,
-        &[
-            "dodgem reach-2-2 blue:a2,a3 red:b1,c1 to-move:blue: stored as reachable, but its move(s) a2-b2 lead to positions stored as unreachable",
-        ],
+        &[&format!(
+            "dodgem reach-2-2 rank {} blue:a2,a3 red:b1,c1 to-move:blue: stored as reachable, but its move to {} is not",
+            top.index(&start),
+            board.position_text(&after)
+        )],
     );
 }
 

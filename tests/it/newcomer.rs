@@ -269,8 +269,7 @@ fn the_messages_a_newcomer_met_are_plain() {
     // A stray backtick and an unclosed parenthesis.
     let out = exits(gt().args(["query", "dodgem", "--n", "6"]), 1);
     assert!(
-        out.contains("dodgem-6-endgame.toml` first (the layers")
-            && out.contains("cluster), or pass"),
+        out.contains("dodgem-6-endgame.toml` first (`query` then finds runs/dodgem-6-endgame), or pass --run-dir"),
         "{out}"
     );
     // A Quixo position without a side names the notation.

@@ -8,7 +8,10 @@ use gametables::games::chomp::{ChompBox, Staircase};
 use gametables::games::dodgem::{Board, Layer, Position, from_desjardins};
 use gametables::kinds::chomp::boxes::winning_moves_from_run;
 use gametables::kinds::chomp::probe::{ChompProbe, ChompRequest};
-use gametables::kinds::dodgem::probe::{DodgemProbe, DodgemRequest};
+use gametables::kinds::dodgem::Dodgem;
+use gametables::kinds::engine::probe::{EngineProbe, EngineRequest};
+
+type DodgemProbe = EngineProbe<Dodgem>;
 use gametables::kinds::impartial::octal_probe::{OctalProbe, OctalRequest};
 use gametables::kinds::three_row::probe::{ThreeRowProbe, ThreeRowRequest};
 use gametables::pipeline::RunView;
@@ -55,10 +58,10 @@ fn a_damaged_block_fails_only_the_probes_that_read_it() {
     // In a long-lived probe (a server's) the damaged block is never cached:
     // it fails again on every read, and no answer comes from the cache.
     {
-        let probe = DodgemProbe::open(&dir, 3).unwrap();
-        let req = DodgemRequest {
-            n: 3,
-            ..DodgemRequest::default()
+        let probe = DodgemProbe::open(&dir).unwrap();
+        let req = EngineRequest {
+            variant: "3".into(),
+            ..EngineRequest::default()
         };
         for _ in 0..2 {
             let e = probe.answer(&req).unwrap_err().to_string();
@@ -370,13 +373,13 @@ fn dodgem_cached_answers_equal_answers_read_from_blocks() {
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("d3");
     run_job_ok(&job_path("dodgem-3"), &dir);
-    let run = DodgemProbe::open(&dir, 3).unwrap();
-    let memory = DodgemProbe::new();
+    let run = DodgemProbe::open(&dir).unwrap();
+    let memory = DodgemProbe::default();
     let board = Board::new(3).unwrap();
-    let req = |p: Position| DodgemRequest {
-        n: 3,
+    let req = |p: Position| EngineRequest {
+        variant: "3".into(),
         position: Some(board.position_text(&p)),
-        ..DodgemRequest::default()
+        ..EngineRequest::default()
     };
     // Nothing read yet: no answer from the cache, and none from memory
     // before the in-memory solve.
@@ -406,7 +409,8 @@ fn dodgem_cached_answers_equal_answers_read_from_blocks() {
                 assert!(memory.answer_cached(&r).is_some());
                 assert_eq!(read.json_bytes(), read.json().to_string().into_bytes());
                 for m in &read.moves {
-                    assert_eq!(m.desjardins, from_desjardins(&board, &m.name).unwrap());
+                    let dj = from_desjardins(&board, &m.name).unwrap();
+                    assert_eq!(m.other, Some(("desjardins", dj)));
                 }
                 checked += 1;
             }
@@ -414,10 +418,10 @@ fn dodgem_cached_answers_equal_answers_read_from_blocks() {
     }
     assert!(checked > 1000, "{checked}");
     // A malformed request is refused without I/O.
-    let bad = DodgemRequest {
-        n: 3,
+    let bad = EngineRequest {
+        variant: "3".into(),
         position: Some("blue:z9".into()),
-        ..DodgemRequest::default()
+        ..EngineRequest::default()
     };
     assert!(matches!(run.answer_cached(&bad), Some(Err(_))));
 }

@@ -295,7 +295,7 @@ fn api_and_cli_json_give_numbers_as_numbers() {
     assert_eq!(v["variant"], 3, "{v}");
     assert_eq!(v, query_json(&["query", "quixo", "--n", "3"]));
     let (_, v, _) = get(&site, "/api/v1/dodgem?n=3");
-    assert_eq!(v["n"], 3, "{v}");
+    assert_eq!(v["variant"], 3, "{v}");
 }
 
 /// Row 10: a parameter given twice (`n=3&n=4`, which answered 4×4) and a

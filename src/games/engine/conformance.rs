@@ -337,10 +337,7 @@ fn check_image<G: LayeredGame>(
     if term.is_some() {
         return;
     }
-    let mut want: Vec<(usize, u64)> = kids
-        .iter()
-        .map(|c| game.rank(&game.image(c)))
-        .collect();
+    let mut want: Vec<(usize, u64)> = kids.iter().map(|c| game.rank(&game.image(c))).collect();
     let mut got: Vec<(usize, u64)> = children_of(game, &q).iter().map(|c| game.rank(c)).collect();
     want.sort_unstable();
     got.sort_unstable();

@@ -12,12 +12,7 @@ use super::rules::LayeredGame;
 /// # Panics
 /// If `layer` has no image layer, or `src` is not one or two bytes for
 /// each of its positions.
-pub fn image_values<G: LayeredGame>(
-    game: &G,
-    layer: usize,
-    src: &[u8],
-    threads: usize,
-) -> Vec<u8> {
+pub fn image_values<G: LayeredGame>(game: &G, layer: usize, src: &[u8], threads: usize) -> Vec<u8> {
     let from = game
         .image_layer(layer)
         .expect("image_values is asked for an image layer");

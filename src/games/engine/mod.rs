@@ -14,6 +14,7 @@
 //! - [`solve`]: the engine, its byte encoding ([`Value`]) and memory
 //!   estimate ([`working_bytes`]).
 //! - [`conformance`]: the contracts checked on random positions.
+//! - [`value`]: a position's value and its byte encodings.
 //! - [`reach`]: the positions of a layer reachable from the start of play.
 //! - [`image`]: layers answered as the image of another.
 //! - [`placement`]: the two-colour placement ranking board games share.
@@ -25,6 +26,7 @@ pub mod placement;
 pub mod reach;
 pub mod rules;
 pub mod solve;
+pub mod value;
 
 #[cfg(test)]
 mod tests;

@@ -588,10 +588,7 @@ struct GameFacts {
 fn desjardins_game(values: &RunValues<'_, DodgemLayers>) -> Result<GameFacts, String> {
     let board = values.game().board();
     let value_of_move = |p: &Position, m: Move| -> Option<Value> {
-        values
-            .value(&board.apply(p, m))
-            .ok()
-            .map(Value::for_mover)
+        values.value(&board.apply(p, m)).ok().map(Value::for_mover)
     };
     let game = "d1-d2 a4-b4 d2-d3 b4-c4 d3-d4 a3-b3 c1-c2 c4-c3! b1-b2 a2-a3! c2-d2 c3-c2 \
                 d2-d3 a3-a2 d3-c3 a2-a3! b2-a2 b3-b2 c3-c4 c2-c1 d4-off c1-c2 d3-off b2-b3";

@@ -71,6 +71,33 @@ pub fn whole(params: &toml::Table) -> bool {
     n_of(params).is_ok_and(|n| max_cars(params, n) + 1 >= n)
 }
 
+/// Why a board above 6×6 is refused: its positions and largest layer.
+fn too_big(n: u64) -> String {
+    let what = if n <= 12 {
+        let sq = n * n;
+        let c = crate::games::engine::placement::binomial;
+        let (mut total, mut largest) = (0u128, 0u128);
+        for a in 0..n {
+            for b in 0..n {
+                let l = 2 * u128::from(c(sq, a)) * u128::from(c(sq - a, b));
+                total += l;
+                largest = largest.max(l);
+            }
+        }
+        format!(
+            "{} positions; its largest layer ({m}-{m}) alone has {} positions, {:.1} GB at one \
+             byte a position before the layers it reads",
+            crate::pipeline::resources::thousands(total),
+            crate::pipeline::resources::thousands(largest),
+            largest as f64 / 1e9,
+            m = n - 1
+        )
+    } else {
+        "far more positions than any machine holds".to_string()
+    };
+    format!("n = {n} is refused: the {n}×{n} board has {what}; this build solves n ≤ 6")
+}
+
 impl EngineGame for Dodgem {
     type Game = DodgemLayers;
     type Shown = Position;
@@ -95,7 +122,10 @@ impl EngineGame for Dodgem {
     const QUERY_EXAMPLES: &'static str = "Examples:\n  gametables query dodgem --n 4 --position \"blue:a2,a3,a4 red:b1,c1,d1 to-move:blue\"\n  gametables query dodgem --n 4 --moves \"a2-a1\"\n  gametables query dodgem --n 4 --desjardins --moves \"d1-d2 a4-b4\"\n  gametables query dodgem --n 6 --run-dir runs/dodgem-6-endgame --position \"blue:a2,a3,b5,c6 red:b1,c1,e2,f4 to-move:blue\"";
 
     fn check_params(p: &Params) -> Result<(), (String, String)> {
-        if !(2..=6).contains(&p.n) {
+        if p.n > 6 {
+            return Err(("n".into(), too_big(p.n as u64)));
+        }
+        if p.n < 2 {
             return Err((
                 "n".into(),
                 format!(
@@ -175,9 +205,7 @@ impl EngineGame for Dodgem {
     }
 
     fn parse(game: &DodgemLayers, text: &str) -> Result<Position, String> {
-        game.board()
-            .parse_position(text)
-            .map_err(|e| e.to_string())
+        game.board().parse_position(text).map_err(|e| e.to_string())
     }
 
     fn show(game: &DodgemLayers, p: &Position) -> String {
@@ -220,6 +248,21 @@ impl EngineGame for Dodgem {
             .into_iter()
             .map(|m| (b.move_name(m), b.apply(p, m)))
             .collect()
+    }
+
+    /// As the default, with Dodgem's own reasons for a move that is not
+    /// legal (`no car on c4`, `b2 is taken`, …).
+    fn play(game: &DodgemLayers, p: &Position, mv: &str) -> Result<Position, String> {
+        let b = game.board();
+        if let Some(why) = Self::over(game, p) {
+            return Err(format!(
+                "`{}` cannot be played: play has ended in {} ({why})",
+                mv.trim(),
+                b.position_text(p)
+            ));
+        }
+        let m = b.parse_move(p, mv.trim()).map_err(|e| e.to_string())?;
+        Ok(b.apply(p, m))
     }
 
     fn to_other_notation(game: &DodgemLayers, mv: &str) -> String {
@@ -276,4 +319,3 @@ pub static GAME: Game = Game {
         query: &["dodgem", "--n", "3", "--moves", "a2-a1"],
     }],
 };
-

@@ -30,13 +30,15 @@ use super::layout::{
 };
 use super::spec::{EngineGame, RunFacts};
 use crate::games::engine::{
-    LayerStats, LayeredGame, Value, child_bytes, image_values, is_wide, parent_layers, reach, solve_layer,
-    solve_order, value_at, working_bytes,
+    LayerStats, LayeredGame, Value, child_bytes, image_values, is_wide, parent_layers, reach,
+    solve_layer, solve_order, value_at, working_bytes,
 };
 use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
 use crate::pipeline::jobfile::error_at_key;
-use crate::pipeline::kind::{Claim, JobKind, JobSpec, RunAccess, ShardSource, TableFile};
+use crate::pipeline::kind::{
+    Claim, JobKind, JobSpec, RunAccess, ShardSource, TableFile, read_section,
+};
 use crate::pipeline::shard::{Section, Shard};
 
 /// The job kind of game `S` (a `const` value: `EngineKind::<S>::NEW`).
@@ -76,9 +78,7 @@ fn job_params(job: &JobSpec) -> Result<(toml::Table, String, Task)> {
         Some(t) => {
             return Err(Error::job(
                 &job.name,
-                format!(
-                    "parameters: unknown task {t} (only `reach`, `image`, or none to solve)"
-                ),
+                format!("parameters: unknown task {t} (only `reach`, `image`, or none to solve)"),
             ));
         }
     };
@@ -251,11 +251,16 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
                 let r = image_resources::<S>(&game, l);
                 let input = layer_job(&game.layer_name(src));
                 jobs.push(
-                    JobSpec::new(layer_job(&name), p, vec![input], (r.cpu_seconds * 1e9) as u64)
-                        .with_memory(r.memory)
-                        .with_threads(r.threads)
-                        .with_shard_bytes(r.shard_bytes)
-                        .with_cpu_seconds(r.cpu_seconds.round() as u64),
+                    JobSpec::new(
+                        layer_job(&name),
+                        p,
+                        vec![input],
+                        (r.cpu_seconds * 1e9) as u64,
+                    )
+                    .with_memory(r.memory)
+                    .with_threads(r.threads)
+                    .with_shard_bytes(r.shard_bytes)
+                    .with_cpu_seconds(r.cpu_seconds.round() as u64),
                 );
                 continue;
             }
@@ -561,21 +566,13 @@ fn summarize<S: EngineGame>(run: &dyn RunAccess) -> Result<Summary> {
         let (_, name, task) = job_params(job)?;
         let file = run.open(&job.name)?;
         if task == Task::Reach {
-            let meta: ReachMeta = codec::decode(
-                &file
-                    .read_section("meta")
-                    .map_err(|e| Error::job(&job.name, e))?,
-            )
-            .map_err(|e| Error::job(&job.name, e))?;
+            let meta: ReachMeta = codec::decode(&read_section(run, &job.name, &file, "meta")?)
+                .map_err(|e| Error::job(&job.name, e))?;
             reached.push(meta);
             continue;
         }
-        let meta = LayerInfo::decode(
-            &file
-                .read_section("meta")
-                .map_err(|e| Error::job(&job.name, e))?,
-        )
-        .map_err(|e| Error::job(&job.name, e))?;
+        let meta = LayerInfo::decode(&read_section(run, &job.name, &file, "meta")?)
+            .map_err(|e| Error::job(&job.name, e))?;
         if meta.layer != name {
             return Err(Error::job(
                 &job.name,
@@ -622,7 +619,8 @@ fn summarize<S: EngineGame>(run: &dyn RunAccess) -> Result<Summary> {
             let bytes = run
                 .open(&job)?
                 .read_range("values", r * w, w)
-                .map_err(|e| Error::job(&job, e))?;
+                // A whole-shard read names the shard and what is wrong.
+                .map_err(|e| run.load(&job).err().unwrap_or_else(|| Error::job(&job, e)))?;
             let v = value_at(&bytes, wide, 0)
                 .ok_or_else(|| Error::job(&job, format!("bytes {bytes:?} are not a value")))?;
             s.start = Some(S::show(&game, &start));

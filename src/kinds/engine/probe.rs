@@ -16,9 +16,7 @@ use super::spec::EngineGame;
 use crate::games::engine::{LayeredGame, Value, is_wide, reach_all, solve_all, value_at};
 use crate::pipeline::RunView;
 use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES, RunShards, SectionHandle};
-use crate::pipeline::probe::{
-    Params, Probe, ProbeError, ProbeResult, Work, flag, param, required,
-};
+use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, Work, flag, param, required};
 
 /// A request: the board, a position (default: the start) and moves played
 /// from it.
@@ -28,7 +26,8 @@ pub struct EngineRequest {
     pub variant: String,
     /// A position in the game's notation (`None`: the start).
     pub position: Option<String>,
-    /// Moves played from it, separated by spaces.
+    /// Moves played from it, separated by spaces (move numbers such as
+    /// `1.` or `1…` are skipped).
     pub moves: Option<String>,
     /// The moves are in the game's
     /// [other notation](EngineGame::OTHER_NOTATION).
@@ -140,11 +139,7 @@ impl EngineAnswer {
                 .map(|m| MoveJson {
                     after: &m.after,
                     depth: m.value.depth(),
-                    other: m
-                        .other
-                        .iter()
-                        .map(|(k, o)| (*k, o.as_str()))
-                        .collect(),
+                    other: m.other.iter().map(|(k, o)| (*k, o.as_str())).collect(),
                     name: &m.name,
                     value: m.value.word(),
                 })
@@ -233,6 +228,8 @@ struct BoardSource<S: EngineGame> {
 /// memory for the boards it allows.
 pub struct EngineProbe<S: EngineGame> {
     boards: BTreeMap<String, BoardSource<S>>,
+    /// Boards solved in memory, each once, on first request.
+    memory: std::sync::Mutex<BTreeMap<String, Arc<BoardSource<S>>>>,
     cache: Arc<BlockCache>,
 }
 
@@ -247,6 +244,7 @@ impl<S: EngineGame> EngineProbe<S> {
     pub fn with_cache(cache: Arc<BlockCache>) -> Self {
         EngineProbe {
             boards: BTreeMap::new(),
+            memory: std::sync::Mutex::new(BTreeMap::new()),
             cache,
         }
     }
@@ -299,6 +297,26 @@ impl<S: EngineGame> EngineProbe<S> {
         Ok(variant)
     }
 
+    /// A probe answering from the run in `dir` (and from memory for the
+    /// boards the game allows).
+    ///
+    /// # Errors
+    /// `dir` holds no run of this game's kind.
+    pub fn open(dir: &std::path::Path) -> ProbeResult<Self> {
+        let kind = crate::kinds::registry()
+            .kind(S::KIND)
+            .expect("the game's kind is registered");
+        let mut p = Self::default();
+        p.add_run(crate::pipeline::probe::open_run_of_kind(dir, kind)?)?;
+        Ok(p)
+    }
+
+    /// The answer to `req` if every byte it needs is cached (no I/O):
+    /// `None` when something must be read first.
+    pub fn answer_cached(&self, req: &EngineRequest) -> Option<ProbeResult<EngineAnswer>> {
+        self.answer_in(req, false).transpose()
+    }
+
     /// The boards answered: `(variant, run directory or None for memory)`.
     pub fn boards(&self) -> Vec<(String, Option<String>)> {
         self.boards
@@ -331,15 +349,21 @@ impl<S: EngineGame> EngineProbe<S> {
         let board = match self.boards.get(v) {
             Some(b) => b,
             None if S::in_memory(v) => {
-                if !io {
-                    return Ok(None);
-                }
-                let params = S::variant_params(v).map_err(ProbeError::bad)?;
-                memory_board = BoardSource::<S> {
-                    game: S::game(&params).map_err(ProbeError::bad)?,
-                    source: Source::Memory(OnceLock::new(), OnceLock::new()),
+                let mut solved = self.memory.lock().unwrap_or_else(|e| e.into_inner());
+                memory_board = match solved.get(v) {
+                    Some(b) => b.clone(),
+                    None => {
+                        let params = S::variant_params(v).map_err(ProbeError::bad)?;
+                        let b = Arc::new(BoardSource::<S> {
+                            game: S::game(&params).map_err(ProbeError::bad)?,
+                            source: Source::Memory(OnceLock::new(), OnceLock::new()),
+                        });
+                        solved.insert(v.to_string(), b.clone());
+                        b
+                    }
                 };
-                &memory_board
+                drop(solved);
+                &*memory_board
             }
             None => {
                 S::variant_params(v).map_err(ProbeError::bad)?;
@@ -357,6 +381,11 @@ impl<S: EngineGame> EngineProbe<S> {
                 .ok_or_else(|| ProbeError::bad("this game has no start: give a position"))?,
         };
         for m in req.moves.as_deref().unwrap_or("").split_whitespace() {
+            // Move numbers of a game record (`1.`, `12...`, `…`) are skipped.
+            let m = m.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '…');
+            if m.is_empty() {
+                continue;
+            }
             let m = if req.other_notation {
                 S::from_other_notation(game, m).map_err(ProbeError::bad)?
             } else {
@@ -408,6 +437,9 @@ impl<S: EngineGame> EngineProbe<S> {
                     (b, wide)
                 }
                 Source::Memory(cell, _) => {
+                    if !io && cell.get().is_none() {
+                        return Ok(None);
+                    }
                     let t = cell.get_or_init(|| solve_all(game, 1).expect("a small board solves"));
                     let wide = is_wide(&t[l], game.layer_size(l)) == Some(true);
                     let i = if wide { 2 * r as usize } else { r as usize };
@@ -519,6 +551,7 @@ fn reach_bit<S: EngineGame>(
             // Bit r of the little-endian u64 words is bit r % 8 of byte r / 8.
             Some(Some((byte >> (r % 8)) & 1 == 1))
         }
+        Source::Memory(_, bits) if !io && bits.get().is_none() => None,
         Source::Memory(_, bits) => Some(
             bits.get_or_init(|| S::start(game).map(|s| reach_all(game, S::position(&s), 1)))
                 .as_ref()

@@ -187,8 +187,11 @@ pub trait EngineGame: Send + Sync + 'static {
     /// [`Claim`]): from the run's parameters, its per-layer counts and
     /// start (`facts`), and the values of any position it solved
     /// (`values`, read from its shards as asked).
-    fn claims(params: &toml::Table, facts: &RunFacts, values: &RunValues<'_, Self::Game>)
-    -> Vec<Claim>;
+    fn claims(
+        params: &toml::Table,
+        facts: &RunFacts,
+        values: &RunValues<'_, Self::Game>,
+    ) -> Vec<Claim>;
     /// The works the claims cite.
     fn works() -> &'static [Work];
 }

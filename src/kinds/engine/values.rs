@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use super::layout::layer_job;
-use crate::games::engine::{LayeredGame, Value, value_at};
+use crate::games::engine::rules::LayeredGame;
+use crate::games::engine::value::{Value, value_at};
 use crate::pipeline::kind::RunAccess;
 
 /// One layer's value bytes (one a position, or two when `wide`).

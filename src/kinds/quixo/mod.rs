@@ -236,7 +236,11 @@ impl EngineGame for Quixo {
         })
     }
 
-    fn claims(params: &toml::Table, facts: &RunFacts, _: &RunValues<'_, QuixoLayers>) -> Vec<Claim> {
+    fn claims(
+        params: &toml::Table,
+        facts: &RunFacts,
+        _: &RunValues<'_, QuixoLayers>,
+    ) -> Vec<Claim> {
         quixo_claims(n_of(params).unwrap_or(0), facts)
     }
 

@@ -927,7 +927,7 @@ impl JobKind for ChompBoxes {
                 }
                 ranks = m.ranks;
                 p_total += m.p_positions;
-                let raw = read_section(run, &job.name, &f, "sizes")?;
+                let raw = crate::pipeline::kind::read_section(run, &job.name, &f, "sizes")?;
                 let part_sizes = read_sizes(&raw, b.rows, b.cols)
                     .ok_or_else(|| Error::job(&job.name, "malformed shard: sizes length"))?;
                 for (s, (a, p)) in sizes.iter_mut().zip(part_sizes) {
@@ -935,7 +935,8 @@ impl JobKind for ChompBoxes {
                     s.1 += p;
                 }
                 if w.is_last() {
-                    let raw = read_section(run, &job.name, &f, "rectangles")?;
+                    let raw =
+                        crate::pipeline::kind::read_section(run, &job.name, &f, "rectangles")?;
                     rects = Some(
                         parse_rectangles(&raw)
                             .map_err(|e| Error::job(&job.name, format!("malformed shard: {e}")))?,

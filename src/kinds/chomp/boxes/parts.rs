@@ -31,24 +31,9 @@ pub(super) struct EarlierParts {
 /// Blocks the rectangle look-ups keep in memory at most.
 pub const RECT_CACHE_BLOCKS: usize = 128;
 
-/// Section `section` of job `name`'s shard, read through `f`. A block that
-/// does not read is reported as a whole-shard read reports it (naming the
-/// job and the shard file): `src` decodes the shard to say what is wrong.
-pub(super) fn read_section(
-    src: &dyn ShardSource,
-    name: &str,
-    f: &ShardFile,
-    section: &str,
-) -> Result<Vec<u8>> {
-    f.read_section(section).map_err(|m| match src.load(name) {
-        Err(e) => e,
-        Ok(_) => Error::job(name, format!("malformed shard: {m}")),
-    })
-}
-
 /// The `meta` of job `name`'s shard, read through `f`.
 pub(super) fn read_meta(src: &dyn ShardSource, name: &str, f: &ShardFile) -> Result<BoxMeta> {
-    let bytes = read_section(src, name, f, "meta")?;
+    let bytes = crate::pipeline::kind::read_section(src, name, f, "meta")?;
     codec::decode(&bytes).map_err(|e| Error::job(name, format!("malformed shard: meta: {e}")))
 }
 
