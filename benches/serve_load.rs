@@ -61,7 +61,6 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use gametables::games::dodgem::{Board, Layer, Position, Tables, Value};
-use gametables::kinds::dodgem::kind::{mover_value, tables_from_run};
 use gametables::pipeline::RunView;
 
 fn env_or(k: &str, d: usize) -> usize {
@@ -374,7 +373,7 @@ fn main() {
     let view = RunView::open(run.as_ref(), &gametables::kinds::registry()).unwrap();
     let n = board.n();
     let all: Vec<(usize, usize)> = (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).collect();
-    let tables = tables_from_run(&view, board, &all).unwrap();
+    let tables = tables_from_run(&view, board, &all);
     let target = Target {
         base,
         server: server.id(),
@@ -459,4 +458,26 @@ fn cpu_seconds(pid: u32) -> f64 {
     // utime and stime are fields 14 and 15 of the line, 12 and 13 here.
     let ticks = f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0);
     ticks as f64 / 100.0
+}
+
+/// The value of a move for the player making it, from the value after it.
+fn mover_value(after: Value) -> Value {
+    match after {
+        Value::Win(d) => Value::Loss(d + 1),
+        Value::Loss(d) => Value::Win(d + 1),
+        Value::Draw => Value::Draw,
+    }
+}
+
+/// The layers `which` of a `dodgem` run as Dodgem's own solver's tables
+/// (each shard's `values` section: the engine's one-byte values are the
+/// bytes of Dodgem's solver).
+fn tables_from_run(view: &RunView, board: Board, which: &[(usize, usize)]) -> Tables {
+    use gametables::pipeline::kind::ShardSource;
+    let mut t = Tables::empty(board);
+    for &(a, b) in which {
+        let shard = view.load(&format!("layer-{a}-{b}")).unwrap();
+        t.insert(a, b, shard.section("values").unwrap().to_vec());
+    }
+    t
 }

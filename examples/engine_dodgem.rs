@@ -1,7 +1,10 @@
 //! Times the generic retrograde engine against Dodgem's own solver on one
-//! board: `cargo run --release --example engine_dodgem -- N THREADS`.
+//! board: `cargo run --release --example engine_dodgem -- N THREADS [engine|solver|both]`.
+//! The engine solves the layers as a `dodgem` run does: each layer with
+//! more blue than red cars copied as the image of its partner
+//! (`image_values`), the others solved (`solve_layer`).
 use gametables::games::dodgem::{Board, DodgemLayers, Tables};
-use gametables::games::engine::solve_all;
+use gametables::games::engine::{LayeredGame, image_values, solve_layer, solve_order};
 
 fn main() {
     let mut a = std::env::args().skip(1);
@@ -12,8 +15,22 @@ fn main() {
     if which != "solver" {
         let g = DodgemLayers::new(board);
         let t = std::time::Instant::now();
-        let e = solve_all(&g, threads).unwrap();
-        println!("engine {:?} ({} layers)", t.elapsed(), e.len());
+        let mut done: Vec<Option<Vec<u8>>> = vec![None; g.layer_count()];
+        for l in solve_order(&g) {
+            let v = match g.image_layer(l) {
+                Some(src) => image_values(&g, l, done[src].as_ref().unwrap(), threads),
+                None => {
+                    let below: Vec<(usize, &[u8])> = g
+                        .child_layers(l)
+                        .into_iter()
+                        .map(|c| (c, done[c].as_deref().unwrap()))
+                        .collect();
+                    solve_layer(&g, l, &below, threads).unwrap()
+                }
+            };
+            done[l] = Some(v);
+        }
+        println!("engine {:?} ({} layers)", t.elapsed(), done.len());
     }
     if which != "engine" {
         let t = std::time::Instant::now();
