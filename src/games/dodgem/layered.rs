@@ -219,6 +219,13 @@ impl LayeredGame for DodgemLayers {
         self.board.reflect(p)
     }
 
+    /// At most 3 moves a car: a car that can leave has at most 2 others,
+    /// so in-layer moves plus one for a move out stay within 3 a car.
+    fn counter_bound(&self, layer: usize) -> Option<u32> {
+        let l = &self.layers[layer];
+        Some(3 * l.a().max(l.b()) as u32)
+    }
+
     fn terminal(&self, p: &Position) -> Option<Terminal> {
         // Board::terminal without building the list of moves.
         if p.cars(p.to_move.other()) == 0 {

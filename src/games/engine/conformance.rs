@@ -18,6 +18,8 @@ use super::rules::{LayeredGame, Terminal};
 ///   moves to `p`;
 /// - symmetry: each image of `p` is terminal exactly when `p` is, with the
 ///   same outcome, has as many moves, and the same number of in-layer ones;
+/// - the counter bound: in-layer moves, plus one if some move leaves the
+///   layer, are at most [`LayeredGame::counter_bound`];
 /// - image layers: a layer with an image layer has its size; the image of
 ///   `p` lies there, is terminal exactly when `p` is, with the same
 ///   outcome, and has as many moves, whose images are its moves' (as
@@ -80,6 +82,16 @@ pub fn check_rules<G: LayeredGame>(game: &G, per_layer: u64, seed: u64) -> Vec<S
                 &child_layers,
                 &mut problem,
             );
+            if let Some(bound) = game.counter_bound(layer) {
+                let inside = kids.iter().filter(|c| game.layer_of(c) == layer).count();
+                let count = inside as u32 + u32::from(inside < kids.len());
+                if count > bound {
+                    problem(format!(
+                        "{inside} in-layer moves and {} out: counter {count} past counter_bound {bound}",
+                        kids.len() - inside
+                    ));
+                }
+            }
             check_symmetry(game, layer, &p, term, &kids, &mut problem);
             check_image(game, layer, &p, term, &kids, &mut problem);
             if game.reduces_by_symmetry() {

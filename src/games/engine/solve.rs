@@ -196,8 +196,9 @@ const WIDE_DEPTHS_ESTIMATE: u64 = 512;
 /// Bytes [`solve_layer`] allocates for `layer`, on top of the solved child
 /// layers the caller holds (one or two bytes per position each): a value
 /// cell (two bytes if [`LayeredGame::wide_values`], else one) and a counter
-/// byte per position, a pending bit per position, and one flag bit per
-/// block of [`BLOCK`] positions and depth.
+/// byte per position (none when the counters fit the value cells:
+/// [`LayeredGame::counter_bound`]), a pending bit per position, and one flag
+/// bit per block of [`BLOCK`] positions and depth.
 pub fn working_bytes(game: &impl LayeredGame, layer: usize) -> u64 {
     let size = game.layer_size(layer);
     let (cell, depths) = if game.wide_values(layer) {
@@ -205,7 +206,17 @@ pub fn working_bytes(game: &impl LayeredGame, layer: usize) -> u64 {
     } else {
         (1, u64::from(MAX_DEPTH) + 2)
     };
-    (cell + 1) * size + size.div_ceil(64) * 8 + depths * size.div_ceil(BLOCK).div_ceil(64) * 8
+    let counter = u64::from(!inline_counters(game, layer));
+    (cell + counter) * size + size.div_ceil(64) * 8 + depths * size.div_ceil(BLOCK).div_ceil(64) * 8
+}
+
+/// Largest counter a value cell holds: its unused codes 1 … 15.
+const INLINE_MAX: u32 = WIN_BASE as u32 - 1;
+
+/// Whether the counters of `layer` live in its value cells
+/// ([`LayeredGame::counter_bound`] at most [`INLINE_MAX`]).
+fn inline_counters(game: &impl LayeredGame, layer: usize) -> bool {
+    game.counter_bound(layer).is_some_and(|b| b <= INLINE_MAX)
 }
 
 /// Bytes of the solved child layers [`solve_layer`] reads for `layer` (one
@@ -410,7 +421,8 @@ fn solve_cells<G: LayeredGame, C: Cells + ?Sized>(
     out: &mut [C::Int],
 ) -> Result<(), SolveError> {
     let size = out.len() as u64;
-    let mut counters = vec![0u8; size as usize];
+    let inline = inline_counters(game, layer);
+    let mut counters = vec![0u8; if inline { 0 } else { size as usize }];
     let blocks = size.div_ceil(BLOCK);
     let words = blocks.div_ceil(64) as usize;
     let s = Solver::<G, C> {
@@ -428,6 +440,7 @@ fn solve_cells<G: LayeredGame, C: Cells + ?Sized>(
         failed: AtomicBool::new(false),
         size,
         reduce: game.reduces_by_symmetry(),
+        inline,
     };
     par_blocks(threads, &(0..blocks).collect::<Vec<_>>(), |blk| {
         s.seed(blk);
@@ -441,6 +454,12 @@ fn solve_cells<G: LayeredGame, C: Cells + ?Sized>(
             s.check(name)?;
         }
         d += 1;
+    }
+    if s.inline {
+        // Counters left are draws (their positions were never valued).
+        par_blocks(threads, &(0..blocks).collect::<Vec<_>>(), |blk| {
+            s.clear_counters(blk);
+        });
     }
     if s.reduce {
         par_blocks(threads, &(0..blocks).collect::<Vec<_>>(), |blk| {
@@ -497,6 +516,9 @@ struct Solver<'a, G: LayeredGame, C: Cells + ?Sized> {
     size: u64,
     /// Solve canonical positions only ([`LayeredGame::reduces_by_symmetry`]).
     reduce: bool,
+    /// The counters live in the value cells, codes 1 … 15
+    /// ([`LayeredGame::counter_bound`]); `counters` is empty.
+    inline: bool,
 }
 
 /// What the moves of a position into the child layers say.
@@ -680,8 +702,32 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
                         format!("{count} in-layer moves: at most 255 are counted"),
                     );
                 }
-                self.counters[r as usize].store(count as u8, Relaxed);
+                if self.inline {
+                    if count > INLINE_MAX {
+                        return self.fail(
+                            r,
+                            format!(
+                                "{count} in-layer moves (and a drawn move out), past the game's counter_bound"
+                            ),
+                        );
+                    }
+                    self.values.store(r as usize, count);
+                } else {
+                    self.counters[r as usize].store(count as u8, Relaxed);
+                }
             });
+    }
+
+    /// Sets the cells of the block that still hold a counter (positions
+    /// never valued) to draw.
+    fn clear_counters(&self, blk: u64) {
+        let (start, end) = (blk * BLOCK, ((blk + 1) * BLOCK).min(self.size));
+        for i in start as usize..end as usize {
+            let c = self.values.load(i);
+            if c != 0 && c < C::WIN {
+                self.values.store(i, 0);
+            }
+        }
     }
 
     /// The depth of a loss found at depth `d`: every child of `p` is won,
@@ -763,8 +809,9 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
             return self.overflow_at(d + 1);
         }
         let new = C::WIN + d + 1;
+        // Below `C::WIN`: not valued (0, or a counter kept in the cell).
         let upd = self.values.update(rq as usize, |cur| {
-            (cur == 0 || (cur > new && cur < C::LOSS)).then_some(new)
+            (cur < C::WIN || (cur > new && cur < C::LOSS)).then_some(new)
         });
         if upd {
             self.mark(rq, d + 1);
@@ -774,6 +821,9 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
     /// Counts `m` of the moves of `q` (rank `rq`) as leading to positions
     /// won at depth `d`; the last makes `q` a loss.
     fn count_won_moves(&self, rq: u64, q: &G::Position, m: u8, d: u32) {
+        if self.inline {
+            return self.count_in_cell(rq, q, u32::from(m), d);
+        }
         let cell = rq as usize;
         if (C::WIN..C::LOSS).contains(&self.values.load(cell)) {
             // Won already (a win needs no counting).
@@ -791,6 +841,38 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
             if self.values.cas(cell, 0, C::LOSS + e) {
                 self.mark(rq, e);
             }
+        }
+    }
+
+    /// [`Solver::count_won_moves`] with the counter in the value cell: the
+    /// last of its moves makes `q` a loss in the same compare-and-swap.
+    fn count_in_cell(&self, rq: u64, q: &G::Position, m: u32, d: u32) {
+        let cell = rq as usize;
+        let mut cur = self.values.load(cell);
+        loop {
+            if (C::WIN..C::LOSS).contains(&cur) {
+                // Won already (a win needs no counting).
+                return;
+            }
+            if cur == 0 || cur >= C::LOSS || cur < m {
+                return self.fail(rq, "more in-layer parents than moves".into());
+            }
+            let new = if cur > m {
+                cur - m
+            } else {
+                let e = self.loss_depth(q, d);
+                if e > C::MAX {
+                    return self.overflow_at(e);
+                }
+                C::LOSS + e
+            };
+            if self.values.cas(cell, cur, new) {
+                if new >= C::LOSS {
+                    self.mark(rq, new - C::LOSS);
+                }
+                return;
+            }
+            cur = self.values.load(cell);
         }
     }
 

@@ -19,6 +19,8 @@ struct Ring {
     ring: u64,
     broken: bool,
     draws: bool,
+    /// The counter bound the game claims (`None`: none).
+    bound: Option<u32>,
 }
 
 impl Ring {
@@ -29,6 +31,7 @@ impl Ring {
             ring: m,
             broken: false,
             draws: false,
+            bound: None,
         }
     }
     fn step(&self, x: u64) -> u64 {
@@ -44,6 +47,10 @@ impl Ring {
 }
 
 impl LayeredGame for Ring {
+    fn counter_bound(&self, _layer: usize) -> Option<u32> {
+        self.bound
+    }
+
     type Position = (usize, u64);
     fn layer_count(&self) -> usize {
         self.k + 1
@@ -313,6 +320,11 @@ impl TwinRing {
 }
 
 impl LayeredGame for TwinRing {
+    /// Either marker's moves: twice a ring's.
+    fn counter_bound(&self, _layer: usize) -> Option<u32> {
+        self.ring.bound.map(|b| 2 * b)
+    }
+
     type Position = (usize, u64, u64);
     fn layer_count(&self) -> usize {
         self.ring.layer_count()
@@ -533,4 +545,51 @@ fn two_byte_codes_round_trip() {
         Value::from_byte(LOSS_BASE + 7),
         Value::from_wide(WIDE_LOSS_BASE + 7)
     );
+}
+
+/// With a counter bound of at most 15 the counters live in the value cells:
+/// the bytes are those of the naive solver and of the plain solve (with
+/// cycles, on 1 and 3 threads, and with symmetry reduction); a bound the
+/// game breaks is found by the self-test (the engine itself refuses only a
+/// counter past 15, which no game here reaches).
+#[test]
+fn counters_kept_in_the_value_cells_give_the_same_bytes() {
+    for m in [7, 31, 64] {
+        let g = Ring {
+            bound: Some(3),
+            ..Ring::new(6, m)
+        };
+        assert_eq!(check_rules(&g, 200, 5), Vec::<String>::new());
+        let want = naive(&g);
+        for t in [1, 3] {
+            assert_eq!(solve_all(&g, t).unwrap(), want, "ring of {m}, {t} threads");
+        }
+    }
+    let big = Ring {
+        ring: 10,
+        bound: Some(3),
+        ..Ring::new(4, 5 * BLOCK + 17)
+    };
+    let plain = Ring {
+        bound: None,
+        ..Ring::new(4, 5 * BLOCK + 17)
+    };
+    let plain = Ring { ring: 10, ..plain };
+    assert_eq!(solve_all(&big, 3).unwrap(), solve_all(&plain, 1).unwrap());
+    let mut twin = TwinRing::new(4, 9, true);
+    let want = solve_all(&TwinRing::new(4, 9, false), 1).unwrap();
+    twin.ring.bound = Some(3);
+    assert_eq!(solve_all(&twin, 2).unwrap(), want);
+    // A bound of 1: a position with two in-layer moves breaks it.
+    let broken = Ring {
+        bound: Some(1),
+        ..Ring::new(4, 31)
+    };
+    let problems = check_rules(&broken, 200, 5);
+    assert!(
+        problems.iter().any(|p| p.contains("past counter_bound 1")),
+        "{problems:?}"
+    );
+    // The engine needs only that every counter fits a cell (at most 15).
+    assert_eq!(solve_all(&broken, 1).unwrap(), naive(&broken));
 }
