@@ -1402,3 +1402,35 @@ fn engine_run_equals_own_solver(n: usize) {
         }
     }
 }
+
+/// Regressions (issue 41's breaker): a board written `03` or `+3` is board
+/// 3 (it was looked up as a board "03" and sent to `jobs/dodgem-03.toml`);
+/// a desJardins move that is not legal is quoted as typed; a report on a run
+/// with a damaged shard is refused naming the shard, not turned into
+/// mismatches with the published values.
+#[test]
+fn board_spellings_desjardins_errors_and_damaged_reports() {
+    let (ok, want, err) = query(&["--n", "3", "--moves", "a2-a1"]);
+    assert!(ok, "{err}");
+    for n in ["03", "+3"] {
+        let (ok, out, err) = query(&["--n", n, "--moves", "a2-a1"]);
+        assert!(ok, "{n}: {err}");
+        assert_eq!(out, want, "{n}");
+    }
+    let (ok, _, err) = query(&["--n", "3", "--desjardins", "--moves", "a3-b3"]);
+    assert!(
+        !ok && err.contains("move a3-b3 (in desjardins notation; c1-c2 here)"),
+        "{err}"
+    );
+
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("d3");
+    run_job_ok(&job_path("dodgem-3"), &dir);
+    crate::support::damage_values_block(&dir, "layer-2-2");
+    let (ok, out, err) = finished(gt().arg("report").arg(&dir));
+    assert!(!ok, "{out}");
+    assert!(
+        err.contains("layer-2-2") && err.contains("damaged") && !out.contains(" claims, "),
+        "{out}{err}"
+    );
+}

@@ -126,13 +126,14 @@ pub fn resources<S: EngineGame>(game: &S::Game, layer: usize) -> Resources {
 }
 
 /// The estimate of image layer `layer`'s job: its value bytes and its
-/// source layer's, and as much again for decoding and compressing; one
-/// pass over its positions ([`EngineGame::NS_PER_IMAGE_POSITION`]).
+/// source layer's, a quarter of them for the source's compressed shard and
+/// half for its own; one pass over its positions
+/// ([`EngineGame::NS_PER_IMAGE_POSITION`]).
 pub fn image_resources<S: EngineGame>(game: &S::Game, layer: usize) -> Resources {
     let size = game.layer_size(layer);
     let bytes = size * if game.wide_values(layer) { 2 } else { 1 };
     Resources {
-        memory: 3 * bytes + bytes / 2 + WORKER_BASE,
+        memory: 2 * bytes + bytes / 4 + bytes / 2 + WORKER_BASE,
         threads: if size < 1 << 20 { 1 } else { 2 },
         shard_bytes: bytes / 5 + 4096,
         cpu_seconds: size as f64 * S::NS_PER_IMAGE_POSITION * 1e-9,
@@ -471,7 +472,16 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
         let s = read_summary::<S>(run)?;
         let game = game_of::<S>(S::KIND, run.params())?;
         let values = super::values::RunValues::new(&game, run);
-        Ok(S::claims(run.params(), &s.facts(), &values))
+        let claims = S::claims(run.params(), &s.facts(), &values);
+        // A value the claims could not read would show as a mismatch with
+        // the published one: refuse them instead, naming the shard.
+        if let Some(e) = values.errors().into_iter().next() {
+            return Err(Error::job(
+                S::KIND,
+                format!("the claims read a shard that is damaged or missing: {e}"),
+            ));
+        }
+        Ok(claims)
     }
 
     fn plots(&self, run: &dyn RunAccess) -> Result<Vec<crate::plot::PlotFile>> {

@@ -344,7 +344,8 @@ impl<S: EngineGame> EngineProbe<S> {
     }
 
     fn answer_in(&self, req: &EngineRequest, io: bool) -> ProbeResult<Option<EngineAnswer>> {
-        let v = req.variant.trim();
+        let canon = canonical_variant::<S>(&req.variant)?;
+        let v = canon.as_str();
         let memory_board;
         let board = match self.boards.get(v) {
             Some(b) => b,
@@ -386,12 +387,17 @@ impl<S: EngineGame> EngineProbe<S> {
             if m.is_empty() {
                 continue;
             }
-            let m = if req.other_notation {
-                S::from_other_notation(game, m).map_err(ProbeError::bad)?
+            p = if req.other_notation {
+                let ours = S::from_other_notation(game, m).map_err(ProbeError::bad)?;
+                let notation = S::OTHER_NOTATION.map_or("", |(n, _)| n);
+                S::play(game, &p, &ours).map_err(|e| {
+                    ProbeError::bad(format!(
+                        "move {m} (in {notation} notation; {ours} here): {e}"
+                    ))
+                })?
             } else {
-                m.to_string()
+                S::play(game, &p, m).map_err(ProbeError::bad)?
             };
-            p = S::play(game, &p, &m).map_err(ProbeError::bad)?;
         }
         let lookup = |q: &S::Shown| -> ProbeResult<Option<Value>> {
             let (l, r) = game.rank(&S::position(q));
@@ -493,6 +499,19 @@ impl<S: EngineGame> EngineProbe<S> {
             source,
         }))
     }
+}
+
+/// The board a request names, as runs name it (`3` for `03` or `+3`): the
+/// board of the parameters [`EngineGame::variant_params`] reads from it.
+///
+/// # Errors
+/// [`ProbeError::BadRequest`]: no board of the game.
+pub fn canonical_variant<S: EngineGame>(v: &str) -> ProbeResult<String> {
+    if S::VARIANT_PARAM.is_none() {
+        return Ok(String::new());
+    }
+    let params = S::variant_params(v).map_err(ProbeError::bad)?;
+    Ok(S::board(&params))
 }
 
 /// A board as JSON: a number when it is one (Quixo's `n`), else its text.
@@ -619,11 +638,11 @@ impl<S: EngineGame> Probe for EngineProbe<S> {
     /// solved in memory computes.
     fn work_of(&self, params: &Params) -> Work {
         let v = match S::VARIANT_PARAM {
-            Some(name) => param(params, name).map(str::trim),
-            None => Some(""),
+            Some(name) => param(params, name).and_then(|v| canonical_variant::<S>(v).ok()),
+            None => Some(String::new()),
         };
         match v {
-            Some(v) if !self.boards.contains_key(v) && S::in_memory(v) => Work::Compute,
+            Some(v) if !self.boards.contains_key(&v) && S::in_memory(&v) => Work::Compute,
             _ => Work::Lookup,
         }
     }

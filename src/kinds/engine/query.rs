@@ -86,7 +86,7 @@ pub fn answer<S: EngineGame>(m: &clap::ArgMatches, _: &Progress) -> anyhow::Resu
             .kind(S::KIND)
             .expect("the game's kind is registered");
         let got = probe.add_run(open_run_of_kind(d, kind)?)?;
-        if got != variant.trim() {
+        if got != super::probe::canonical_variant::<S>(&variant)? {
             anyhow::bail!("{} solves {} {got}, not {variant}", d.display(), S::TITLE);
         }
     }

@@ -34,6 +34,8 @@ pub struct RunValues<'a, G: LayeredGame> {
     game: &'a G,
     run: &'a dyn RunAccess,
     layers: RefCell<BTreeMap<usize, Rc<LayerValues>>>,
+    /// Every read that failed (a damaged or missing shard), in order.
+    errors: RefCell<Vec<String>>,
 }
 
 impl<'a, G: LayeredGame> RunValues<'a, G> {
@@ -43,7 +45,15 @@ impl<'a, G: LayeredGame> RunValues<'a, G> {
             game,
             run,
             layers: RefCell::new(BTreeMap::new()),
+            errors: RefCell::new(Vec::new()),
         }
+    }
+
+    /// The reads of layers the run solves that failed so far (a damaged or
+    /// missing shard): claims computed after one may be wrong, so the kind
+    /// refuses them. A layer the run does not solve is no such error.
+    pub fn errors(&self) -> Vec<String> {
+        self.errors.borrow().clone()
     }
 
     /// The game.
@@ -66,10 +76,17 @@ impl<'a, G: LayeredGame> RunValues<'a, G> {
         if let Some(v) = self.layers.borrow().get(&layer) {
             return Ok(v.clone());
         }
-        let job = layer_job(&self.game.layer_name(layer));
         if !self.solves(layer) {
+            // Not a damaged shard: the claim is not covered by this run.
+            let job = layer_job(&self.game.layer_name(layer));
             return Err(format!("the run has no job {job}"));
         }
+        self.read(layer)
+            .inspect_err(|e| self.errors.borrow_mut().push(e.clone()))
+    }
+
+    fn read(&self, layer: usize) -> Result<Rc<LayerValues>, String> {
+        let job = layer_job(&self.game.layer_name(layer));
         let shard = self.run.load(&job).map_err(|e| e.to_string())?;
         let bytes = shard
             .sections
