@@ -61,6 +61,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use gametables::games::dodgem::{Board, Layer, Position, Tables, Value};
+use gametables::games::engine::Value as EngineValue;
 use gametables::pipeline::RunView;
 
 fn env_or(k: &str, d: usize) -> usize {
@@ -143,7 +144,11 @@ impl Target {
             let e = v["moves"]
                 .as_array()
                 .and_then(|a| a.iter().find(|x| x["move"] == name.as_str()));
-            let want = word(mover_value(self.tables.value(&board.apply(p, *m)).unwrap()));
+            // The engine's encoding is Dodgem's: its `for_mover` gives the
+            // move's value for the player making it.
+            let after = self.tables.value(&board.apply(p, *m)).unwrap();
+            let mover = EngineValue::from_byte(after.to_byte()).unwrap().for_mover();
+            let want = (mover.word().to_string(), mover.depth().map(u64::from));
             ok &= e.is_some_and(|e| {
                 (
                     e["value"].as_str().unwrap_or("").to_string(),
@@ -458,15 +463,6 @@ fn cpu_seconds(pid: u32) -> f64 {
     // utime and stime are fields 14 and 15 of the line, 12 and 13 here.
     let ticks = f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0);
     ticks as f64 / 100.0
-}
-
-/// The value of a move for the player making it, from the value after it.
-fn mover_value(after: Value) -> Value {
-    match after {
-        Value::Win(d) => Value::Loss(d + 1),
-        Value::Loss(d) => Value::Win(d + 1),
-        Value::Draw => Value::Draw,
-    }
 }
 
 /// The layers `which` of a `dodgem` run as Dodgem's own solver's tables

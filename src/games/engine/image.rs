@@ -24,31 +24,19 @@ pub fn image_values<G: LayeredGame>(game: &G, layer: usize, src: &[u8], threads:
         1
     };
     let mut out = vec![0u8; src.len()];
-    // Chunks of whole positions, a few per thread for balance.
-    let chunk = (size / (4 * threads.max(1) as u64)).max(1 << 14) as usize;
+    // One run of ranks a thread: every position costs about the same.
+    let per = size.div_ceil(threads.max(1) as u64).max(1 << 14) as usize;
     std::thread::scope(|s| {
-        let mut rest: &mut [u8] = &mut out;
-        let mut start = 0u64;
-        let mut handles = Vec::new();
-        while !rest.is_empty() {
-            let n = chunk.min(rest.len() / w);
-            let (mine, tail) = rest.split_at_mut(n * w);
-            rest = tail;
-            let at = start;
-            start += n as u64;
-            handles.push(s.spawn(move || {
-                game.for_each_position(layer, at, at + n as u64, &mut |r, p| {
+        for (k, mine) in out.chunks_mut(per * w).enumerate() {
+            let at = (k * per) as u64;
+            s.spawn(move || {
+                let end = at + (mine.len() / w) as u64;
+                game.for_each_position(layer, at, end, &mut |r, p| {
                     let q = game.rank_in(from, &game.image(&p)) as usize;
                     let i = (r - at) as usize * w;
                     mine[i..i + w].copy_from_slice(&src[q * w..q * w + w]);
                 });
-            }));
-            if handles.len() >= threads.max(1) {
-                handles.remove(0).join().expect("an image worker panicked");
-            }
-        }
-        for h in handles {
-            h.join().expect("an image worker panicked");
+            });
         }
     });
     out
