@@ -17,6 +17,7 @@
 //! - [`value`]: a position's value and its byte encodings.
 //! - [`reach`]: the positions of a layer reachable from the start of play.
 //! - [`image`]: layers answered as the image of another.
+//! - [`split`]: a layer split over ranks that trade updates in rounds.
 //! - [`placement`]: the two-colour placement ranking board games share.
 #![warn(missing_docs)]
 
@@ -26,6 +27,7 @@ pub mod placement;
 pub mod reach;
 pub mod rules;
 pub mod solve;
+pub mod split;
 pub mod value;
 
 #[cfg(test)]
@@ -36,8 +38,10 @@ pub use image::image_values;
 pub use rules::{LayeredGame, Terminal};
 pub use solve::{
     BLOCK, LOSS_BASE, LayerStats, MAX_DEPTH, SolveError, Value, WIDE_LOSS_BASE, WIDE_MAX_DEPTH,
-    WIDE_WIN_BASE, WIN_BASE, child_bytes, is_wide, solve_layer, value_at, working_bytes,
+    WIDE_WIN_BASE, WIN_BASE, child_bytes, is_wide, solve_layer, solve_part, value_at,
+    working_bytes,
 };
+pub use split::{Alone, Exchange, Mesh, part_bounds, solve_in_mesh};
 
 /// Solves every layer of `game` in an order where each layer comes after
 /// its child layers, keeping them all in memory (for tests and small

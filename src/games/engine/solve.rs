@@ -51,10 +51,11 @@
 //! position of the layer and the flags, on top of the solved child layers
 //! the caller holds ([`working_bytes`]).
 
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::{Mutex, OnceLock};
 
 use super::rules::{LayeredGame, Terminal};
+use super::split::{Alone, Exchange, Update, part_bounds};
 pub use super::value::{
     LOSS_BASE, MAX_DEPTH, Value, WIDE_LOSS_BASE, WIDE_MAX_DEPTH, WIDE_WIN_BASE, WIN_BASE, is_wide,
     value_at,
@@ -86,6 +87,23 @@ pub enum SolveError {
         layer: String,
         /// A depth past [`WIDE_MAX_DEPTH`] that solving reached.
         depth: u32,
+    },
+    /// Another rank of a split layer ([`solve_part`]) found a broken
+    /// contract (its own error names the position).
+    #[error(
+        "layer {layer}: another rank of the split found a broken contract (its error names the position)"
+    )]
+    OtherRank {
+        /// The layer (its name).
+        layer: String,
+    },
+    /// The ranks of a split layer could not talk ([`Exchange`]).
+    #[error("layer {layer}: exchange between the ranks failed: {why}")]
+    Exchange {
+        /// The layer (its name).
+        layer: String,
+        /// What the transport said.
+        why: String,
     },
     /// The game broke a contract of [`LayeredGame`].
     #[error("layer {layer}, rank {rank}: {why}")]
@@ -250,6 +268,28 @@ pub fn solve_layer<G: LayeredGame>(
     below: &[(usize, &[u8])],
     threads: usize,
 ) -> Result<Vec<u8>, SolveError> {
+    solve_part(game, layer, below, threads, &mut Alone)
+}
+
+/// Solves this rank's part of `layer`, split over the ranks of `ex`
+/// ([`super::split`]): the values of ranks `bounds[k] .. bounds[k + 1]`
+/// ([`part_bounds`]) for rank k, in the width of the whole layer (one byte
+/// a position when every depth of the layer is at most [`MAX_DEPTH`], else
+/// two), so that the parts of ranks 0, 1, … joined are the bytes
+/// [`solve_layer`] gives. Every rank must call it with the same game,
+/// layer and child layers (`below`, whole); `threads` may differ.
+///
+/// # Errors
+/// As [`solve_layer`], on every rank together: a rank whose own positions
+/// broke no contract reports [`SolveError::OtherRank`];
+/// [`SolveError::Exchange`] when the transport fails.
+pub fn solve_part<G: LayeredGame>(
+    game: &G,
+    layer: usize,
+    below: &[(usize, &[u8])],
+    threads: usize,
+    ex: &mut dyn Exchange,
+) -> Result<Vec<u8>, SolveError> {
     let name = game.layer_name(layer);
     let mut children: Vec<Option<Child>> = vec![None; game.layer_count()];
     for c in game.child_layers(layer) {
@@ -273,42 +313,69 @@ pub fn solve_layer<G: LayeredGame>(
         }
         children[c] = got.zip(wide).map(|(bytes, wide)| Child { bytes, wide });
     }
-    let size = game.layer_size(layer) as usize;
+    let bounds = part_bounds(game.layer_size(layer), ex.ranks());
+    let me = ex.rank();
+    let len = (bounds[me + 1] - bounds[me]) as usize;
+    let job = Job {
+        game,
+        layer,
+        children: &children,
+        threads,
+        name: &name,
+        bounds: &bounds,
+    };
     if !game.wide_values(layer) {
-        let mut values = vec![0u8; size];
-        match solve_cells::<G, [AtomicU8]>(game, layer, &children, threads, &name, &mut values) {
+        let mut values = vec![0u8; len];
+        match solve_cells::<G, [AtomicU8]>(&job, ex, &mut values) {
             Ok(()) => return Ok(values),
             Err(SolveError::DepthOverflow { .. }) => {}
             Err(e) => return Err(e),
         }
     }
-    let mut raw = vec![0u8; 2 * size];
+    let mut raw = vec![0u8; 2 * len];
     // SAFETY: every bit pattern is a valid `u16`.
     let (head, cells, _) = unsafe { raw.align_to_mut::<u16>() };
     if head.is_empty() {
-        solve_cells::<G, [AtomicU16]>(game, layer, &children, threads, &name, cells)?;
+        solve_cells::<G, [AtomicU16]>(&job, ex, cells)?;
         if cfg!(target_endian = "big") {
             cells.iter_mut().for_each(|c| *c = c.to_le());
         }
     } else {
         // An allocator that did not align the bytes for `u16` (never seen):
         // solve in a vector of its own and copy.
-        let mut cells = vec![0u16; size];
-        solve_cells::<G, [AtomicU16]>(game, layer, &children, threads, &name, &mut cells)?;
+        let mut cells = vec![0u16; len];
+        solve_cells::<G, [AtomicU16]>(&job, ex, &mut cells)?;
         raw = cells.iter().flat_map(|c| c.to_le_bytes()).collect();
     }
     let wide = |i: usize| Value::from_wide(u16::from_le_bytes([raw[2 * i], raw[2 * i + 1]]));
-    let deepest = (0..size)
+    let mine = (0..len)
         .filter_map(|i| wide(i).and_then(Value::depth))
         .max()
         .unwrap_or(0);
-    Ok(if deepest <= u16::from(MAX_DEPTH) {
-        (0..size)
+    let deepest = ex
+        .max_all(&[u64::from(mine)])
+        .map_err(|why| SolveError::Exchange {
+            layer: name.clone(),
+            why,
+        })?[0];
+    Ok(if deepest <= u64::from(MAX_DEPTH) {
+        (0..len)
             .map(|i| wide(i).map_or(0, Value::to_byte))
             .collect()
     } else {
         raw
     })
+}
+
+/// What every rank solves: the layer, its children, the split.
+struct Job<'a, G> {
+    game: &'a G,
+    layer: usize,
+    children: &'a [Option<Child<'a>>],
+    threads: usize,
+    name: &'a str,
+    /// [`part_bounds`] of the layer for the ranks.
+    bounds: &'a [u64],
 }
 
 /// A solved child layer's bytes and their width.
@@ -410,61 +477,59 @@ impl Cells for [AtomicU16] {
     }
 }
 
-/// Solves `layer` into `out` (one cell per position, codes of `C`).
-/// [`SolveError::DepthOverflow`] when a depth passes `C::MAX`.
+/// Solves this rank's part of the layer into `out` (one cell per position
+/// of the part, codes of `C`). [`SolveError::DepthOverflow`] when a depth
+/// passes `C::MAX` on any rank.
 fn solve_cells<G: LayeredGame, C: Cells + ?Sized>(
-    game: &G,
-    layer: usize,
-    children: &[Option<Child>],
-    threads: usize,
-    name: &str,
+    job: &Job<G>,
+    ex: &mut dyn Exchange,
     out: &mut [C::Int],
 ) -> Result<(), SolveError> {
-    let size = out.len() as u64;
-    let inline = inline_counters(game, layer);
-    let mut counters = vec![0u8; if inline { 0 } else { size as usize }];
-    let blocks = size.div_ceil(BLOCK);
+    let game = job.game;
+    let len = out.len() as u64;
+    let inline = inline_counters(game, job.layer);
+    let mut counters = vec![0u8; if inline { 0 } else { len as usize }];
+    let blocks = len.div_ceil(BLOCK);
     let words = blocks.div_ceil(64) as usize;
+    let me = ex.rank();
     let s = Solver::<G, C> {
         game,
-        layer,
-        children,
+        layer: job.layer,
+        children: job.children,
         values: C::view(out),
         counters: <[AtomicU8]>::view(&mut counters),
-        pending: (0..size.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+        pending: (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
         dirty: (0..=C::MAX).map(|_| OnceLock::new()).collect(),
         dirty_words: words,
         deepest_marked: AtomicU32::new(0),
         overflow: AtomicU64::new(0),
         broken: std::sync::Mutex::new(None),
         failed: AtomicBool::new(false),
-        size,
+        size: game.layer_size(job.layer),
+        base: job.bounds[me],
+        len,
+        bounds: job.bounds,
+        outbox: (0..ex.ranks()).map(|_| Mutex::new(Vec::new())).collect(),
+        queued: AtomicU64::new(0),
         reduce: game.reduces_by_symmetry(),
         inline,
     };
-    par_blocks(threads, &(0..blocks).collect::<Vec<_>>(), |blk| {
-        s.seed(blk);
-    });
-    s.check(name)?;
+    let every: Vec<u64> = (0..blocks).collect();
+    let t = job.threads;
+    par_blocks(t, &every, |blk| s.seed(blk));
     let mut d = 0;
-    while d <= s.deepest_marked.load(Relaxed) {
+    while d <= s.agree(ex, job.name)? {
         let todo = s.dirty_blocks(d);
-        if !todo.is_empty() {
-            par_blocks(threads, &todo, |blk| s.propagate(blk, d));
-            s.check(name)?;
-        }
+        s.in_rounds(ex, job, &todo, |blk| s.propagate(blk, d), d)?;
         d += 1;
     }
     if s.inline {
         // Counters left are draws (their positions were never valued).
-        par_blocks(threads, &(0..blocks).collect::<Vec<_>>(), |blk| {
-            s.clear_counters(blk);
-        });
+        par_blocks(t, &every, |blk| s.clear_counters(blk));
     }
     if s.reduce {
-        par_blocks(threads, &(0..blocks).collect::<Vec<_>>(), |blk| {
-            s.fill(blk);
-        });
+        s.in_rounds(ex, job, &every, |blk| s.fill(blk), 0)?;
+        s.agree(ex, job.name)?;
     }
     Ok(())
 }
@@ -497,12 +562,14 @@ struct Solver<'a, G: LayeredGame, C: Cells + ?Sized> {
     layer: usize,
     /// The solved bytes of each child layer, by layer id.
     children: &'a [Option<Child<'a>>],
+    /// The cells of this rank's part, by rank − `base`.
     values: &'a C,
     counters: &'a [AtomicU8],
-    /// One bit per position: valued and not yet taken by the propagation.
+    /// One bit per position of the part: valued and not yet taken by the
+    /// propagation.
     pending: Vec<AtomicU64>,
-    /// `dirty[d]`: one bit per block holding some value of depth d
-    /// (allocated when a value of depth d is first found).
+    /// `dirty[d]`: one bit per block of the part holding some value of
+    /// depth d (allocated when a value of depth d is first found).
     dirty: Vec<OnceLock<Box<[AtomicU64]>>>,
     /// Words of one depth's flags.
     dirty_words: usize,
@@ -513,7 +580,18 @@ struct Solver<'a, G: LayeredGame, C: Cells + ?Sized> {
     /// The first contract broken: (rank, why).
     broken: std::sync::Mutex<Option<(u64, String)>>,
     failed: AtomicBool,
+    /// Positions in the layer.
     size: u64,
+    /// The first rank of this rank's part.
+    base: u64,
+    /// Positions in the part.
+    len: u64,
+    /// [`part_bounds`] of the split.
+    bounds: &'a [u64],
+    /// Updates for the other ranks' parts, by owner ([`Update::pack`]).
+    outbox: Vec<Mutex<Vec<u64>>>,
+    /// Words in `outbox`, all owners.
+    queued: AtomicU64,
     /// Solve canonical positions only ([`LayeredGame::reduces_by_symmetry`]).
     reduce: bool,
     /// The counters live in the value cells, codes 1 … 15
@@ -534,6 +612,9 @@ struct Exits {
     stray: Option<usize>,
 }
 
+/// Updates one block sends to other ranks' parts, by owner.
+type Outgoing = Vec<Vec<u64>>;
+
 impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
     fn fail(&self, rank: u64, why: String) {
         self.failed.store(true, Relaxed);
@@ -543,29 +624,146 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
         }
     }
 
-    fn check(&self, name: &str) -> Result<(), SolveError> {
-        if !self.failed.load(Relaxed) {
-            return Ok(());
-        }
+    /// The ranks agree: the deepest depth any has flagged, or the error
+    /// every rank returns when one failed (a depth overflow anywhere makes
+    /// every rank report it, so that all solve again with wider cells).
+    fn agree(&self, ex: &mut dyn Exchange, name: &str) -> Result<u32, SolveError> {
         let over = self.overflow.load(Relaxed);
-        if over > 0 {
-            return Err(SolveError::DepthOverflow {
+        let failed = self.failed.load(Relaxed);
+        let code = if over > 0 { 2 } else { u64::from(failed) };
+        let mine = [u64::from(self.deepest_marked.load(Relaxed)), code, over];
+        let all = if ex.ranks() == 1 {
+            mine.to_vec()
+        } else {
+            ex.max_all(&mine).map_err(|why| SolveError::Exchange {
                 layer: name.to_string(),
-                depth: over as u32,
-            });
+                why,
+            })?
+        };
+        match all[1] {
+            0 => Ok(all[0] as u32),
+            2 => Err(SolveError::DepthOverflow {
+                layer: name.to_string(),
+                depth: all[2] as u32,
+            }),
+            _ if !failed => Err(SolveError::OtherRank {
+                layer: name.to_string(),
+            }),
+            _ => {
+                let b = self.broken.lock().unwrap_or_else(|e| e.into_inner());
+                let (rank, why) = b.clone().unwrap_or((0, "unknown".into()));
+                Err(SolveError::Contract {
+                    layer: name.to_string(),
+                    rank,
+                    why,
+                })
+            }
         }
-        let b = self.broken.lock().unwrap_or_else(|e| e.into_inner());
-        let (rank, why) = b.clone().unwrap_or((0, "unknown".into()));
-        Err(SolveError::Contract {
-            layer: name.to_string(),
-            rank,
-            why,
-        })
     }
 
-    fn mark(&self, rank: u64, depth: u32) {
-        self.pending[(rank / 64) as usize].fetch_or(1 << (rank % 64), Relaxed);
-        let blk = rank / BLOCK;
+    /// Runs `f` on the blocks of `todo` and trades the updates it queues
+    /// for other ranks: whenever [`Exchange::batch_words`] are queued and
+    /// at the end, as many trades on every rank (they agree on when to
+    /// stop). Received updates are applied at depth `d`. One rank runs `f`
+    /// on all blocks at once.
+    fn in_rounds(
+        &self,
+        ex: &mut dyn Exchange,
+        job: &Job<G>,
+        todo: &[u64],
+        f: impl Fn(u64) + Sync,
+        d: u32,
+    ) -> Result<(), SolveError> {
+        if ex.ranks() == 1 {
+            par_blocks(job.threads, todo, f);
+            return Ok(());
+        }
+        let slice = 16 * job.threads.max(1);
+        let mut at = 0;
+        let net = |why| SolveError::Exchange {
+            layer: job.name.to_string(),
+            why,
+        };
+        loop {
+            while at < todo.len() && (self.queued.load(Relaxed) as usize) < ex.batch_words() {
+                let end = (at + slice).min(todo.len());
+                par_blocks(job.threads, &todo[at..end], &f);
+                at = end;
+            }
+            let out: Outgoing = self
+                .outbox
+                .iter()
+                .map(|m| std::mem::take(&mut *m.lock().unwrap_or_else(|e| e.into_inner())))
+                .collect();
+            self.queued.store(0, Relaxed);
+            let got: Vec<u64> = ex.exchange(out).map_err(net)?.concat();
+            let chunks: Vec<u64> = (0..got.len().div_ceil(1 << 14) as u64).collect();
+            par_blocks(job.threads, &chunks, |c| {
+                let c = c as usize;
+                for &w in &got[c << 14..((c + 1) << 14).min(got.len())] {
+                    self.apply(w, d);
+                }
+            });
+            let more = u64::from(at < todo.len());
+            if ex.max_all(&[more]).map_err(net)?[0] == 0 {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Applies an update another rank sent, at depth `d`.
+    fn apply(&self, w: u64, d: u32) {
+        let local = |r: u64| r.checked_sub(self.base).filter(|&i| i < self.len);
+        match Update::unpack(w) {
+            Some(Update::Count { rank, moves }) if local(rank).is_some() => {
+                self.count_won_moves(rank - self.base, None, moves, d);
+            }
+            Some(Update::Win { rank }) if local(rank).is_some() => {
+                self.win_parent(rank - self.base, d);
+            }
+            Some(Update::Set { rank, code }) if local(rank).is_some() => {
+                self.values.store((rank - self.base) as usize, code);
+            }
+            _ => self.fail(
+                self.base,
+                format!("an update {w:#x} from another rank is not for this rank's part"),
+            ),
+        }
+    }
+
+    /// The index in this rank's part of layer rank `r`, if it owns it.
+    #[inline]
+    fn local(&self, r: u64) -> Option<u64> {
+        let i = r.wrapping_sub(self.base);
+        (i < self.len).then_some(i)
+    }
+
+    /// Queues update `u` of layer rank `r` (another rank's) in `out`.
+    fn send(&self, out: &mut Outgoing, r: u64, u: Update) {
+        let k = self.bounds.partition_point(|&b| b <= r) - 1;
+        if out.is_empty() {
+            out.resize(self.outbox.len(), Vec::new());
+        }
+        out[k].push(u.pack());
+    }
+
+    /// Moves a block's queued updates to the outbox.
+    fn post(&self, out: Outgoing) {
+        for (k, v) in out.into_iter().enumerate() {
+            if !v.is_empty() {
+                self.queued.fetch_add(v.len() as u64, Relaxed);
+                self.outbox[k]
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .extend(v);
+            }
+        }
+    }
+
+    /// Marks part index `i` as valued at `depth`, to be taken.
+    fn mark(&self, i: u64, depth: u32) {
+        self.pending[(i / 64) as usize].fetch_or(1 << (i % 64), Relaxed);
+        let blk = i / BLOCK;
         let flags = self.dirty[depth as usize].get_or_init(|| {
             self.deepest_marked.fetch_max(depth, Relaxed);
             (0..self.dirty_words).map(|_| AtomicU64::new(0)).collect()
@@ -578,8 +776,9 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
         }
     }
 
-    /// Stores value `v` (a win or loss of depth `d`, or a draw) at `rank`.
-    fn set(&self, rank: u64, v: Value) {
+    /// Stores value `v` (a win or loss of depth `d`, or a draw) at part
+    /// index `i`.
+    fn set(&self, i: u64, v: Value) {
         let code = match v {
             Value::Draw => 0,
             Value::Win(d) | Value::Loss(d) if u32::from(d) > C::MAX => {
@@ -588,9 +787,9 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
             Value::Win(d) => C::WIN + u32::from(d),
             Value::Loss(d) => C::LOSS + u32::from(d),
         };
-        self.values.store(rank as usize, code);
+        self.values.store(i as usize, code);
         if let Some(d) = v.depth() {
-            self.mark(rank, u32::from(d));
+            self.mark(i, u32::from(d));
         }
     }
 
@@ -603,7 +802,7 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
 
     fn dirty_blocks(&self, d: u32) -> Vec<u64> {
         let mut out = Vec::new();
-        let Some(flags) = self.dirty[d as usize].get() else {
+        let Some(flags) = self.dirty.get(d as usize).and_then(OnceLock::get) else {
             return out;
         };
         for (w, word) in flags.iter().enumerate() {
@@ -651,16 +850,24 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
         d.min(u32::from(u16::MAX)) as u16
     }
 
+    /// The part's block `blk`: its ranks in the layer.
+    fn block_ranks(&self, blk: u64) -> (u64, u64) {
+        let start = blk * BLOCK;
+        (self.base + start, self.base + (start + BLOCK).min(self.len))
+    }
+
     fn seed(&self, blk: u64) {
-        let (start, end) = (blk * BLOCK, ((blk + 1) * BLOCK).min(self.size));
+        let (start, end) = self.block_ranks(blk);
+        let base = self.base;
         self.game
             .for_each_position(self.layer, start, end, &mut |r, p| {
                 if self.reduce && !self.game.is_canonical(&p) {
                     return;
                 }
+                let i = r - base;
                 match self.game.terminal(&p) {
-                    Some(Terminal::Win) => return self.set(r, Value::Win(0)),
-                    Some(Terminal::Loss) => return self.set(r, Value::Loss(0)),
+                    Some(Terminal::Win) => return self.set(i, Value::Win(0)),
+                    Some(Terminal::Loss) => return self.set(i, Value::Loss(0)),
                     // A draw is the value of a cell never set.
                     Some(Terminal::Draw) => return,
                     None => {}
@@ -684,12 +891,12 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
                 }
                 if let Some(d) = e.lost_child {
                     // A win: an in-layer loss found later may lower its depth.
-                    return self.set(r, Value::Win(Self::clamp_depth(d + 1)));
+                    return self.set(i, Value::Win(Self::clamp_depth(d + 1)));
                 }
                 if e.in_layer == 0 {
                     if !e.drawn_child {
                         self.set(
-                            r,
+                            i,
                             Value::Loss(Self::clamp_depth(e.deepest_win.unwrap_or(0) + 1)),
                         );
                     }
@@ -711,9 +918,9 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
                             ),
                         );
                     }
-                    self.values.store(r as usize, count);
+                    self.values.store(i as usize, count);
                 } else {
-                    self.counters[r as usize].store(count as u8, Relaxed);
+                    self.counters[i as usize].store(count as u8, Relaxed);
                 }
             });
     }
@@ -721,8 +928,8 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
     /// Sets the cells of the block that still hold a counter (positions
     /// never valued) to draw.
     fn clear_counters(&self, blk: u64) {
-        let (start, end) = (blk * BLOCK, ((blk + 1) * BLOCK).min(self.size));
-        for i in start as usize..end as usize {
+        let start = blk * BLOCK;
+        for i in start as usize..(start + BLOCK).min(self.len) as usize {
             let c = self.values.load(i);
             if c != 0 && c < C::WIN {
                 self.values.store(i, 0);
@@ -752,9 +959,11 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
     }
 
     fn propagate(&self, blk: u64, d: u32) {
-        let (start, end) = (blk * BLOCK, ((blk + 1) * BLOCK).min(self.size));
+        let start = blk * BLOCK;
+        let end = (start + BLOCK).min(self.len);
         let (win, loss) = (C::WIN + d, C::LOSS + d);
         let mut buf = Vec::new();
+        let mut out = Outgoing::new();
         // BLOCK is a multiple of 64: the block's pending words are its own.
         for w in start / 64..end.div_ceil(64) {
             let word = &self.pending[w as usize];
@@ -763,14 +972,14 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
             while bits != 0 {
                 let bit = bits.trailing_zeros();
                 bits &= bits - 1;
-                let r = w * 64 + u64::from(bit);
-                let v = self.values.load(r as usize);
+                let i = w * 64 + u64::from(bit);
+                let v = self.values.load(i as usize);
                 if v == win || v == loss {
                     taken |= 1 << bit;
                     if self.reduce {
-                        self.take_reduced(r, v == loss, d, &mut buf);
+                        self.take_reduced(i, v == loss, d, &mut buf, &mut out);
                     } else {
-                        self.take(r, v == loss, d);
+                        self.take(i, v == loss, d, &mut out);
                     }
                 }
             }
@@ -778,6 +987,7 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
                 word.fetch_and(!taken, Relaxed);
             }
         }
+        self.post(out);
     }
 
     /// Gives the images of every canonical position of the block its value
@@ -786,68 +996,83 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
     /// cell is written twice with different values, and canonical cells are
     /// only read.
     fn fill(&self, blk: u64) {
-        let (start, end) = (blk * BLOCK, ((blk + 1) * BLOCK).min(self.size));
+        let (start, end) = self.block_ranks(blk);
+        let mut out = Outgoing::new();
         self.game
             .for_each_position(self.layer, start, end, &mut |r, p| {
-                let v = self.values.load(r as usize);
+                let v = self.values.load((r - self.base) as usize);
                 if v == 0 || !self.game.is_canonical(&p) {
                     return;
                 }
                 self.game.symmetries(&p, &mut |s| {
                     if s != p {
                         let rs = self.game.rank_in(self.layer, &s);
-                        self.values.store(rs as usize, v);
+                        match self.local(rs) {
+                            Some(i) => self.values.store(i as usize, v),
+                            None => self.send(&mut out, rs, Update::Set { rank: rs, code: v }),
+                        }
                     }
                 });
             });
+        self.post(out);
     }
 
-    /// Makes the canonical position of rank `rq` a win in `d + 1` unless it
-    /// wins sooner (its child of value loss in `d` was found).
-    fn win_parent(&self, rq: u64, d: u32) {
+    /// Makes the canonical position at part index `i` a win in `d + 1`
+    /// unless it wins sooner (its child of value loss in `d` was found).
+    fn win_parent(&self, i: u64, d: u32) {
         if d >= C::MAX {
             return self.overflow_at(d + 1);
         }
         let new = C::WIN + d + 1;
         // Below `C::WIN`: not valued (0, or a counter kept in the cell).
-        let upd = self.values.update(rq as usize, |cur| {
+        let upd = self.values.update(i as usize, |cur| {
             (cur < C::WIN || (cur > new && cur < C::LOSS)).then_some(new)
         });
         if upd {
-            self.mark(rq, d + 1);
+            self.mark(i, d + 1);
         }
     }
 
-    /// Counts `m` of the moves of `q` (rank `rq`) as leading to positions
-    /// won at depth `d`; the last makes `q` a loss.
-    fn count_won_moves(&self, rq: u64, q: &G::Position, m: u8, d: u32) {
+    /// Counts `m` of the moves of the position at part index `i` (`q`, or
+    /// unranked when needed if `None`) as leading to positions won at depth
+    /// `d`; the last makes it a loss.
+    fn count_won_moves(&self, i: u64, q: Option<&G::Position>, m: u32, d: u32) {
         if self.inline {
-            return self.count_in_cell(rq, q, u32::from(m), d);
+            return self.count_in_cell(i, q, m, d);
         }
-        let cell = rq as usize;
+        let cell = i as usize;
         if (C::WIN..C::LOSS).contains(&self.values.load(cell)) {
             // Won already (a win needs no counting).
             return;
         }
+        let m = m as u8;
         let Ok(before) = self.counters[cell].fetch_update(Relaxed, Relaxed, |c| c.checked_sub(m))
         else {
-            return self.fail(rq, "more in-layer parents than moves".into());
+            return self.fail(self.base + i, "more in-layer parents than moves".into());
         };
         if before == m && self.values.load(cell) == 0 {
-            let e = self.loss_depth(q, d);
+            let e = self.loss_depth_at(i, q, d);
             if e > C::MAX {
                 return self.overflow_at(e);
             }
             if self.values.cas(cell, 0, C::LOSS + e) {
-                self.mark(rq, e);
+                self.mark(i, e);
             }
+        }
+    }
+
+    /// [`Solver::loss_depth`] of the position at part index `i`.
+    fn loss_depth_at(&self, i: u64, q: Option<&G::Position>, d: u32) -> u32 {
+        match q {
+            Some(q) => self.loss_depth(q, d),
+            None => self.loss_depth(&self.game.unrank(self.layer, self.base + i), d),
         }
     }
 
     /// [`Solver::count_won_moves`] with the counter in the value cell: the
     /// last of its moves makes `q` a loss in the same compare-and-swap.
-    fn count_in_cell(&self, rq: u64, q: &G::Position, m: u32, d: u32) {
-        let cell = rq as usize;
+    fn count_in_cell(&self, i: u64, q: Option<&G::Position>, m: u32, d: u32) {
+        let cell = i as usize;
         let mut cur = self.values.load(cell);
         loop {
             if (C::WIN..C::LOSS).contains(&cur) {
@@ -855,12 +1080,12 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
                 return;
             }
             if cur == 0 || cur >= C::LOSS || cur < m {
-                return self.fail(rq, "more in-layer parents than moves".into());
+                return self.fail(self.base + i, "more in-layer parents than moves".into());
             }
             let new = if cur > m {
                 cur - m
             } else {
-                let e = self.loss_depth(q, d);
+                let e = self.loss_depth_at(i, q, d);
                 if e > C::MAX {
                     return self.overflow_at(e);
                 }
@@ -868,7 +1093,7 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
             };
             if self.values.cas(cell, cur, new) {
                 if new >= C::LOSS {
-                    self.mark(rq, new - C::LOSS);
+                    self.mark(i, new - C::LOSS);
                 }
                 return;
             }
@@ -877,10 +1102,18 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
     }
 
     /// [`Solver::take`] with symmetry reduction: the parents of the
-    /// canonical rank `r` are replaced by their canonical images, and a won
-    /// `r` counts, for each canonical parent, its moves into `r`'s class
-    /// (module docs). `buf` is scratch space.
-    fn take_reduced(&self, r: u64, lost: bool, d: u32, buf: &mut Vec<(u64, u32, G::Position)>) {
+    /// canonical position at part index `i` are replaced by their canonical
+    /// images, and a won position counts, for each canonical parent, its
+    /// moves into its class (module docs). `buf` is scratch space.
+    fn take_reduced(
+        &self,
+        i: u64,
+        lost: bool,
+        d: u32,
+        buf: &mut Vec<(u64, u32, G::Position)>,
+        out: &mut Outgoing,
+    ) {
+        let r = self.base + i;
         let p = self.game.unrank(self.layer, r);
         buf.clear();
         self.game.parents(&p, &mut |q| {
@@ -892,21 +1125,24 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
         }
         if lost {
             for &(rq, _, _) in buf.iter() {
-                self.win_parent(rq, d);
+                match self.local(rq) {
+                    Some(j) => self.win_parent(j, d),
+                    None => self.send(out, rq, Update::Win { rank: rq }),
+                }
             }
             return;
         }
         let (_, kc) = self.game.canonical(&p);
         buf.sort_unstable_by_key(|e| e.0);
-        let mut i = 0;
-        while i < buf.len() {
-            let (rq, kq, q) = buf[i];
-            let mut j = i;
-            while j < buf.len() && buf[j].0 == rq {
-                j += 1;
+        let mut a = 0;
+        while a < buf.len() {
+            let (rq, kq, q) = buf[a];
+            let mut b = a;
+            while b < buf.len() && buf[b].0 == rq {
+                b += 1;
             }
-            let moves = u64::from(kq) * (j - i) as u64;
-            i = j;
+            let moves = u64::from(kq) * (b - a) as u64;
+            a = b;
             if kc == 0 || !moves.is_multiple_of(u64::from(kc)) || moves / u64::from(kc) > 255 {
                 return self.fail(
                     rq,
@@ -915,12 +1151,18 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
                     ),
                 );
             }
-            self.count_won_moves(rq, &q, (moves / u64::from(kc)) as u8, d);
+            let m = (moves / u64::from(kc)) as u32;
+            match self.local(rq) {
+                Some(j) => self.count_won_moves(j, Some(&q), m, d),
+                None => self.send(out, rq, Update::Count { rank: rq, moves: m }),
+            }
         }
     }
 
-    /// Visits the parents of rank `r`, lost (`lost`) or won at depth `d`.
-    fn take(&self, r: u64, lost: bool, d: u32) {
+    /// Visits the parents of the position at part index `i`, lost (`lost`)
+    /// or won at depth `d`.
+    fn take(&self, i: u64, lost: bool, d: u32, out: &mut Outgoing) {
+        let r = self.base + i;
         let p = self.game.unrank(self.layer, r);
         self.game.parents(&p, &mut |q| {
             // In this layer by contract (checked by `check_rules`).
@@ -928,10 +1170,11 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
             if rq >= self.size {
                 return self.fail(r, "a parent lies outside the layer".into());
             }
-            if lost {
-                self.win_parent(rq, d);
-            } else {
-                self.count_won_moves(rq, &q, 1, d);
+            match (self.local(rq), lost) {
+                (Some(j), true) => self.win_parent(j, d),
+                (Some(j), false) => self.count_won_moves(j, Some(&q), 1, d),
+                (None, true) => self.send(out, rq, Update::Win { rank: rq }),
+                (None, false) => self.send(out, rq, Update::Count { rank: rq, moves: 1 }),
             }
         });
     }

@@ -21,6 +21,8 @@ struct Ring {
     draws: bool,
     /// The counter bound the game claims (`None`: none).
     bound: Option<u32>,
+    /// Positions from this cell on also name a parent outside the layer.
+    stray_from: u64,
 }
 
 impl Ring {
@@ -32,6 +34,7 @@ impl Ring {
             broken: false,
             draws: false,
             bound: None,
+            stray_from: u64::MAX,
         }
     }
     fn step(&self, x: u64) -> u64 {
@@ -101,6 +104,9 @@ impl LayeredGame for Ring {
                 f(q);
             }
         };
+        if y >= self.stray_from {
+            out((k, self.m + y));
+        }
         out((
             k,
             if self.broken {
@@ -592,4 +598,145 @@ fn counters_kept_in_the_value_cells_give_the_same_bytes() {
     );
     // The engine needs only that every counter fits a cell (at most 15).
     assert_eq!(solve_all(&broken, 1).unwrap(), naive(&broken));
+}
+
+/// Every layer of `game` solved split over `ranks` ranks (threads of a
+/// [`Mesh`], `threads` threads each, trading every `batch` updates), the
+/// child layers from the split solve too.
+fn split_all<G: LayeredGame>(
+    game: &G,
+    ranks: usize,
+    threads: usize,
+    batch: usize,
+) -> Result<Vec<Vec<u8>>, SolveError> {
+    let mut done: Vec<Option<Vec<u8>>> = vec![None; game.layer_count()];
+    for l in solve_order(game) {
+        let kids = game.child_layers(l);
+        let below: Vec<(usize, &[u8])> = kids
+            .iter()
+            .filter_map(|&c| done[c].as_deref().map(|b| (c, b)))
+            .collect();
+        let v = solve_in_mesh(game, l, &below, ranks, threads, batch)?;
+        done[l] = Some(v);
+    }
+    Ok(done.into_iter().map(Option::unwrap_or_default).collect())
+}
+
+/// A layer split over 1–4 ranks (and more ranks than blocks: empty parts)
+/// gives the bytes of the unsplit solve: with cycles and draws, with
+/// counters in the value cells, with symmetry reduction (images of a
+/// canonical position owned by other ranks), with two-byte values found
+/// by overflow, trading after every update or once a round.
+#[test]
+fn a_layer_split_over_ranks_gives_the_unsplit_bytes() {
+    let big = Ring {
+        ring: 10,
+        ..Ring::new(4, 5 * BLOCK + 17)
+    };
+    let inline = Ring {
+        bound: Some(3),
+        ..Ring::new(4, 3 * BLOCK + 5)
+    };
+    let drawn = Ring {
+        draws: true,
+        ..Ring::new(5, 2 * BLOCK + 9)
+    };
+    let walk = Walk {
+        layers: 3,
+        m: BLOCK + 100,
+        wide_from: 3,
+    };
+    for (what, want, got) in [
+        ("ring", solve_all(&big, 1), split_all(&big, 3, 2, 1 << 20)),
+        ("ring", solve_all(&big, 1), split_all(&big, 4, 1, 1)),
+        ("ring", solve_all(&big, 1), split_all(&big, 2, 1, 100)),
+        (
+            "inline",
+            solve_all(&inline, 1),
+            split_all(&inline, 3, 2, 50),
+        ),
+        ("drawn", solve_all(&drawn, 1), split_all(&drawn, 4, 1, 7)),
+        ("walk", solve_all(&walk, 1), split_all(&walk, 2, 2, 1000)),
+        (
+            "small",
+            naive(&Ring::new(4, 31)).into_iter().map(Ok).collect(),
+            split_all(&Ring::new(4, 31), 3, 1, 1),
+        ),
+    ] {
+        assert_eq!(got.unwrap(), want.unwrap(), "{what}");
+    }
+    assert!(
+        split_all(&walk, 2, 1, 1000)
+            .unwrap()
+            .iter()
+            .any(|v| v.len() as u64 == 2 * walk.m)
+    );
+    let plain = solve_all(&TwinRing::new(4, 181, false), 2).unwrap();
+    for (ranks, batch) in [(2, 1 << 20), (3, 64), (4, 1)] {
+        let got = split_all(&TwinRing::new(4, 181, true), ranks, 1, batch).unwrap();
+        assert_eq!(got, plain, "{ranks} ranks, batch {batch}");
+    }
+}
+
+/// A broken contract found by one rank fails every rank: the finder names
+/// the position, the others say another rank failed.
+#[test]
+fn a_broken_contract_on_one_rank_stops_every_rank() {
+    // Only the last of three ranks owns positions with a stray parent.
+    let g = Ring {
+        stray_from: 3 * BLOCK,
+        ring: 10,
+        ..Ring::new(3, 4 * BLOCK)
+    };
+    // The first layer the unsplit solve refuses, its children solved.
+    let mut done: Vec<Vec<u8>> = vec![Vec::new(); 4];
+    let (layer, unsplit) = solve_order(&g)
+        .into_iter()
+        .find_map(|l| {
+            let below: Vec<(usize, &[u8])> = g
+                .child_layers(l)
+                .iter()
+                .map(|&c| (c, &done[c][..]))
+                .collect();
+            match solve_layer(&g, l, &below, 1) {
+                Ok(v) => {
+                    done[l] = v;
+                    None
+                }
+                Err(e) => Some((l, e)),
+            }
+        })
+        .expect("the broken game was solved");
+    assert!(
+        matches!(unsplit, SolveError::Contract { .. }),
+        "{unsplit:?}"
+    );
+    let below: Vec<(usize, &[u8])> = g
+        .child_layers(layer)
+        .iter()
+        .map(|&c| (c, &done[c][..]))
+        .collect();
+    let mesh = Mesh::new(3, 1 << 20);
+    let errs: Vec<SolveError> = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..3)
+            .map(|k| {
+                let mut ex = mesh.rank(k);
+                let (g, below) = (&g, &below);
+                s.spawn(move || solve_part(g, layer, below, 1, &mut ex).unwrap_err())
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(
+        errs.iter()
+            .any(|e| matches!(e, SolveError::Contract { .. })),
+        "{errs:?}"
+    );
+    assert!(
+        errs.iter().all(|e| matches!(
+            e,
+            SolveError::Contract { .. } | SolveError::OtherRank { .. }
+        )),
+        "{errs:?}"
+    );
 }
