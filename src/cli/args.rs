@@ -53,6 +53,8 @@ pub(super) enum Command {
         /// refused before anything is allocated.
         #[arg(long, value_parser = parse_memory)]
         memory: Option<u64>,
+        #[command(flatten)]
+        split: SplitArgs,
     },
     /// Run one job from its manifest and write its shard (used by `run`; also by hand or by a cluster).
     Worker {
@@ -74,6 +76,15 @@ pub(super) enum Command {
         /// task, else every core). The results never depend on it.
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
         threads: Option<u32>,
+        /// For a job split over ranks: run rank K of it (with --attempt).
+        /// Without it, a Slurm task of a step of the job's ranks is rank
+        /// SLURM_PROCID, and otherwise this process starts every rank here.
+        #[arg(long, value_name = "K", requires = "attempt")]
+        rank: Option<usize>,
+        /// The token every rank of this attempt shares (letters, digits, -
+        /// and _): messages of other attempts are never read.
+        #[arg(long, value_name = "TOKEN", requires = "rank")]
+        attempt: Option<String>,
     },
     /// Verify every shard (hashed, decoded and checked by the kind once each)
     /// and assemble tables/ and result.toml.
@@ -185,8 +196,40 @@ pub(super) enum Command {
     },
 }
 
+/// Splitting jobs over ranks (`plan` and `run`).
+#[derive(Args, Debug, Clone, Default)]
+pub(super) struct SplitArgs {
+    /// Split every job that can be split (an engine layer of at least
+    /// --split-above positions) over N processes (ranks) that trade updates
+    /// in rounds; the shards are the same bytes. Locally the ranks are
+    /// processes of this machine; with --executor slurm, the tasks of one
+    /// Slurm job (srun), on as many nodes as Slurm gives.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=4096))]
+    pub(super) ranks: Option<u32>,
+    /// The least size of a job --ranks splits (an engine layer's positions).
+    #[arg(long, value_name = "SIZE", default_value_t = 1_000_000)]
+    pub(super) split_above: u64,
+    /// Split every job whose memory estimate is over SIZE (e.g. 16G) into as
+    /// many ranks as bring each rank within it; `plan` prints the ranks.
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+    pub(super) task_memory: Option<u64>,
+}
+
+impl SplitArgs {
+    /// The pipeline's policy.
+    pub(super) fn policy(&self) -> crate::pipeline::kind::SplitPolicy {
+        crate::pipeline::kind::SplitPolicy {
+            ranks: self.ranks,
+            above: self.split_above,
+            task_memory: self.task_memory,
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub(super) struct RunArgs {
+    #[command(flatten)]
+    pub(super) split: SplitArgs,
     /// Job files (jobs/NAME.toml).
     #[arg(required = true)]
     pub(super) job_files: Vec<PathBuf>,

@@ -12,7 +12,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use crate::pipeline::RunView;
 use crate::pipeline::executor::LocalOptions;
 use crate::pipeline::fullcheck;
-use crate::pipeline::jobfile::read_job_file;
+use crate::pipeline::jobfile::read_job_file_split;
 use crate::pipeline::merge;
 use crate::pipeline::plan::{PlanFile, write_plan};
 use crate::pipeline::probe::{ProbeError, Progress};
@@ -26,7 +26,7 @@ use crate::pipeline::rundir::RunDir;
 use crate::pipeline::shard::Durability;
 use crate::pipeline::slurm::{self, SlurmOptions};
 use crate::pipeline::state::JobState;
-use crate::pipeline::worker::run_worker_waiting;
+use crate::pipeline::worker::{RankOf, run_worker_rank};
 use crate::pipeline::{ClaimStatus, Error};
 
 mod args;
@@ -218,11 +218,12 @@ fn cmd_plan(
     run_dir: Option<&Path>,
     force: bool,
     memory: Option<u64>,
+    split: &crate::pipeline::kind::SplitPolicy,
 ) -> anyhow::Result<ExitCode> {
     if let Some(m) = memory {
         set_allocation_limit(m);
     }
-    let jf = read_job_file(job_file, &registry())?;
+    let jf = read_job_file_split(job_file, &registry(), split)?;
     let plan = PlanFile::from_job_file(&jf)?;
     match run_dir {
         Some(run_dir) => {
@@ -245,10 +246,15 @@ fn cmd_plan(
     let width = plan.jobs.iter().map(|j| j.name.len()).max().unwrap_or(0);
     for j in &plan.jobs {
         outln!(
-            "  {}  {:width$}  {:>10} memory{}",
+            "  {}  {:width$}  {:>10} memory{}{}",
             &j.id[..12],
             j.name,
             fmt_bytes(j.memory),
+            if j.ranks > 1 {
+                format!(" a rank, {} ranks", j.ranks)
+            } else {
+                String::new()
+            },
             if j.threads > 1 {
                 format!(", {} threads", j.threads)
             } else {
@@ -277,13 +283,22 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             run_dir,
             force,
             memory,
-        } => cmd_plan(&job_file, run_dir.as_deref(), force, memory),
+            split,
+        } => cmd_plan(
+            &job_file,
+            run_dir.as_deref(),
+            force,
+            memory,
+            &split.policy(),
+        ),
         Command::Worker {
             manifest,
             run_dir,
             defer_sync,
             latency_wait,
             threads,
+            rank,
+            attempt,
         } => {
             if let Some(t) = threads {
                 set_worker_threads(t as usize);
@@ -293,12 +308,14 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 Durability::Now
             };
-            run_worker_waiting(
+            run_worker_rank(
                 &registry(),
                 &manifest,
                 run_dir.as_deref(),
                 durability,
                 Duration::from_secs(latency_wait),
+                rank.zip(attempt)
+                    .map(|(rank, attempt)| RankOf { rank, attempt }),
             )?;
             Ok(ExitCode::SUCCESS)
         }
@@ -621,6 +638,7 @@ fn cmd_run(args: RunArgs) -> anyhow::Result<ExitCode> {
         slurm: slurm_opts,
         dry_run: args.dry_run,
         force: args.force,
+        split: args.split.policy(),
     };
     let mut code = ExitCode::SUCCESS;
     let on_slurm = req.slurm.is_some();

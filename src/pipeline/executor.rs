@@ -275,11 +275,16 @@ async fn run_jobs(
         while failures.is_empty() && running.len() < workers {
             // The costliest ready job whose memory fits what the running
             // ones leave (a job alone always fits: check_memory).
-            let in_use: u64 = running.values().map(|(i, _)| plan.jobs[*i].memory).sum();
+            let in_use: u64 = running
+                .values()
+                .map(|(i, _)| plan.jobs[*i].memory * u64::from(plan.jobs[*i].ranks))
+                .sum();
             let Some(pos) = pending.iter().position(|&i| {
                 let j = &plan.jobs[i];
                 j.inputs.iter().all(|inp| done.contains(&inp.id))
-                    && (running.is_empty() || in_use.saturating_add(j.memory) <= opts.memory_budget)
+                    && (running.is_empty()
+                        || in_use.saturating_add(j.memory * u64::from(j.ranks))
+                            <= opts.memory_budget)
             }) else {
                 break;
             };

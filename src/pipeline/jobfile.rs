@@ -252,6 +252,32 @@ pub fn read_job_file(path: &Path, registry: &dyn Kinds) -> Result<JobFile> {
     })
 }
 
+/// [`read_job_file`], then each job split over ranks as its kind says
+/// under `policy` ([`JobKind::split`]): its ranks, and the memory of one
+/// rank and the CPU of all in its estimates.
+///
+/// # Errors
+/// As [`read_job_file`], and the kind's refusal of the policy.
+pub fn read_job_file_split(
+    path: &Path,
+    registry: &dyn Kinds,
+    policy: &super::kind::SplitPolicy,
+) -> Result<JobFile> {
+    let mut jf = read_job_file(path, registry)?;
+    if *policy == super::kind::SplitPolicy::default() {
+        return Ok(jf);
+    }
+    let kind = registry.kind(&jf.kind).expect("the kind was found");
+    for j in &mut jf.jobs {
+        if let Some(s) = kind.split(j, policy)? {
+            j.ranks = s.ranks;
+            j.memory = s.memory;
+            j.cpu_seconds = s.cpu_seconds;
+        }
+    }
+    Ok(jf)
+}
+
 fn kind_names(registry: &dyn Kinds) -> String {
     registry.names().into_iter().collect::<Vec<_>>().join(", ")
 }

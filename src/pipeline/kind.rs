@@ -35,6 +35,36 @@ pub struct JobSpec {
     /// machine, in seconds (0 = under a second or unknown); `plan` prints the
     /// largest and the total.
     pub cpu_seconds: u64,
+    /// Processes the job is split over ([`JobKind::split`]; 1: not split).
+    /// Each runs [`JobKind::run_rank`]; `memory` and `threads` are those of
+    /// one rank. Not part of the job's id: a split job writes the bytes of
+    /// the whole one.
+    pub ranks: u32,
+}
+
+/// What `plan` and `run` ask of the kinds' splitting of jobs over ranks
+/// ([`JobKind::split`]): `--ranks`, `--split-above`, `--task-memory`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SplitPolicy {
+    /// Split every job the kind can split and whose size (the kind's unit,
+    /// e.g. positions) is at least `above` over this many ranks.
+    pub ranks: Option<u32>,
+    /// The least size a job split by `ranks` has.
+    pub above: u64,
+    /// Split every job whose memory is over this many bytes into as many
+    /// ranks as bring each rank's memory within it.
+    pub task_memory: Option<u64>,
+}
+
+/// How a job is split ([`JobKind::split`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Split {
+    /// Ranks (≥ 2).
+    pub ranks: u32,
+    /// Peak memory of one rank, bytes.
+    pub memory: u64,
+    /// Single-core CPU seconds of all ranks together.
+    pub cpu_seconds: u64,
 }
 
 /// Memory assumed for a job whose kind gives no estimate: a worker process
@@ -59,6 +89,7 @@ impl JobSpec {
             threads: 1,
             shard_bytes: 0,
             cpu_seconds: 0,
+            ranks: 1,
         }
     }
 
@@ -308,6 +339,36 @@ pub trait JobKind: Sync {
             out.write(&s.bytes)?;
         }
         Ok(())
+    }
+
+    /// How `job` is split over ranks under `policy`, or `None` to run it
+    /// whole (the default: the kind does not split jobs).
+    ///
+    /// # Errors
+    /// When the policy asks for what cannot be: e.g. a `task_memory` below
+    /// what one rank of the job needs whatever the split.
+    fn split(&self, _job: &JobSpec, _policy: &SplitPolicy) -> Result<Option<Split>> {
+        Ok(None)
+    }
+
+    /// Solves one rank's part of a job split over `ranks.ranks()` ranks
+    /// ([`JobSpec::ranks`]): every rank calls it; rank 0 writes the job's
+    /// sections to `out` (the bytes [`JobKind::run_into`] writes), the others
+    /// write nothing. The default refuses.
+    ///
+    /// # Errors
+    /// As [`JobKind::run`], and the transport's errors.
+    fn run_rank(
+        &self,
+        job: &JobSpec,
+        _inputs: &dyn ShardSource,
+        _ranks: &mut dyn super::ranks::Ranks,
+        _out: &mut dyn SectionSink,
+    ) -> Result<()> {
+        Err(super::Error::job(
+            &job.name,
+            format!("kind {} does not split jobs over ranks", self.name()),
+        ))
     }
 
     /// Assembles the global tables from every job's shard. Under `merge`,

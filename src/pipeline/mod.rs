@@ -17,6 +17,7 @@ pub mod merge;
 pub mod plan;
 pub mod plots;
 pub mod probe;
+pub mod ranks;
 pub mod registry;
 pub mod resources;
 pub mod result;

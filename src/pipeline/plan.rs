@@ -48,6 +48,10 @@ pub struct Manifest {
     pub inputs: Vec<InputRef>,
     /// The job's parameters.
     pub params: toml::Table,
+    /// Processes the job is split over ([`JobSpec::ranks`]; not part of the
+    /// id, written only when more than 1).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub ranks: u32,
 }
 
 #[derive(Serialize)]
@@ -86,6 +90,10 @@ pub struct PlannedJob {
     pub inputs: Vec<InputRef>,
     /// Parameters.
     pub params: toml::Table,
+    /// Processes it is split over ([`JobSpec::ranks`]; not part of the id,
+    /// written only when more than 1).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub ranks: u32,
 }
 
 /// `RUN_DIR/plan.toml`.
@@ -110,6 +118,11 @@ fn default_memory() -> u64 {
 
 fn one() -> u32 {
     1
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's signature
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 fn job_id(kind: &str, name: &str, inputs: &[InputRef], params: &toml::Table) -> String {
@@ -215,6 +228,7 @@ impl PlanFile {
                 cpu_seconds: spec.cpu_seconds,
                 inputs,
                 params: spec.params.clone(),
+                ranks: spec.ranks.max(1),
             });
         }
         Ok(PlanFile {
@@ -236,6 +250,7 @@ impl PlanFile {
             output: RunDir::shard_rel(&j.id),
             inputs: j.inputs.clone(),
             params: j.params.clone(),
+            ranks: j.ranks,
         }
     }
 
@@ -272,7 +287,8 @@ impl PlanFile {
     /// # Errors
     /// [`Error::Job`] for the first (largest) job that cannot fit.
     pub fn check_memory(&self, budget: u64) -> Result<()> {
-        let over: Vec<&PlannedJob> = self.jobs.iter().filter(|j| j.memory > budget).collect();
+        let all = |j: &PlannedJob| j.memory * u64::from(j.ranks);
+        let over: Vec<&PlannedJob> = self.jobs.iter().filter(|j| all(j) > budget).collect();
         if let Some(j) = over.iter().max_by_key(|j| j.memory) {
             return Err(Error::job(
                 &self.job_file,
@@ -464,12 +480,14 @@ impl Manifest {
     /// The job as the kind sees it (resource estimates are not in manifests:
     /// defaults).
     pub fn spec(&self) -> JobSpec {
-        JobSpec::new(
+        let mut j = JobSpec::new(
             self.name.clone(),
             self.params.clone(),
             self.inputs.iter().map(|i| i.name.clone()).collect(),
             0,
-        )
+        );
+        j.ranks = self.ranks;
+        j
     }
 }
 
@@ -485,6 +503,7 @@ impl PlannedJob {
             threads: self.threads,
             shard_bytes: self.shard_bytes,
             cpu_seconds: self.cpu_seconds,
+            ranks: self.ranks,
         }
     }
 }

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::{Error, Result};
 use super::executor::{LocalOptions, RunSummary, run_local};
-use super::jobfile::read_job_file;
+use super::jobfile::read_job_file_split;
 use super::kind::Claim;
 use super::merge;
 use super::plan::{PlanFile, write_plan};
@@ -40,6 +40,8 @@ pub struct RunRequest {
     pub dry_run: bool,
     /// Recompute every job, even those whose shards verify.
     pub force: bool,
+    /// Which jobs are split over ranks ([`crate::pipeline::kind::SplitPolicy`]).
+    pub split: super::kind::SplitPolicy,
 }
 
 /// What happened to one job file.
@@ -130,7 +132,7 @@ pub fn reference_for(job_file: &Path, name: &str) -> Option<PathBuf> {
 pub fn run(registry: &Registry, req: &RunRequest, on: &mut dyn FnMut(RunEvent)) -> Result<()> {
     let mut planned: Vec<(PathBuf, PlanFile, PathBuf)> = Vec::new();
     for job_file in &req.job_files {
-        let jf = read_job_file(job_file, registry)?;
+        let jf = read_job_file_split(job_file, registry, &req.split)?;
         let plan = PlanFile::from_job_file(&jf)?;
         let run_dir = req
             .run_dir

@@ -6,6 +6,7 @@ use std::time::Instant;
 use super::error::{Error, Result};
 use super::kind::Kinds;
 use super::plan::{Manifest, run_dir_of_manifest};
+use super::ranks::FileRanks;
 use super::rundir::RunDir;
 use super::shard::{self, Durability, ShardHeader};
 use super::state::DirShards;
@@ -52,6 +53,49 @@ pub fn run_worker_waiting(
     durability: Durability,
     latency_wait: std::time::Duration,
 ) -> Result<()> {
+    run_worker_rank(
+        registry,
+        manifest_path,
+        run_dir,
+        durability,
+        latency_wait,
+        None,
+    )
+}
+
+/// One rank of a split job, as `worker --rank K --attempt TOKEN` names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RankOf {
+    /// The rank, `0 … ranks − 1`.
+    pub rank: usize,
+    /// The token the ranks of this attempt share ([`FileRanks::new`]).
+    pub attempt: String,
+}
+
+/// [`run_worker_waiting`] for a job of any number of ranks
+/// ([`JobSpec::ranks`](super::JobSpec::ranks)). A job of one rank runs as
+/// before. For a split job this process is:
+/// - rank `rank` of it when given (`worker --rank`);
+/// - else, in a Slurm task of a step of exactly the job's ranks
+///   (`SLURM_PROCID`, `SLURM_NTASKS`), rank `SLURM_PROCID` (the tasks of
+///   `srun`);
+/// - else the launcher: it starts the ranks as processes of this machine
+///   (`worker --rank K`, a share of the threads each), waits for them, and
+///   stops the others when one fails.
+///
+/// The ranks trade through files in `RUN_DIR/ranks/JOB_ID/`
+/// ([`FileRanks`]); rank 0 writes the shard.
+///
+/// # Errors
+/// As [`run_worker`]; a rank that fails (the launcher names it).
+pub fn run_worker_rank(
+    registry: &dyn Kinds,
+    manifest_path: &Path,
+    run_dir: Option<&Path>,
+    durability: Durability,
+    latency_wait: std::time::Duration,
+    rank: Option<RankOf>,
+) -> Result<()> {
     let m = Manifest::load(manifest_path)?;
     let dir =
         RunDir::new(run_dir.map_or_else(|| run_dir_of_manifest(manifest_path), Path::to_path_buf));
@@ -68,6 +112,13 @@ pub fn run_worker_waiting(
         message: format!("unknown kind `{}`", m.kind),
     })?;
     let out = dir.resolve(&m.output)?;
+    if m.ranks > 1 {
+        let rank = rank.or_else(|| slurm_rank(m.ranks));
+        let Some(rank) = rank else {
+            return launch_ranks(&m, manifest_path, &dir, durability, latency_wait);
+        };
+        return run_one_rank(kind, &m, &dir, &out, durability, latency_wait, &rank);
+    }
     tracing::info!(
         job = %m.name,
         id = %m.job_id,
@@ -150,4 +201,201 @@ impl<F: FnMut() -> Result<shard::ShardWriter>> shard::SectionSink for LazySink<F
     fn write(&mut self, bytes: &[u8]) -> Result<()> {
         self.writer()?.write(bytes)
     }
+}
+
+/// This process's rank when it is a task of a Slurm step of exactly
+/// `ranks` tasks.
+fn slurm_rank(ranks: u32) -> Option<RankOf> {
+    let var = |k: &str| std::env::var(k).ok();
+    let n: u32 = var("SLURM_NTASKS")?.parse().ok()?;
+    let rank: usize = var("SLURM_PROCID")?.parse().ok()?;
+    let job = var("SLURM_JOB_ID")?;
+    let step = var("SLURM_STEP_ID").unwrap_or_else(|| "0".into());
+    (n == ranks && rank < ranks as usize).then(|| RankOf {
+        rank,
+        attempt: format!("s{job}_{step}")
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect(),
+    })
+}
+
+/// Starts the ranks of `m`'s job as processes of this machine and waits
+/// for them ([`run_worker_rank`]).
+fn launch_ranks(
+    m: &Manifest,
+    manifest_path: &Path,
+    dir: &RunDir,
+    durability: Durability,
+    latency_wait: std::time::Duration,
+) -> Result<()> {
+    let exe = std::env::current_exe().map_err(Error::io(Path::new("gametables")))?;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let attempt = format!("l{}_{nanos}", std::process::id());
+    let threads = (super::resources::worker_threads() / m.ranks as usize).max(1);
+    tracing::info!(job = %m.name, ranks = m.ranks, threads, "starting the ranks of a split job");
+    let mut kids = Vec::new();
+    for k in 0..m.ranks {
+        let mut cmd = std::process::Command::new(&exe);
+        cmd.arg("worker")
+            .arg(manifest_path)
+            .arg("--run-dir")
+            .arg(dir.root())
+            .arg("--rank")
+            .arg(k.to_string())
+            .arg("--attempt")
+            .arg(&attempt)
+            .arg("--threads")
+            .arg(threads.to_string())
+            .arg("--latency-wait")
+            .arg(latency_wait.as_secs().to_string());
+        if durability == Durability::Deferred {
+            cmd.arg("--defer-sync");
+        }
+        let parent = std::process::id();
+        // SAFETY: between fork and exec the closure calls only
+        // async-signal-safe functions (prctl, getppid) and allocates nothing.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            cmd.pre_exec(move || {
+                // A rank dies with its launcher (also on kill -9).
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if libc::getppid() as u32 != parent {
+                    libc::_exit(1);
+                }
+                Ok(())
+            });
+        }
+        match cmd.spawn() {
+            Ok(c) => kids.push(c),
+            Err(e) => {
+                kids.iter_mut().for_each(|c| {
+                    let _ = c.kill();
+                });
+                return Err(Error::job(&m.name, format!("starting rank {k}: {e}")));
+            }
+        }
+    }
+    let mut left: Vec<usize> = (0..kids.len()).collect();
+    while !left.is_empty() {
+        let mut failed = None;
+        left.retain(|&k| match kids[k].try_wait() {
+            Ok(None) => true,
+            Ok(Some(st)) if st.success() => false,
+            Ok(Some(st)) => {
+                failed.get_or_insert((k, st.to_string()));
+                false
+            }
+            Err(e) => {
+                failed.get_or_insert((k, e.to_string()));
+                false
+            }
+        });
+        if let Some((k, why)) = failed {
+            for &o in &left {
+                let _ = kids[o].kill();
+                let _ = kids[o].wait();
+            }
+            return Err(Error::job(
+                &m.name,
+                format!(
+                    "rank {k} of {} failed ({why}); the other ranks were stopped",
+                    m.ranks
+                ),
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    Ok(())
+}
+
+/// A sink for the ranks other than 0: they write no sections.
+struct NoSections;
+
+impl shard::SectionSink for NoSections {
+    fn begin_section(&mut self, name: &str) -> Result<()> {
+        Err(Error::job(
+            name,
+            "only rank 0 of a split job writes its shard",
+        ))
+    }
+    fn write(&mut self, _bytes: &[u8]) -> Result<()> {
+        Err(Error::job(
+            "shard",
+            "only rank 0 of a split job writes its shard",
+        ))
+    }
+}
+
+/// Runs rank `rank` of the split job of `m`: every rank solves its part;
+/// rank 0 writes the shard.
+fn run_one_rank(
+    kind: &dyn super::kind::JobKind,
+    m: &Manifest,
+    dir: &RunDir,
+    out: &Path,
+    durability: Durability,
+    latency_wait: std::time::Duration,
+    rank: &RankOf,
+) -> Result<()> {
+    tracing::info!(
+        job = %m.name,
+        id = %m.job_id,
+        rank = rank.rank,
+        ranks = m.ranks,
+        threads = super::resources::worker_threads(),
+        "rank started"
+    );
+    dir.wait_for_shards(m.inputs.iter().map(|i| i.id.as_str()), latency_wait);
+    let t0 = Instant::now();
+    let cpu0 = super::resources::cpu_seconds();
+    let folder = dir.root().join("ranks").join(&m.job_id);
+    let mut ranks = FileRanks::new(&folder, &rank.attempt, rank.rank, m.ranks as usize)
+        .map_err(|e| Error::job(&m.name, e))?;
+    let inputs = DirShards {
+        dir,
+        kind: &m.kind,
+        jobs: m.inputs.clone(),
+    };
+    let spec = m.spec();
+    let mut shard_bytes = 0;
+    if rank.rank == 0 {
+        let header = ShardHeader {
+            kind: m.kind.clone(),
+            job_name: m.name.clone(),
+            job_id: m.job_id.clone(),
+            sections: Vec::new(),
+        };
+        let mut sink = LazySink {
+            writer: None,
+            open: || shard::ShardWriter::create(out, &header, kind.zstd_level(), durability),
+            solved: None,
+            t0,
+        };
+        kind.run_rank(&spec, &inputs, &mut ranks, &mut sink)?;
+        let w = match sink.writer {
+            Some(w) => w,
+            None => (sink.open)()?,
+        };
+        shard_bytes = w.finish()?.1;
+    } else {
+        kind.run_rank(&spec, &inputs, &mut ranks, &mut NoSections)?;
+    }
+    let _ = std::fs::remove_dir(&folder);
+    tracing::info!(
+        job = %m.name,
+        rank = rank.rank,
+        total_s = t0.elapsed().as_secs_f64(),
+        cpu_s = super::resources::cpu_seconds()
+            .zip(cpu0)
+            .map_or(0.0, |(now, then)| now - then),
+        shard_bytes,
+        peak_rss_bytes = super::resources::peak_rss().unwrap_or(0),
+        "rank finished"
+    );
+    Ok(())
 }

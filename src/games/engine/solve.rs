@@ -135,6 +135,17 @@ pub struct LayerStats {
 }
 
 impl LayerStats {
+    /// Adds the counts of another run of positions of the layer (a part of
+    /// a split layer).
+    pub fn add(&mut self, o: &LayerStats) {
+        self.positions += o.positions;
+        self.wins += o.wins;
+        self.losses += o.losses;
+        self.draws += o.draws;
+        self.max_win_depth = self.max_win_depth.max(o.max_win_depth);
+        self.max_loss_depth = self.max_loss_depth.max(o.max_loss_depth);
+    }
+
     /// Counts the bytes of a solved layer of one byte per position.
     ///
     /// # Panics

@@ -39,7 +39,9 @@ use crate::pipeline::jobfile::error_at_key;
 use crate::pipeline::kind::{
     Claim, JobKind, JobSpec, RunAccess, ShardSource, TableFile, read_section,
 };
-use crate::pipeline::shard::{Section, Shard};
+use crate::pipeline::kind::{Split, SplitPolicy};
+use crate::pipeline::ranks::Ranks;
+use crate::pipeline::shard::{Section, SectionSink, Shard};
 
 /// The job kind of game `S` (a `const` value: `EngineKind::<S>::NEW`).
 pub struct EngineKind<S>(PhantomData<fn() -> S>);
@@ -55,7 +57,7 @@ pub const WORKER_BASE: u64 = 32 << 20;
 
 /// What a job does: solve its layer, or find its reachable positions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Task {
+pub(super) enum Task {
     Solve,
     /// Copy the values of the layer's image layer through the image
     /// ([`LayeredGame::image_layer`]).
@@ -65,7 +67,7 @@ enum Task {
 
 /// The run's parameters of a job (its own without `layer` and `task`), the
 /// layer and the task (`solve` when the job names none).
-fn job_params(job: &JobSpec) -> Result<(toml::Table, String, Task)> {
+pub(super) fn job_params(job: &JobSpec) -> Result<(toml::Table, String, Task)> {
     let mut p = job.params.clone();
     let layer = match p.remove("layer") {
         Some(toml::Value::String(s)) => s,
@@ -389,26 +391,7 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
         if task == Task::Image {
             return run_image::<S>(job, &game, l, inputs);
         }
-        let mut below = Vec::new();
-        for c in game.child_layers(l) {
-            let cname = game.layer_name(c);
-            let shard = inputs.load(&layer_job(&cname))?;
-            let meta =
-                LayerInfo::decode(shard.section("meta")?).map_err(|e| Error::job(&job.name, e))?;
-            if meta.layer != cname {
-                return Err(Error::job(
-                    &job.name,
-                    format!("input {} holds layer {}", layer_job(&cname), meta.layer),
-                ));
-            }
-            let values = shard
-                .sections
-                .into_iter()
-                .find(|s| s.name == "values")
-                .map(|s| s.bytes)
-                .ok_or_else(|| Error::job(layer_job(&cname), "shard has no values"))?;
-            below.push((c, values));
-        }
+        let below = load_children(job, &game, l, inputs)?;
         let below: Vec<(usize, &[u8])> = below.iter().map(|(c, v)| (*c, v.as_slice())).collect();
         let threads = if game.layer_size(l) < 1 << 20 {
             1
@@ -419,6 +402,20 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
             .map_err(|e| Error::job(&job.name, e.to_string()))?;
         drop(below);
         layer_sections(job, &game, l, values)
+    }
+
+    fn split(&self, job: &JobSpec, policy: &SplitPolicy) -> Result<Option<Split>> {
+        super::split::split::<S>(job, policy)
+    }
+
+    fn run_rank(
+        &self,
+        job: &JobSpec,
+        inputs: &dyn ShardSource,
+        ranks: &mut dyn Ranks,
+        out: &mut dyn SectionSink,
+    ) -> Result<()> {
+        super::split::run_rank::<S>(job, inputs, ranks, out)
     }
 
     fn merge(&self, run: &dyn RunAccess) -> Result<Vec<TableFile>> {
@@ -752,6 +749,40 @@ fn run_image<S: EngineGame>(
     };
     let values = image_values(game, l, from, threads);
     layer_sections(job, game, l, values)
+}
+
+/// The solved child layers of layer `l` from their jobs' shards: `(layer
+/// id, value bytes)`, each checked to hold its layer.
+///
+/// # Errors
+/// A missing or damaged shard, or one holding another layer.
+pub(super) fn load_children<G: LayeredGame>(
+    job: &JobSpec,
+    game: &G,
+    l: usize,
+    inputs: &dyn ShardSource,
+) -> Result<Vec<(usize, Vec<u8>)>> {
+    let mut below = Vec::new();
+    for c in game.child_layers(l) {
+        let cname = game.layer_name(c);
+        let shard = inputs.load(&layer_job(&cname))?;
+        let meta =
+            LayerInfo::decode(shard.section("meta")?).map_err(|e| Error::job(&job.name, e))?;
+        if meta.layer != cname {
+            return Err(Error::job(
+                &job.name,
+                format!("input {} holds layer {}", layer_job(&cname), meta.layer),
+            ));
+        }
+        let values = shard
+            .sections
+            .into_iter()
+            .find(|s| s.name == "values")
+            .map(|s| s.bytes)
+            .ok_or_else(|| Error::job(layer_job(&cname), "shard has no values"))?;
+        below.push((c, values));
+    }
+    Ok(below)
 }
 
 /// The `values` and `meta` sections of layer `l`'s shard from its value

@@ -10,7 +10,8 @@
 //! - [`probe`] and [`query`]: the probe (`serve`) and `query KIND`;
 //! - [`layout`]: the shard layout the kind and the checker share;
 //! - [`picture`]: wins, losses and draws per layer;
-//! - [`values`]: a run's values, for the claims.
+//! - [`values`]: a run's values, for the claims;
+//! - [`split`]: layer jobs split over ranks.
 //!
 //! This folder names no game; a game's folder (e.g. `kinds/quixo/`) holds
 //! its [`EngineGame`] and its [`Game`](crate::pipeline::registry::Game)
@@ -23,6 +24,7 @@ pub mod picture;
 pub mod probe;
 pub mod query;
 pub mod spec;
+pub mod split;
 pub mod values;
 
 pub use spec::{EngineGame, RunFacts};

@@ -18,6 +18,7 @@ fn job(name: &str, cost: u64, inputs: &[&PlannedJob]) -> PlannedJob {
             })
             .collect(),
         params: toml::Table::new(),
+        ranks: 1,
     }
 }
 

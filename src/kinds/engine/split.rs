@@ -1,0 +1,209 @@
+//! Layer jobs split over ranks ([`crate::pipeline::ranks`]): which layers
+//! are split and what a rank costs ([`split`]), and one rank's run
+//! ([`run_rank`]): its part of the layer solved by the engine
+//! ([`solve_part`]), the parts gathered on rank 0, which writes the shard
+//! of the whole layer (the same bytes as an unsplit job).
+//!
+//! **Estimates** of a rank: the engine's working bytes of its part (a
+//! `1/ranks` share of [`working_bytes`]), the child layers whole (each rank
+//! reads them) and a quarter of them for decoding, the update queues
+//! ([`QUEUE_BYTES`]) and [`WORKER_BASE`]; CPU: the unsplit job's times
+//! [`SPLIT_CPU_FACTOR`] (the updates that cross ranks are packed, written,
+//! read and applied once more).
+
+use super::kind::{WORKER_BASE, game_of, job_params, layer_id, load_children, resources};
+use super::layout::LayerInfo;
+use super::spec::EngineGame;
+use crate::games::engine::{
+    Exchange, LayerStats, LayeredGame, child_bytes, part_bounds, solve_part, working_bytes,
+};
+use crate::pipeline::error::{Error, Result};
+use crate::pipeline::kind::{JobSpec, ShardSource, Split, SplitPolicy};
+use crate::pipeline::ranks::Ranks;
+use crate::pipeline::resources::fmt_bytes;
+use crate::pipeline::shard::SectionSink;
+
+/// Bytes of update queues a rank holds at most: the engine's batch of
+/// 2²³ updates of 8 bytes, as queued, as received and as joined.
+pub const QUEUE_BYTES: u64 = 3 * 8 << 23;
+
+/// The CPU of a split layer over the unsplit one's (an estimate until
+/// measured on large layers).
+pub const SPLIT_CPU_FACTOR: f64 = 1.15;
+
+/// The most ranks a layer is split over.
+pub const MAX_RANKS: u32 = 4096;
+
+/// Peak memory of one of `ranks` ranks of layer `layer`'s job.
+pub fn rank_memory<S: EngineGame>(game: &S::Game, layer: usize, ranks: u32) -> u64 {
+    let kids = child_bytes(game, layer);
+    working_bytes(game, layer).div_ceil(u64::from(ranks))
+        + kids
+        + kids / 4
+        + QUEUE_BYTES
+        + WORKER_BASE
+}
+
+/// How the job of layer `layer` is split under `policy` (module docs), if
+/// it is: solving jobs only, `--ranks` above `policy.above` positions, or
+/// `--task-memory` when the whole job is over it.
+///
+/// # Errors
+/// When a rank cannot fit `task_memory` however many ranks (its child
+/// layers alone are too large), naming the layer and the bytes.
+pub fn split<S: EngineGame>(job: &JobSpec, policy: &SplitPolicy) -> Result<Option<Split>> {
+    let Ok((p, name, task)) = job_params(job) else {
+        return Ok(None);
+    };
+    if task != super::kind::Task::Solve {
+        return Ok(None);
+    }
+    let game = game_of::<S>(&job.name, &p)?;
+    let Some(l) = layer_id(&game, &name) else {
+        return Ok(None);
+    };
+    let whole = resources::<S>(&game, l);
+    let ranks = match (policy.ranks, policy.task_memory) {
+        (Some(n), _) if game.layer_size(l) >= policy.above => n,
+        (_, Some(t)) if whole.memory > t => {
+            let Some(n) = (2..=MAX_RANKS).find(|&n| rank_memory::<S>(&game, l, n) <= t) else {
+                return Err(Error::job(
+                    &job.name,
+                    format!(
+                        "no split brings a rank within {}: each rank reads the child layers whole ({}) besides its part",
+                        fmt_bytes(t),
+                        fmt_bytes(child_bytes(&game, l))
+                    ),
+                ));
+            };
+            n
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(Split {
+        ranks,
+        memory: rank_memory::<S>(&game, l, ranks),
+        cpu_seconds: (whole.cpu_seconds * SPLIT_CPU_FACTOR).round() as u64,
+    }))
+}
+
+/// The engine's [`Exchange`] over the pipeline's [`Ranks`].
+struct Over<'a>(&'a mut dyn Ranks);
+
+impl Exchange for Over<'_> {
+    fn rank(&self) -> usize {
+        self.0.rank()
+    }
+    fn ranks(&self) -> usize {
+        self.0.ranks()
+    }
+    fn exchange(&mut self, out: Vec<Vec<u64>>) -> std::result::Result<Vec<Vec<u64>>, String> {
+        self.0.exchange(out)
+    }
+    fn max_all(&mut self, x: &[u64]) -> std::result::Result<Vec<u64>, String> {
+        self.0.max_all(x)
+    }
+}
+
+/// Bytes of a part sent to rank 0 in one exchange while gathering.
+const GATHER_BYTES: usize = 16 << 20;
+
+/// One rank's run of a split layer job (module docs): rank 0 writes the
+/// `values` and `meta` sections to `out`.
+///
+/// # Errors
+/// As an unsplit job's, the engine's split errors, and the transport's.
+pub fn run_rank<S: EngineGame>(
+    job: &JobSpec,
+    inputs: &dyn ShardSource,
+    ranks: &mut dyn Ranks,
+    out: &mut dyn SectionSink,
+) -> Result<()> {
+    let (p, name, task) = job_params(job)?;
+    if task != super::kind::Task::Solve {
+        return Err(Error::job(
+            &job.name,
+            "only solving jobs are split over ranks",
+        ));
+    }
+    let game = game_of::<S>(&job.name, &p)?;
+    let l =
+        layer_id(&game, &name).ok_or_else(|| Error::job(&job.name, format!("no layer {name}")))?;
+    let below = load_children(job, &game, l, inputs)?;
+    let below_ref: Vec<(usize, &[u8])> = below.iter().map(|(c, v)| (*c, v.as_slice())).collect();
+    let threads = crate::pipeline::worker_threads();
+    let (me, n) = (ranks.rank(), ranks.ranks());
+    let part = solve_part(&game, l, &below_ref, threads, &mut Over(&mut *ranks))
+        .map_err(|e| Error::job(&job.name, format!("rank {me} of {n}: {e}")))?;
+    drop(below_ref);
+    drop(below);
+    let net = |e: String| Error::job(&job.name, format!("rank {me} of {n}: {e}"));
+    let bounds = part_bounds(game.layer_size(l), n);
+    let own = bounds[me + 1] - bounds[me];
+    // The width every part has (an empty part does not show it).
+    let width = if own == 0 { 0 } else { part.len() as u64 / own };
+    let width = ranks.max_all(&[width]).map_err(net)?[0].max(1);
+    // Rank 0 counts every part as it writes it.
+    let mut stats = if me == 0 && own > 0 {
+        LayerStats::of_layer(&part, own)
+    } else {
+        LayerStats::default()
+    };
+    if me == 0 {
+        out.begin_section("values")?;
+        out.write(&part)?;
+    }
+    for k in 1..n {
+        let bytes = (bounds[k + 1] - bounds[k]) * width;
+        let mut at = 0u64;
+        let mut from_me = if me == k { Some(&part[..]) } else { None };
+        while at < bytes {
+            let step = (bytes - at).min(GATHER_BYTES as u64) as usize;
+            let mut msg = vec![Vec::new(); n];
+            if let Some(mine) = from_me.as_mut() {
+                let (head, rest) = mine.split_at(step);
+                msg[0] = head
+                    .chunks(8)
+                    .map(|c| {
+                        let mut w = [0u8; 8];
+                        w[..c.len()].copy_from_slice(c);
+                        u64::from_le_bytes(w)
+                    })
+                    .collect();
+                *mine = rest;
+            }
+            let got = ranks.exchange(msg).map_err(net)?;
+            if me == 0 {
+                let chunk: Vec<u8> = got[k]
+                    .iter()
+                    .flat_map(|w| w.to_le_bytes())
+                    .take(step)
+                    .collect();
+                if chunk.len() != step {
+                    return Err(net(format!(
+                        "rank {k} sent {} bytes of its part, not {step}",
+                        chunk.len()
+                    )));
+                }
+                stats.add(&LayerStats::of_layer(&chunk, step as u64 / width));
+                out.write(&chunk)?;
+            }
+            at += step as u64;
+        }
+    }
+    if me == 0 {
+        let meta = LayerInfo {
+            layer: name,
+            positions: game.layer_size(l),
+            wins: stats.wins,
+            losses: stats.losses,
+            draws: stats.draws,
+            max_win_depth: stats.max_win_depth,
+            max_loss_depth: stats.max_loss_depth,
+            wide: width == 2,
+        };
+        out.begin_section("meta")?;
+        out.write(&meta.encode().map_err(|e| Error::job(&job.name, e))?)?;
+    }
+    Ok(())
+}
