@@ -15,6 +15,10 @@ use super::state::DirShards;
 /// its shard, so fault tests can kill it mid-run. Not for production use.
 pub const DELAY_ENV: &str = "GAMETABLES_TEST_WORKER_DELAY_MS";
 
+/// Test hook: milliseconds each rank of a split job sleeps before it
+/// solves, so fault tests can kill one. Not for production use.
+pub const RANK_DELAY_ENV: &str = "GAMETABLES_TEST_RANK_DELAY_MS";
+
 /// Runs the job of `manifest_path` and writes its shard atomically, with
 /// fsync when `durability` is [`Durability::Now`].
 ///
@@ -351,6 +355,12 @@ fn run_one_rank(
         "rank started"
     );
     dir.wait_for_shards(m.inputs.iter().map(|i| i.id.as_str()), latency_wait);
+    if let Some(ms) = std::env::var(RANK_DELAY_ENV)
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
     let t0 = Instant::now();
     let cpu0 = super::resources::cpu_seconds();
     let folder = dir.root().join("ranks").join(&m.job_id);

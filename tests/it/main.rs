@@ -47,6 +47,7 @@ mod serve_work;
 mod shard;
 mod slurm;
 mod slurm_cluster;
+mod split;
 mod three_row;
 mod tictactoe;
 mod user_text;

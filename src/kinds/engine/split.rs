@@ -25,7 +25,7 @@ use crate::pipeline::shard::SectionSink;
 
 /// Bytes of update queues a rank holds at most: the engine's batch of
 /// 2²³ updates of 8 bytes, as queued, as received and as joined.
-pub const QUEUE_BYTES: u64 = 3 * 8 << 23;
+pub const QUEUE_BYTES: u64 = (3 * 8) << 23;
 
 /// The CPU of a split layer over the unsplit one's (an estimate until
 /// measured on large layers).
@@ -141,7 +141,7 @@ pub fn run_rank<S: EngineGame>(
     let bounds = part_bounds(game.layer_size(l), n);
     let own = bounds[me + 1] - bounds[me];
     // The width every part has (an empty part does not show it).
-    let width = if own == 0 { 0 } else { part.len() as u64 / own };
+    let width = (part.len() as u64).checked_div(own).unwrap_or(0);
     let width = ranks.max_all(&[width]).map_err(net)?[0].max(1);
     // Rank 0 counts every part as it writes it.
     let mut stats = if me == 0 && own > 0 {

@@ -1,0 +1,137 @@
+//! Jobs split over ranks (`run --ranks N`): the ranks are processes of
+//! this machine trading through the run directory; the shards are the
+//! bytes of the unsplit jobs, so the reference digests hold.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use crate::support::{alive, children_of, gt, job_path, root_of, text, wait_until};
+
+/// `run JOB --ranks N --split-above ABOVE` into `dir`: its output (exit 0).
+fn run_split(job: &str, dir: &Path, ranks: u32, above: u64) -> String {
+    let out = gt()
+        .args(["run", "--no-progress", "--workers", "1", "--run-dir"])
+        .arg(dir)
+        .arg(job_path(job))
+        .args([
+            "--ranks",
+            &ranks.to_string(),
+            "--split-above",
+            &above.to_string(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    text(&out)
+}
+
+/// Acceptance 1 (one layer split over processes), locally: Dodgem 4×4
+/// (its layers of at least 5,000 positions) and Quixo 3×3 (symmetry
+/// reduction: images of a canonical position on other ranks) over 2, 3 and
+/// 4 ranks give the root digests of their reference manifests.
+#[test]
+fn dodgem_4_and_quixo_3_split_over_2_3_4_ranks_give_their_reference_digests() {
+    let t = tempfile::tempdir().unwrap();
+    for (job, above) in [("dodgem-4", 5_000), ("quixo-3", 2_000)] {
+        for ranks in [2, 3, 4] {
+            let dir = t.path().join(format!("{job}-{ranks}"));
+            let out = run_split(job, &dir, ranks, above);
+            assert!(
+                out.contains("digests match the reference"),
+                "{job} {ranks}: {out}"
+            );
+            assert_eq!(
+                root_of(&dir),
+                crate::support::reference_root(job),
+                "{job} {ranks}"
+            );
+            let plan = std::fs::read_to_string(dir.join("plan.toml")).unwrap();
+            assert!(
+                plan.contains(&format!("ranks = {ranks}")),
+                "{job}: nothing was split"
+            );
+        }
+    }
+}
+
+/// `plan --ranks` prints the split jobs with their ranks and a rank's
+/// memory; `--task-memory` splits only what is over it.
+#[test]
+fn plan_prints_the_ranks_of_split_jobs() {
+    let out = gt()
+        .args(["plan"])
+        .arg(job_path("dodgem-5"))
+        .args(["--ranks", "4"])
+        .output()
+        .unwrap();
+    let s = text(&out);
+    assert!(
+        s.contains("layer-4-4") && s.contains("a rank, 4 ranks"),
+        "{s}"
+    );
+    let out = gt()
+        .args(["plan"])
+        .arg(job_path("dodgem-5"))
+        .args(["--task-memory", "340M"])
+        .output()
+        .unwrap();
+    let s = text(&out);
+    let split: Vec<&str> = s.lines().filter(|l| l.contains(" ranks")).collect();
+    assert!(
+        !split.is_empty() && split.iter().all(|l| l.contains("layer-4-4")),
+        "{s}"
+    );
+    let out = gt()
+        .args(["plan"])
+        .arg(job_path("dodgem-5"))
+        .args(["--task-memory", "10M"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(text(&out).contains("child layers whole"), "{}", text(&out));
+}
+
+/// A rank killed (SIGKILL) while the job runs: the launcher stops the
+/// other ranks and the run fails naming the rank; running again finishes
+/// with the reference digests.
+#[test]
+fn a_killed_rank_fails_the_job_and_a_rerun_gives_the_digests() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("run");
+    let coord = gt()
+        .args(["run", "--no-progress", "--workers", "1", "--run-dir"])
+        .arg(&dir)
+        .arg(job_path("dodgem-4"))
+        .args(["--ranks", "3", "--split-above", "5000"])
+        // Every rank sleeps before it solves.
+        .env(gametables::pipeline::worker::RANK_DELAY_ENV, "3000")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The coordinator → the job's launcher → its ranks.
+    let mut victim = None;
+    wait_until("ranks to start", 60, || {
+        victim = children_of(coord.id())
+            .into_iter()
+            .flat_map(children_of)
+            .nth(1);
+        victim.is_some()
+    });
+    let victim = victim.unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let _ = std::process::Command::new("kill")
+        .args(["-9", &victim.to_string()])
+        .status();
+    let out = coord.wait_with_output().unwrap();
+    assert!(!out.status.success());
+    let s = text(&out);
+    assert!(
+        s.contains("of 3 failed") && s.contains("other ranks were stopped"),
+        "{s}"
+    );
+    assert!(!alive(victim));
+    let out = run_split("dodgem-4", &dir, 3, 5000);
+    assert!(out.contains("digests match the reference"), "{out}");
+}
