@@ -14,6 +14,8 @@ pub mod fullcheck;
 pub mod jobfile;
 pub mod kind;
 pub mod merge;
+#[cfg(feature = "mpi")]
+pub mod mpi_ranks;
 pub mod plan;
 pub mod plots;
 pub mod probe;

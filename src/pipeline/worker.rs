@@ -117,11 +117,33 @@ pub fn run_worker_rank(
     })?;
     let out = dir.resolve(&m.output)?;
     if m.ranks > 1 {
+        #[cfg(feature = "mpi")]
+        if rank.is_none() && super::mpi_ranks::MpiRanks::launched() {
+            let mut mpi = super::mpi_ranks::MpiRanks::init()
+                .ok_or_else(|| Error::job(&m.name, "MPI was initialized already"))?;
+            if super::ranks::Ranks::ranks(&mpi) != m.ranks as usize {
+                return Err(Error::job(
+                    &m.name,
+                    format!(
+                        "the job is split over {} ranks; MPI started {} (mpirun -n {})",
+                        m.ranks,
+                        super::ranks::Ranks::ranks(&mpi),
+                        m.ranks
+                    ),
+                ));
+            }
+            return run_one_rank(kind, &m, &dir, &out, durability, latency_wait, &mut mpi);
+        }
         let rank = rank.or_else(|| slurm_rank(m.ranks));
         let Some(rank) = rank else {
             return launch_ranks(&m, manifest_path, &dir, durability, latency_wait);
         };
-        return run_one_rank(kind, &m, &dir, &out, durability, latency_wait, &rank);
+        let folder = dir.root().join("ranks").join(&m.job_id);
+        let mut files = FileRanks::new(&folder, &rank.attempt, rank.rank, m.ranks as usize)
+            .map_err(|e| Error::job(&m.name, e))?;
+        run_one_rank(kind, &m, &dir, &out, durability, latency_wait, &mut files)?;
+        let _ = std::fs::remove_dir(&folder);
+        return Ok(());
     }
     tracing::info!(
         job = %m.name,
@@ -234,6 +256,10 @@ fn launch_ranks(
     latency_wait: std::time::Duration,
 ) -> Result<()> {
     let exe = std::env::current_exe().map_err(Error::io(Path::new("gametables")))?;
+    #[cfg(feature = "mpi")]
+    if std::env::var(TRANSPORT_ENV).as_deref() != Ok("files") {
+        return launch_mpi(m, manifest_path, dir, durability, latency_wait, &exe);
+    }
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
@@ -317,6 +343,65 @@ fn launch_ranks(
     Ok(())
 }
 
+/// Environment variable: `files` makes the launcher of a build with the
+/// `mpi` feature start its ranks itself, trading through files, instead of
+/// under `mpirun`.
+pub const TRANSPORT_ENV: &str = "GAMETABLES_TRANSPORT";
+
+/// Environment variable: the MPI launcher the worker runs the ranks of a
+/// split job under (default `mpirun`; split on spaces, e.g. `mpirun
+/// --oversubscribe`).
+pub const MPIRUN_ENV: &str = "GAMETABLES_MPIRUN";
+
+/// Starts the ranks of `m`'s job under `mpirun -n RANKS` (build with the
+/// `mpi` feature) and waits for it.
+#[cfg(feature = "mpi")]
+fn launch_mpi(
+    m: &Manifest,
+    manifest_path: &Path,
+    dir: &RunDir,
+    durability: Durability,
+    latency_wait: std::time::Duration,
+    exe: &Path,
+) -> Result<()> {
+    let launcher = std::env::var(MPIRUN_ENV).unwrap_or_else(|_| "mpirun".into());
+    let mut words = launcher.split_whitespace();
+    let prog = words.next().unwrap_or("mpirun");
+    let threads = (super::resources::worker_threads() / m.ranks as usize).max(1);
+    let mut cmd = std::process::Command::new(prog);
+    cmd.args(words).arg("-n").arg(m.ranks.to_string());
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        cmd.arg("--allow-run-as-root");
+    }
+    cmd.arg(exe)
+        .arg("worker")
+        .arg(manifest_path)
+        .arg("--run-dir")
+        .arg(dir.root())
+        .arg("--threads")
+        .arg(threads.to_string())
+        .arg("--latency-wait")
+        .arg(latency_wait.as_secs().to_string());
+    if durability == Durability::Deferred {
+        cmd.arg("--defer-sync");
+    }
+    tracing::info!(job = %m.name, ranks = m.ranks, threads, launcher = %launcher, "starting the ranks under MPI");
+    let st = cmd.status().map_err(|e| {
+        Error::job(
+            &m.name,
+            format!("starting {prog}: {e} (set {MPIRUN_ENV}, or {TRANSPORT_ENV}=files)"),
+        )
+    })?;
+    if !st.success() {
+        return Err(Error::job(
+            &m.name,
+            format!("{prog} -n {} ended with {st}: a rank failed", m.ranks),
+        ));
+    }
+    Ok(())
+}
+
 /// A sink for the ranks other than 0: they write no sections.
 struct NoSections;
 
@@ -344,12 +429,13 @@ fn run_one_rank(
     out: &Path,
     durability: Durability,
     latency_wait: std::time::Duration,
-    rank: &RankOf,
+    ranks: &mut dyn super::ranks::Ranks,
 ) -> Result<()> {
+    let me = ranks.rank();
     tracing::info!(
         job = %m.name,
         id = %m.job_id,
-        rank = rank.rank,
+        rank = me,
         ranks = m.ranks,
         threads = super::resources::worker_threads(),
         "rank started"
@@ -363,9 +449,6 @@ fn run_one_rank(
     }
     let t0 = Instant::now();
     let cpu0 = super::resources::cpu_seconds();
-    let folder = dir.root().join("ranks").join(&m.job_id);
-    let mut ranks = FileRanks::new(&folder, &rank.attempt, rank.rank, m.ranks as usize)
-        .map_err(|e| Error::job(&m.name, e))?;
     let inputs = DirShards {
         dir,
         kind: &m.kind,
@@ -373,7 +456,7 @@ fn run_one_rank(
     };
     let spec = m.spec();
     let mut shard_bytes = 0;
-    if rank.rank == 0 {
+    if me == 0 {
         let header = ShardHeader {
             kind: m.kind.clone(),
             job_name: m.name.clone(),
@@ -386,19 +469,18 @@ fn run_one_rank(
             solved: None,
             t0,
         };
-        kind.run_rank(&spec, &inputs, &mut ranks, &mut sink)?;
+        kind.run_rank(&spec, &inputs, ranks, &mut sink)?;
         let w = match sink.writer {
             Some(w) => w,
             None => (sink.open)()?,
         };
         shard_bytes = w.finish()?.1;
     } else {
-        kind.run_rank(&spec, &inputs, &mut ranks, &mut NoSections)?;
+        kind.run_rank(&spec, &inputs, ranks, &mut NoSections)?;
     }
-    let _ = std::fs::remove_dir(&folder);
     tracing::info!(
         job = %m.name,
-        rank = rank.rank,
+        rank = me,
         total_s = t0.elapsed().as_secs_f64(),
         cpu_s = super::resources::cpu_seconds()
             .zip(cpu0)
