@@ -437,6 +437,7 @@ fn run_one_rank(
         id = %m.job_id,
         rank = me,
         ranks = m.ranks,
+        node = %std::env::var("SLURMD_NODENAME").unwrap_or_else(|_| "-".into()),
         threads = super::resources::worker_threads(),
         "rank started"
     );

@@ -478,3 +478,44 @@ fn cluster_500_task_array_throttled_to_8_never_runs_more_than_8() {
     assert!(script.contains("#SBATCH --array=0-499%8\n"), "{script}");
     assert_eq!(result(&run).shards.len(), 500);
 }
+
+/// Issue 40, acceptance 1 on the cluster: Dodgem 4×4 with its layers of at
+/// least 5,000 positions split over 3 ranks, one a node (the tasks of one
+/// Slurm job, started by `srun`, trading through the run directory), ends
+/// with the reference digests; the ranks of a split job ran on 3 nodes.
+#[test]
+#[ignore = "needs the 3-node cluster: scripts/ci-slurm-cluster-tests.sh"]
+fn cluster_layers_split_over_ranks_on_three_nodes_give_the_reference_digests() {
+    require_cluster();
+    let t = tempfile::tempdir().unwrap();
+    let run = t.path().join("run");
+    let o = run_slurm(
+        &job_file("dodgem-4"),
+        &run,
+        &[
+            "--ranks",
+            "3",
+            "--split-above",
+            "5000",
+            "--sbatch-arg=--ntasks-per-node=1",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", show(&o));
+    assert!(result(&run).diff(&reference("dodgem-4")).is_empty());
+    // The ranks say where they ran in the Slurm output of their task.
+    let mut most = BTreeSet::new();
+    for e in std::fs::read_dir(run.join("logs")).unwrap().flatten() {
+        let log = std::fs::read_to_string(e.path()).unwrap_or_default();
+        let nodes: BTreeSet<&str> = log
+            .lines()
+            .filter(|l| l.contains("rank started"))
+            .filter_map(|l| l.split("node=").nth(1))
+            .filter_map(|r| r.split_whitespace().next())
+            .collect();
+        if nodes.len() > most.len() {
+            most = nodes.into_iter().map(str::to_string).collect();
+        }
+    }
+    assert_eq!(most.len(), 3, "the ranks of a split job ran on {most:?}");
+}

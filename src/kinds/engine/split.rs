@@ -37,11 +37,11 @@ pub const MAX_RANKS: u32 = 4096;
 /// Peak memory of one of `ranks` ranks of layer `layer`'s job.
 pub fn rank_memory<S: EngineGame>(game: &S::Game, layer: usize, ranks: u32) -> u64 {
     let kids = child_bytes(game, layer);
-    working_bytes(game, layer).div_ceil(u64::from(ranks))
-        + kids
-        + kids / 4
-        + QUEUE_BYTES
-        + WORKER_BASE
+    let part = game.layer_size(layer).div_ceil(u64::from(ranks));
+    // Queued and received updates: a batch at most, and no more than eight
+    // parents a position of the part, as queued, received and joined.
+    let queues = QUEUE_BYTES.min(3 * 8 * 8 * part);
+    working_bytes(game, layer).div_ceil(u64::from(ranks)) + kids + kids / 4 + queues + WORKER_BASE
 }
 
 /// How the job of layer `layer` is split under `policy` (module docs), if

@@ -25,6 +25,10 @@ pub(super) struct Part {
     pub(super) minutes: u64,
     /// `--exclude`: nodes that failed its jobs before.
     pub(super) exclude: Vec<String>,
+    /// Processes of each of its jobs ([`crate::pipeline::JobSpec::ranks`]):
+    /// above 1, each array task is a Slurm job of that many tasks
+    /// (`--ntasks`, `srun`) and `memory` is a rank's.
+    pub(super) ranks: u32,
 }
 
 /// What earlier failures changed for a job's next try ([`decide`]).
@@ -154,6 +158,7 @@ pub(super) fn parts_with(
         jobs.sort_by_key(|&i| {
             let j = &plan.jobs[i];
             (
+                std::cmp::Reverse(j.ranks),
                 std::cmp::Reverse(j.threads),
                 std::cmp::Reverse(j.memory),
                 std::cmp::Reverse(j.cost),
@@ -168,6 +173,7 @@ pub(super) fn parts_with(
                 Some(g)
                     if g.len() < max_array_size.max(1)
                         && plan.jobs[g[0]].threads == j.threads
+                        && plan.jobs[g[0]].ranks == j.ranks
                         && j.memory.saturating_mul(2) >= plan.jobs[g[0]].memory
                         && retry(i).key() == retry(g[0]).key() =>
                 {
@@ -200,7 +206,8 @@ pub(super) fn parts_with(
                     .iter()
                     .map(|&i| {
                         let j = &plan.jobs[i];
-                        time_minutes(j.cpu_seconds, j.threads, policy, retry(i).key().0)
+                        let cpus = j.threads.max(1).saturating_mul(j.ranks.max(1));
+                        time_minutes(j.cpu_seconds, cpus, policy, retry(i).key().0)
                     })
                     .max()
                     .unwrap_or(1),
@@ -210,6 +217,7 @@ pub(super) fn parts_with(
                     .map(|&i| plan.jobs[i].threads)
                     .max()
                     .unwrap_or(1),
+                ranks: plan.jobs[chunk[0]].ranks.max(1),
             });
         }
     }
@@ -326,7 +334,18 @@ impl Submission<'_> {
         let _ = writeln!(s, "#SBATCH --array=0-{}%{limit}", n - 1);
         // From the plan's estimates; an --sbatch-arg given on the command
         // line overrides these lines (sbatch's rule).
-        let _ = writeln!(s, "#SBATCH --mem={}M", slurm_mem_mib(part.memory));
+        if part.ranks > 1 {
+            // A job split over ranks: that many tasks, wherever Slurm puts
+            // them, each with a rank's memory.
+            let _ = writeln!(s, "#SBATCH --ntasks={}", part.ranks);
+            let _ = writeln!(
+                s,
+                "#SBATCH --mem-per-cpu={}M # a rank's memory over its CPUs",
+                slurm_mem_mib(part.memory).div_ceil(u64::from(part.threads.max(1)))
+            );
+        } else {
+            let _ = writeln!(s, "#SBATCH --mem={}M", slurm_mem_mib(part.memory));
+        }
         let _ = writeln!(s, "#SBATCH --cpus-per-task={}", part.threads.max(1));
         let _ = writeln!(
             s,
@@ -368,9 +387,21 @@ impl Submission<'_> {
             "trap 'echo \"gametables: SIGUSR1 after $SECONDS s: the time limit ({} min) is near; if the job is killed, the coordinator resubmits it with more time\" >&2' USR1",
             part.minutes
         );
+        // The ranks of a split job are the tasks of one step: srun starts
+        // them (each finds its rank in SLURM_PROCID, or from MPI) and stops
+        // them all when one fails.
+        let launch = if part.ranks > 1 {
+            format!(
+                "srun --ntasks={} --kill-on-bad-exit=1 --cpus-per-task={} ",
+                part.ranks,
+                part.threads.max(1)
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             s,
-            "\"$GAMETABLES\" worker \"$RUN_DIR/manifests/$JOB_ID.toml\" --run-dir \"$RUN_DIR\" \\\n  --latency-wait {} &",
+            "{launch}\"$GAMETABLES\" worker \"$RUN_DIR/manifests/$JOB_ID.toml\" --run-dir \"$RUN_DIR\" \\\n  --latency-wait {} &",
             self.opts.latency_wait.as_secs()
         );
         let _ = writeln!(s, "WORKER=$!");
