@@ -234,6 +234,45 @@ pub trait ShardSource {
             "block reads of shards are not available here",
         ))
     }
+
+    /// Section `section` of job `name`'s shard without holding it in this
+    /// process's memory: decompressed once into the run directory's
+    /// `scratch/` and mapped read-only (for the ranks of a split job, which
+    /// all read the child layers: on a node, their pages are shared and
+    /// are page cache, not the ranks' own memory). The default reads the
+    /// section into memory.
+    ///
+    /// # Errors
+    /// As [`ShardSource::load`], and writing the copy.
+    fn mapped(&self, name: &str, section: &str) -> Result<SectionBytes> {
+        let shard = self.load(name)?;
+        let s = shard
+            .sections
+            .into_iter()
+            .find(|s| s.name == section)
+            .ok_or_else(|| super::Error::job(name, format!("shard has no section {section}")))?;
+        Ok(SectionBytes::Owned(s.bytes))
+    }
+}
+
+/// The bytes of one section of a shard, held in memory or mapped from a
+/// decompressed copy on disk ([`ShardSource::mapped`]).
+pub enum SectionBytes {
+    /// Read into memory.
+    Owned(Vec<u8>),
+    /// Mapped read-only from a file: pages are read when touched and may be
+    /// dropped by the kernel under memory pressure (clean page cache).
+    Mapped(memmap2::Mmap),
+}
+
+impl std::ops::Deref for SectionBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            SectionBytes::Owned(v) => v,
+            SectionBytes::Mapped(m) => m,
+        }
+    }
 }
 
 /// Section `section` of job `name`'s shard, read block by block through

@@ -17,6 +17,7 @@ use super::ranks::Ranks;
 pub struct MpiRanks {
     _universe: mpi::environment::Universe,
     world: SimpleCommunicator,
+    sent: u64,
 }
 
 impl MpiRanks {
@@ -27,6 +28,7 @@ impl MpiRanks {
         Some(MpiRanks {
             _universe: universe,
             world,
+            sent: 0,
         })
     }
 
@@ -68,6 +70,7 @@ impl Ranks for MpiRanks {
                 .collect()
         };
         let send: Vec<u64> = out.concat();
+        self.sent += 8 * send.len() as u64;
         let total: usize = recv_counts.iter().map(|&c| c as usize).sum();
         i32::try_from(total).map_err(|_| too_big(total))?;
         let mut recv = vec![0u64; total];
@@ -82,6 +85,10 @@ impl Ranks for MpiRanks {
             .zip(&recv_counts)
             .map(|(&d, &c)| recv[d as usize..(d + c) as usize].to_vec())
             .collect())
+    }
+
+    fn sent_bytes(&self) -> u64 {
+        self.sent
     }
 
     fn max_all(&mut self, x: &[u64]) -> Result<Vec<u64>, String> {

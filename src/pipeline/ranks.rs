@@ -28,6 +28,11 @@ pub trait Ranks {
     /// names the rank and round.
     fn exchange(&mut self, out: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, String>;
 
+    /// Bytes this rank has sent to the others so far (for the log).
+    fn sent_bytes(&self) -> u64 {
+        0
+    }
+
     /// The element-wise maximum of `x` over all ranks.
     ///
     /// # Errors
@@ -69,6 +74,7 @@ pub struct FileRanks {
     ranks: usize,
     round: u64,
     wait: Duration,
+    sent: u64,
 }
 
 impl FileRanks {
@@ -119,6 +125,7 @@ impl FileRanks {
             ranks,
             round: 0,
             wait,
+            sent: 0,
         })
     }
 
@@ -137,6 +144,10 @@ impl Ranks for FileRanks {
         self.ranks
     }
 
+    fn sent_bytes(&self) -> u64 {
+        self.sent
+    }
+
     fn exchange(&mut self, out: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, String> {
         for (to, words) in out.into_iter().enumerate() {
             if to == self.rank {
@@ -144,6 +155,7 @@ impl Ranks for FileRanks {
             }
             let path = self.path(self.rank, to);
             let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            self.sent += bytes.len() as u64;
             super::atomic::write_atomic_with(&path, &bytes, super::atomic::Durability::Deferred)
                 .map_err(|e| format!("rank {}: writing {}: {e}", self.rank, path.display()))?;
         }

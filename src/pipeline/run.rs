@@ -221,6 +221,10 @@ fn run_one(
         (Some(local), None) => (rt.block_on(run_local(&dir, plan, kind, local))?, false),
         (None, None) => return Err(Error::job(name, "no executor given")),
     };
+    // Every job is done: the decompressed child layers split jobs mapped
+    // (`scratch/`) and their ranks' empty message folders go.
+    let _ = std::fs::remove_dir_all(run_dir.join("scratch"));
+    let _ = std::fs::remove_dir_all(run_dir.join("ranks"));
     let view = RunView::open(run_dir, registry)?;
     // Merged here: the merge decoded and checked every shard, so only the
     // kind's checks and the reference remain. Merged by a Slurm job: the

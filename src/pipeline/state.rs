@@ -4,7 +4,7 @@
 //! for its inputs.
 
 use super::error::{Error, Result};
-use super::kind::{JobKind, ShardSource};
+use super::kind::{JobKind, SectionBytes, ShardSource};
 use super::plan::{InputRef, PlanFile, PlannedJob};
 use super::result::ResultFile;
 use super::rundir::RunDir;
@@ -268,6 +268,52 @@ impl ShardSource for DirShards<'_> {
             .find(|j| j.name == name)
             .ok_or_else(|| Error::job(name, "not an input of this job"))?;
         open_shard_file(self.dir, self.kind, &j.name, &j.id)
+    }
+
+    fn mapped(&self, name: &str, section: &str) -> Result<SectionBytes> {
+        let j = self
+            .jobs
+            .iter()
+            .find(|j| j.name == name)
+            .ok_or_else(|| Error::job(name, "not an input of this job"))?;
+        let f = open_shard_file(self.dir, self.kind, &j.name, &j.id)?;
+        let len = f
+            .section_len(section)
+            .ok_or_else(|| Error::job(name, format!("shard has no section {section}")))?;
+        let scratch = self.dir.root().join("scratch");
+        std::fs::create_dir_all(&scratch).map_err(Error::io(&scratch))?;
+        let path = scratch.join(format!("{}.{section}", j.id));
+        let have = |p: &std::path::Path| std::fs::metadata(p).is_ok_and(|m| m.len() == len);
+        if !have(&path) {
+            // One writer at a time (the ranks of a job start together).
+            let lock_path = scratch.join(format!("{}.{section}.lock", j.id));
+            let lock = std::fs::File::create(&lock_path).map_err(Error::io(&lock_path))?;
+            lock.lock().map_err(Error::io(&lock_path))?;
+            if !have(&path) {
+                let mut tmp =
+                    tempfile::NamedTempFile::new_in(&scratch).map_err(Error::io(&scratch))?;
+                let n = f.block_count(section).unwrap_or(0);
+                for i in 0..n {
+                    let b = f
+                        .read_block(section, i)
+                        .map_err(|m| shard_error(self.dir, &j.name, &j.id, m))?;
+                    std::io::Write::write_all(&mut tmp, &b).map_err(Error::io(&path))?;
+                }
+                tmp.persist(&path).map_err(|e| Error::io(&path)(e.error))?;
+            }
+            let _ = std::fs::remove_file(&lock_path);
+        }
+        let file = std::fs::File::open(&path).map_err(Error::io(&path))?;
+        // SAFETY: the file is written once, complete, under its final name
+        // (atomic rename) and never changed afterwards.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(Error::io(&path))?;
+        if map.len() as u64 != len {
+            return Err(Error::job(
+                name,
+                format!("{}: not {len} bytes", path.display()),
+            ));
+        }
+        Ok(SectionBytes::Mapped(map))
     }
 }
 

@@ -487,6 +487,7 @@ fn run_one_rank(
             .zip(cpu0)
             .map_or(0.0, |(now, then)| now - then),
         shard_bytes,
+        sent_bytes = ranks.sent_bytes(),
         peak_rss_bytes = super::resources::peak_rss().unwrap_or(0),
         "rank finished"
     );

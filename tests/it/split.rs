@@ -20,6 +20,8 @@ fn run_split(job: &str, dir: &Path, ranks: u32, above: u64) -> String {
             "--split-above",
             &above.to_string(),
         ])
+        // Ranks trading through files, also in a build with MPI.
+        .env(gametables::pipeline::worker::TRANSPORT_ENV, "files")
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
@@ -89,7 +91,11 @@ fn plan_prints_the_ranks_of_split_jobs() {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(text(&out).contains("child layers whole"), "{}", text(&out));
+    assert!(
+        text(&out).contains("no split brings a rank within"),
+        "{}",
+        text(&out)
+    );
 }
 
 /// A rank killed (SIGKILL) while the job runs: the launcher stops the
@@ -106,6 +112,7 @@ fn a_killed_rank_fails_the_job_and_a_rerun_gives_the_digests() {
         .args(["--ranks", "3", "--split-above", "5000"])
         // Every rank sleeps before it solves.
         .env(gametables::pipeline::worker::RANK_DELAY_ENV, "3000")
+        .env(gametables::pipeline::worker::TRANSPORT_ENV, "files")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -134,4 +141,53 @@ fn a_killed_rank_fails_the_job_and_a_rerun_gives_the_digests() {
     assert!(!alive(victim));
     let out = run_split("dodgem-4", &dir, 3, 5000);
     assert!(out.contains("digests match the reference"), "{out}");
+}
+
+/// Acceptance 1 under MPI (a build with the `mpi` feature; `.ci/run`
+/// installs OpenMPI): the launcher runs each split job's ranks under
+/// `mpirun -n N`, and the MPI ranks give the reference digests of Dodgem
+/// 4×4 and Quixo 3×3 over 2, 3 and 4 ranks.
+#[cfg(feature = "mpi")]
+#[test]
+fn under_mpirun_split_layers_give_the_reference_digests() {
+    let t = tempfile::tempdir().unwrap();
+    for (job, above) in [("dodgem-4", 5_000), ("quixo-3", 2_000)] {
+        for ranks in [2, 3, 4] {
+            let dir = t.path().join(format!("{job}-{ranks}"));
+            let out = gt()
+                .args(["run", "--no-progress", "--workers", "1", "--run-dir"])
+                .arg(&dir)
+                .arg(job_path(job))
+                .args([
+                    "--ranks",
+                    &ranks.to_string(),
+                    "--split-above",
+                    &above.to_string(),
+                ])
+                .env(
+                    gametables::pipeline::worker::MPIRUN_ENV,
+                    "mpirun --oversubscribe",
+                )
+                .env_remove(gametables::pipeline::worker::TRANSPORT_ENV)
+                // mpirun and its helpers are found on the system's path.
+                .env("PATH", "/usr/bin:/bin")
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{job} {ranks}: {}", text(&out));
+            assert_eq!(
+                root_of(&dir),
+                crate::support::reference_root(job),
+                "{job} {ranks}"
+            );
+            let logs: String = std::fs::read_dir(dir.join("logs"))
+                .unwrap()
+                .flatten()
+                .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+                .collect();
+            assert!(
+                logs.contains("starting the ranks under MPI"),
+                "{job} {ranks}"
+            );
+        }
+    }
 }

@@ -5,20 +5,24 @@
 //! of the whole layer (the same bytes as an unsplit job).
 //!
 //! **Estimates** of a rank: the engine's working bytes of its part (a
-//! `1/ranks` share of [`working_bytes`]), the child layers whole (each rank
-//! reads them) and a quarter of them for decoding, the update queues
+//! `1/ranks` share of [`working_bytes`]), the update queues
 //! ([`QUEUE_BYTES`]) and [`WORKER_BASE`]; CPU: the unsplit job's times
 //! [`SPLIT_CPU_FACTOR`] (the updates that cross ranks are packed, written,
-//! read and applied once more).
+//! read and applied once more). The child layers are not counted: the ranks
+//! read them mapped from decompressed copies in the run directory's
+//! `scratch/` ([`ShardSource::mapped`]), page cache that the ranks of a node
+//! share and the kernel may drop; a node with less memory than the child
+//! layers reads them from disk, slower.
 
-use super::kind::{WORKER_BASE, game_of, job_params, layer_id, load_children, resources};
+use super::kind::{WORKER_BASE, game_of, job_params, layer_id, resources};
 use super::layout::LayerInfo;
+use super::layout::layer_job;
 use super::spec::EngineGame;
 use crate::games::engine::{
-    Exchange, LayerStats, LayeredGame, child_bytes, part_bounds, solve_part, working_bytes,
+    Exchange, LayerStats, LayeredGame, part_bounds, solve_part, working_bytes,
 };
 use crate::pipeline::error::{Error, Result};
-use crate::pipeline::kind::{JobSpec, ShardSource, Split, SplitPolicy};
+use crate::pipeline::kind::{JobSpec, SectionBytes, ShardSource, Split, SplitPolicy};
 use crate::pipeline::ranks::Ranks;
 use crate::pipeline::resources::fmt_bytes;
 use crate::pipeline::shard::SectionSink;
@@ -36,12 +40,11 @@ pub const MAX_RANKS: u32 = 4096;
 
 /// Peak memory of one of `ranks` ranks of layer `layer`'s job.
 pub fn rank_memory<S: EngineGame>(game: &S::Game, layer: usize, ranks: u32) -> u64 {
-    let kids = child_bytes(game, layer);
     let part = game.layer_size(layer).div_ceil(u64::from(ranks));
     // Queued and received updates: a batch at most, and no more than eight
     // parents a position of the part, as queued, received and joined.
     let queues = QUEUE_BYTES.min(3 * 8 * 8 * part);
-    working_bytes(game, layer).div_ceil(u64::from(ranks)) + kids + kids / 4 + queues + WORKER_BASE
+    working_bytes(game, layer).div_ceil(u64::from(ranks)) + queues + WORKER_BASE
 }
 
 /// How the job of layer `layer` is split under `policy` (module docs), if
@@ -70,9 +73,9 @@ pub fn split<S: EngineGame>(job: &JobSpec, policy: &SplitPolicy) -> Result<Optio
                 return Err(Error::job(
                     &job.name,
                     format!(
-                        "no split brings a rank within {}: each rank reads the child layers whole ({}) besides its part",
+                        "no split brings a rank within {}: even {MAX_RANKS} ranks need {} each",
                         fmt_bytes(t),
-                        fmt_bytes(child_bytes(&game, l))
+                        fmt_bytes(rank_memory::<S>(&game, l, MAX_RANKS))
                     ),
                 ));
             };
@@ -85,6 +88,36 @@ pub fn split<S: EngineGame>(job: &JobSpec, policy: &SplitPolicy) -> Result<Optio
         memory: rank_memory::<S>(&game, l, ranks),
         cpu_seconds: (whole.cpu_seconds * SPLIT_CPU_FACTOR).round() as u64,
     }))
+}
+
+/// The solved child layers of layer `l`, mapped from decompressed copies
+/// of their shards' values ([`ShardSource::mapped`]): the ranks of a node
+/// share their pages instead of each holding them.
+///
+/// # Errors
+/// A missing or damaged shard, or one holding another layer.
+fn map_children<G: LayeredGame>(
+    job: &JobSpec,
+    game: &G,
+    l: usize,
+    inputs: &dyn ShardSource,
+) -> Result<Vec<(usize, SectionBytes)>> {
+    let mut below = Vec::new();
+    for c in game.child_layers(l) {
+        let cname = game.layer_name(c);
+        let name = layer_job(&cname);
+        let f = inputs.open(&name)?;
+        let meta = crate::pipeline::kind::read_section(inputs, &name, &f, "meta")?;
+        let meta = LayerInfo::decode(&meta).map_err(|e| Error::job(&job.name, e))?;
+        if meta.layer != cname {
+            return Err(Error::job(
+                &job.name,
+                format!("input {name} holds layer {}", meta.layer),
+            ));
+        }
+        below.push((c, inputs.mapped(&name, "values")?));
+    }
+    Ok(below)
 }
 
 /// The engine's [`Exchange`] over the pipeline's [`Ranks`].
@@ -129,8 +162,8 @@ pub fn run_rank<S: EngineGame>(
     let game = game_of::<S>(&job.name, &p)?;
     let l =
         layer_id(&game, &name).ok_or_else(|| Error::job(&job.name, format!("no layer {name}")))?;
-    let below = load_children(job, &game, l, inputs)?;
-    let below_ref: Vec<(usize, &[u8])> = below.iter().map(|(c, v)| (*c, v.as_slice())).collect();
+    let below = map_children(job, &game, l, inputs)?;
+    let below_ref: Vec<(usize, &[u8])> = below.iter().map(|(c, v)| (*c, &v[..])).collect();
     let threads = crate::pipeline::worker_threads();
     let (me, n) = (ranks.rank(), ranks.ranks());
     let part = solve_part(&game, l, &below_ref, threads, &mut Over(&mut *ranks))
