@@ -191,3 +191,43 @@ fn under_mpirun_split_layers_give_the_reference_digests() {
         }
     }
 }
+
+/// Acceptance 1 at full size under MPI: `dodgem-5` and `quixo-4` with every
+/// layer of at least 10⁶ positions split over 2, 3 and 4 MPI ranks give
+/// their reference digests (about 5 minutes on 2 cores).
+#[cfg(feature = "mpi")]
+#[test]
+#[ignore = "5 minutes: .ci/run runs it"]
+fn under_mpirun_dodgem_5_and_quixo_4_split_over_2_3_4_ranks_give_their_reference_digests() {
+    let t = tempfile::tempdir().unwrap();
+    for job in ["dodgem-5", "quixo-4"] {
+        for ranks in [2, 3, 4] {
+            let dir = t.path().join(format!("{job}-{ranks}"));
+            let out = gt()
+                .args(["run", "--no-progress", "--workers", "1", "--run-dir"])
+                .arg(&dir)
+                .arg(job_path(job))
+                .args(["--ranks", &ranks.to_string(), "--split-above", "1000000"])
+                .env(
+                    gametables::pipeline::worker::MPIRUN_ENV,
+                    "mpirun --oversubscribe",
+                )
+                .env_remove(gametables::pipeline::worker::TRANSPORT_ENV)
+                .env("PATH", "/usr/bin:/bin")
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{job} {ranks}: {}", text(&out));
+            assert_eq!(
+                root_of(&dir),
+                crate::support::reference_root(job),
+                "{job} {ranks}"
+            );
+            let plan = std::fs::read_to_string(dir.join("plan.toml")).unwrap();
+            assert!(
+                plan.contains(&format!("ranks = {ranks}")),
+                "{job}: nothing was split"
+            );
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+}
