@@ -55,7 +55,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, AtomicU64, O
 use std::sync::{Mutex, OnceLock};
 
 use super::rules::{LayeredGame, Terminal};
-use super::split::{Alone, Exchange, Update, part_bounds};
+use super::split::{Alone, Checkpoints, Exchange, NoCheckpoints, Update, part_bounds};
 pub use super::value::{
     LOSS_BASE, MAX_DEPTH, Value, WIDE_LOSS_BASE, WIDE_MAX_DEPTH, WIDE_WIN_BASE, WIN_BASE, is_wide,
     value_at,
@@ -96,6 +96,14 @@ pub enum SolveError {
     OtherRank {
         /// The layer (its name).
         layer: String,
+    },
+    /// A checkpoint could not be saved or read ([`Checkpoints`]).
+    #[error("layer {layer}: checkpoint: {why}")]
+    Checkpoint {
+        /// The layer (its name).
+        layer: String,
+        /// What went wrong.
+        why: String,
     },
     /// The ranks of a split layer could not talk ([`Exchange`]).
     #[error("layer {layer}: exchange between the ranks failed: {why}")]
@@ -279,7 +287,7 @@ pub fn solve_layer<G: LayeredGame>(
     below: &[(usize, &[u8])],
     threads: usize,
 ) -> Result<Vec<u8>, SolveError> {
-    solve_part(game, layer, below, threads, &mut Alone)
+    solve_part(game, layer, below, threads, &mut Alone, &mut NoCheckpoints)
 }
 
 /// Solves this rank's part of `layer`, split over the ranks of `ex`
@@ -300,6 +308,7 @@ pub fn solve_part<G: LayeredGame>(
     below: &[(usize, &[u8])],
     threads: usize,
     ex: &mut dyn Exchange,
+    ck: &mut dyn Checkpoints,
 ) -> Result<Vec<u8>, SolveError> {
     let name = game.layer_name(layer);
     let mut children: Vec<Option<Child>> = vec![None; game.layer_count()];
@@ -335,9 +344,18 @@ pub fn solve_part<G: LayeredGame>(
         name: &name,
         bounds: &bounds,
     };
-    if !game.wide_values(layer) {
+    // A checkpoint of a solve with two-byte cells (every rank has one)
+    // skips the one-byte solve that overflowed.
+    let wide_saved = ex
+        .max_all(&[u64::from(!ck.saved(true).is_empty())])
+        .map_err(|why| SolveError::Exchange {
+            layer: name.clone(),
+            why,
+        })?[0]
+        == 1;
+    if !game.wide_values(layer) && !wide_saved {
         let mut values = vec![0u8; len];
-        match solve_cells::<G, [AtomicU8]>(&job, ex, &mut values) {
+        match solve_cells::<G, [AtomicU8]>(&job, ex, ck, &mut values) {
             Ok(()) => return Ok(values),
             Err(SolveError::DepthOverflow { .. }) => {}
             Err(e) => return Err(e),
@@ -347,7 +365,7 @@ pub fn solve_part<G: LayeredGame>(
     // SAFETY: every bit pattern is a valid `u16`.
     let (head, cells, _) = unsafe { raw.align_to_mut::<u16>() };
     if head.is_empty() {
-        solve_cells::<G, [AtomicU16]>(&job, ex, cells)?;
+        solve_cells::<G, [AtomicU16]>(&job, ex, ck, cells)?;
         if cfg!(target_endian = "big") {
             cells.iter_mut().for_each(|c| *c = c.to_le());
         }
@@ -355,7 +373,7 @@ pub fn solve_part<G: LayeredGame>(
         // An allocator that did not align the bytes for `u16` (never seen):
         // solve in a vector of its own and copy.
         let mut cells = vec![0u16; len];
-        solve_cells::<G, [AtomicU16]>(&job, ex, &mut cells)?;
+        solve_cells::<G, [AtomicU16]>(&job, ex, ck, &mut cells)?;
         raw = cells.iter().flat_map(|c| c.to_le_bytes()).collect();
     }
     let wide = |i: usize| Value::from_wide(u16::from_le_bytes([raw[2 * i], raw[2 * i + 1]]));
@@ -494,6 +512,7 @@ impl Cells for [AtomicU16] {
 fn solve_cells<G: LayeredGame, C: Cells + ?Sized>(
     job: &Job<G>,
     ex: &mut dyn Exchange,
+    ck: &mut dyn Checkpoints,
     out: &mut [C::Int],
 ) -> Result<(), SolveError> {
     let game = job.game;
@@ -527,9 +546,39 @@ fn solve_cells<G: LayeredGame, C: Cells + ?Sized>(
     };
     let every: Vec<u64> = (0..blocks).collect();
     let t = job.threads;
-    par_blocks(t, &every, |blk| s.seed(blk));
-    let mut d = 0;
-    while d <= s.agree(ex, job.name)? {
+    let wide = std::mem::size_of::<C::Int>() == 2;
+    let store = |why| SolveError::Checkpoint {
+        layer: job.name.to_string(),
+        why,
+    };
+    let mut d = match s.resume_round(ex, ck, wide, job.name)? {
+        Some(r) => {
+            // SAFETY: no thread runs: the cells are this thread's alone.
+            let mut parts = unsafe { s.state_mut() };
+            ck.load(wide, r, &mut parts).map_err(store)?;
+            par_blocks(t, &every, |blk| s.mark_pending(blk));
+            r
+        }
+        None => {
+            par_blocks(t, &every, |blk| s.seed(blk));
+            0
+        }
+    };
+    loop {
+        ck.round(d);
+        let due = ck.due();
+        let (deepest, save) = s.agree(ex, job.name, due)?;
+        if d > deepest {
+            break;
+        }
+        if save {
+            // SAFETY: no thread runs, and the cells are only read.
+            let parts = unsafe { s.state() };
+            ck.save(wide, d, &parts).map_err(store)?;
+            // Every rank saved round d before any forgets the one before.
+            s.agree(ex, job.name, false)?;
+            ck.keep_from(d);
+        }
         let todo = s.dirty_blocks(d);
         s.in_rounds(ex, job, &todo, |blk| s.propagate(blk, d), d)?;
         d += 1;
@@ -540,7 +589,7 @@ fn solve_cells<G: LayeredGame, C: Cells + ?Sized>(
     }
     if s.reduce {
         s.in_rounds(ex, job, &every, |blk| s.fill(blk), 0)?;
-        s.agree(ex, job.name)?;
+        s.agree(ex, job.name, false)?;
     }
     Ok(())
 }
@@ -638,11 +687,21 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
     /// The ranks agree: the deepest depth any has flagged, or the error
     /// every rank returns when one failed (a depth overflow anywhere makes
     /// every rank report it, so that all solve again with wider cells).
-    fn agree(&self, ex: &mut dyn Exchange, name: &str) -> Result<u32, SolveError> {
+    fn agree(
+        &self,
+        ex: &mut dyn Exchange,
+        name: &str,
+        due: bool,
+    ) -> Result<(u32, bool), SolveError> {
         let over = self.overflow.load(Relaxed);
         let failed = self.failed.load(Relaxed);
         let code = if over > 0 { 2 } else { u64::from(failed) };
-        let mine = [u64::from(self.deepest_marked.load(Relaxed)), code, over];
+        let mine = [
+            u64::from(self.deepest_marked.load(Relaxed)),
+            code,
+            over,
+            u64::from(due),
+        ];
         let all = if ex.ranks() == 1 {
             mine.to_vec()
         } else {
@@ -652,7 +711,7 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
             })?
         };
         match all[1] {
-            0 => Ok(all[0] as u32),
+            0 => Ok((all[0] as u32, all[3] == 1)),
             2 => Err(SolveError::DepthOverflow {
                 layer: name.to_string(),
                 depth: all[2] as u32,
@@ -668,6 +727,87 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
                     rank,
                     why,
                 })
+            }
+        }
+    }
+
+    /// The newest round every rank has a checkpoint of (for cells of this
+    /// width), if any.
+    fn resume_round(
+        &self,
+        ex: &mut dyn Exchange,
+        ck: &dyn Checkpoints,
+        wide: bool,
+        name: &str,
+    ) -> Result<Option<u32>, SolveError> {
+        let net = |why| SolveError::Exchange {
+            layer: name.to_string(),
+            why,
+        };
+        let saved = ck.saved(wide);
+        // The least over the ranks of each one's newest (0: none).
+        let newest = saved.last().map_or(0, |&r| u64::from(r) + 1);
+        let least = u64::MAX - ex.max_all(&[u64::MAX - newest]).map_err(net)?[0];
+        if least == 0 {
+            return Ok(None);
+        }
+        let r = (least - 1) as u32;
+        let missing = u64::from(!saved.contains(&r));
+        Ok((ex.max_all(&[missing]).map_err(net)?[0] == 0).then_some(r))
+    }
+
+    /// The part's state as bytes: cells, counters, pending bits.
+    ///
+    /// # Safety
+    /// No thread may write the cells, counters or bits while the slices
+    /// live.
+    unsafe fn state(&self) -> [&[u8]; 3] {
+        let cells = self.len as usize * std::mem::size_of::<C::Int>();
+        // SAFETY: the views are plain memory of these lengths (atomics
+        // have the layout of their integers); nobody writes (the caller).
+        unsafe {
+            [
+                std::slice::from_raw_parts(std::ptr::from_ref(self.values).cast::<u8>(), cells),
+                std::slice::from_raw_parts(
+                    self.counters.as_ptr().cast::<u8>(),
+                    self.counters.len(),
+                ),
+                std::slice::from_raw_parts(
+                    self.pending.as_ptr().cast::<u8>(),
+                    self.pending.len() * 8,
+                ),
+            ]
+        }
+    }
+
+    /// [`Solver::state`], to be overwritten.
+    ///
+    /// # Safety
+    /// No other reference may read or write the state while the slices
+    /// live.
+    unsafe fn state_mut(&self) -> [&mut [u8]; 3] {
+        // SAFETY: as `state`; the caller guarantees exclusive use.
+        unsafe {
+            self.state()
+                .map(|b| std::slice::from_raw_parts_mut(b.as_ptr().cast_mut(), b.len()))
+        }
+    }
+
+    /// Flags the depths of the block's pending positions (after a
+    /// checkpoint is loaded).
+    fn mark_pending(&self, blk: u64) {
+        let start = blk * BLOCK;
+        for w in start / 64..(start + BLOCK).min(self.len).div_ceil(64) {
+            let mut bits = self.pending[w as usize].load(Relaxed);
+            while bits != 0 {
+                let i = w * 64 + u64::from(bits.trailing_zeros());
+                bits &= bits - 1;
+                let v = self.values.load(i as usize);
+                if v >= C::LOSS {
+                    self.mark(i, v - C::LOSS);
+                } else if v >= C::WIN {
+                    self.mark(i, v - C::WIN);
+                }
             }
         }
     }

@@ -67,6 +67,54 @@ pub trait Exchange {
     }
 }
 
+/// Where a rank saves the state of its part between rounds and finds it
+/// again after a crash ([`super::solve_part`]): at the start of a round
+/// the part is quiescent (every update of the round before applied), and
+/// its cells, counters and pending bits are the whole state. The ranks
+/// checkpoint together, when any says one is [due](Checkpoints::due), and
+/// resume from the newest round all of them saved.
+pub trait Checkpoints {
+    /// Called at the start of every round (progress, e.g. for `status`).
+    fn round(&mut self, _round: u32) {}
+
+    /// Whether this rank would save now (e.g. minutes since the last).
+    fn due(&mut self) -> bool {
+        false
+    }
+
+    /// Saves the state at the start of round `round` of a solve with
+    /// `wide` cells: `parts` in order, whole or not at all (the previous
+    /// checkpoint stays until [`Checkpoints::keep_from`]).
+    ///
+    /// # Errors
+    /// When it cannot be written.
+    fn save(&mut self, _wide: bool, _round: u32, _parts: &[&[u8]]) -> Result<(), String> {
+        Err("this rank keeps no checkpoints".into())
+    }
+
+    /// The rounds saved whole for `wide` cells, in increasing order.
+    fn saved(&self, _wide: bool) -> Vec<u32> {
+        Vec::new()
+    }
+
+    /// Reads round `round`'s parts into `into` (their exact lengths).
+    ///
+    /// # Errors
+    /// A missing or damaged checkpoint.
+    fn load(&mut self, _wide: bool, _round: u32, _into: &mut [&mut [u8]]) -> Result<(), String> {
+        Err("this rank keeps no checkpoints".into())
+    }
+
+    /// Forgets the rounds before `round` (every rank saved `round`).
+    fn keep_from(&mut self, _round: u32) {}
+}
+
+/// No checkpoints: a crash starts the layer again.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoCheckpoints;
+
+impl Checkpoints for NoCheckpoints {}
+
 /// The one rank of an unsplit layer: nothing to trade.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Alone;
@@ -260,7 +308,9 @@ pub fn solve_in_mesh<G: LayeredGame>(
         let handles: Vec<_> = (0..ranks)
             .map(|k| {
                 let mut ex = mesh.rank(k);
-                s.spawn(move || solve_part(game, layer, below, threads, &mut ex))
+                s.spawn(move || {
+                    solve_part(game, layer, below, threads, &mut ex, &mut NoCheckpoints)
+                })
             })
             .collect();
         handles

@@ -722,7 +722,9 @@ fn a_broken_contract_on_one_rank_stops_every_rank() {
             .map(|k| {
                 let mut ex = mesh.rank(k);
                 let (g, below) = (&g, &below);
-                s.spawn(move || solve_part(g, layer, below, 1, &mut ex).unwrap_err())
+                s.spawn(move || {
+                    solve_part(g, layer, below, 1, &mut ex, &mut split::NoCheckpoints).unwrap_err()
+                })
             })
             .collect();
         hs.into_iter().map(|h| h.join().unwrap()).collect()
@@ -738,5 +740,148 @@ fn a_broken_contract_on_one_rank_stops_every_rank() {
             SolveError::Contract { .. } | SolveError::OtherRank { .. }
         )),
         "{errs:?}"
+    );
+}
+
+/// Checkpoints kept in memory: one every `every` rounds; saving round
+/// `stop` or later fails (a crash); `resumed` notes the round loaded.
+#[derive(Clone, Default)]
+struct MemStore {
+    every: u32,
+    stop: u32,
+    now: u32,
+    saved: std::collections::BTreeMap<(bool, u32), Vec<Vec<u8>>>,
+    resumed: Option<u32>,
+}
+
+impl split::Checkpoints for MemStore {
+    fn round(&mut self, round: u32) {
+        self.now = round;
+    }
+    fn due(&mut self) -> bool {
+        self.now > 0 && self.now.is_multiple_of(self.every)
+    }
+    fn save(&mut self, wide: bool, round: u32, parts: &[&[u8]]) -> Result<(), String> {
+        if round >= self.stop {
+            return Err(format!("stopped at round {round}"));
+        }
+        self.saved
+            .insert((wide, round), parts.iter().map(|p| p.to_vec()).collect());
+        Ok(())
+    }
+    fn saved(&self, wide: bool) -> Vec<u32> {
+        self.saved
+            .keys()
+            .filter(|k| k.0 == wide)
+            .map(|k| k.1)
+            .collect()
+    }
+    fn load(&mut self, wide: bool, round: u32, into: &mut [&mut [u8]]) -> Result<(), String> {
+        let parts = &self.saved[&(wide, round)];
+        for (to, from) in into.iter_mut().zip(parts) {
+            to.copy_from_slice(from);
+        }
+        self.resumed = Some(round);
+        Ok(())
+    }
+    fn keep_from(&mut self, round: u32) {
+        self.saved.retain(|k, _| k.1 >= round);
+    }
+}
+
+/// Solves `layer` split over `ranks` mesh ranks with a checkpoint store
+/// each: every rank's result and store.
+fn mesh_with_stores<G: LayeredGame>(
+    game: &G,
+    layer: usize,
+    below: &[(usize, &[u8])],
+    stores: Vec<MemStore>,
+) -> Vec<(Result<Vec<u8>, SolveError>, MemStore)> {
+    let mesh = Mesh::new(stores.len(), 64);
+    std::thread::scope(|s| {
+        let hs: Vec<_> = stores
+            .into_iter()
+            .enumerate()
+            .map(|(k, mut st)| {
+                let mut ex = mesh.rank(k);
+                s.spawn(move || (solve_part(game, layer, below, 1, &mut ex, &mut st), st))
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
+/// A solve stopped after a checkpoint (saving a later round fails, as a
+/// crash would end it) resumes from the newest round every rank saved and
+/// gives the bytes of a solve never stopped: one rank and three, one-byte
+/// and two-byte cells, counters in the cells, symmetry reduction.
+#[test]
+fn a_solve_resumed_from_a_checkpoint_gives_the_same_bytes() {
+    fn check<G: LayeredGame>(what: &str, game: &G, every: u32, stop: u32) {
+        let want = solve_all(game, 1).unwrap();
+        let l = solve_order(game).into_iter().last().unwrap();
+        let below: Vec<(usize, &[u8])> = game
+            .child_layers(l)
+            .iter()
+            .map(|&c| (c, &want[c][..]))
+            .collect();
+        for ranks in [1, 3] {
+            let fresh = MemStore {
+                every,
+                stop,
+                ..MemStore::default()
+            };
+            let first = mesh_with_stores(game, l, &below, vec![fresh; ranks]);
+            assert!(
+                first
+                    .iter()
+                    .all(|(r, _)| matches!(r, Err(SolveError::Checkpoint { .. }))),
+                "{what}: the solve was not stopped"
+            );
+            let stores: Vec<MemStore> = first
+                .into_iter()
+                .map(|(_, st)| MemStore {
+                    stop: u32::MAX,
+                    ..st
+                })
+                .collect();
+            let second = mesh_with_stores(game, l, &below, stores);
+            let mut got = Vec::new();
+            for (r, st) in second {
+                assert!(st.resumed.is_some(), "{what}: not resumed");
+                got.extend(r.unwrap());
+            }
+            assert_eq!(got, want[l], "{what}, {ranks} ranks");
+        }
+    }
+    check(
+        "ring",
+        &Ring {
+            ring: 10,
+            ..Ring::new(3, 3 * BLOCK + 17)
+        },
+        2,
+        5,
+    );
+    check(
+        "inline",
+        &Ring {
+            bound: Some(3),
+            ring: 10,
+            ..Ring::new(3, 2 * BLOCK + 5)
+        },
+        3,
+        7,
+    );
+    check("twin", &TwinRing::new(3, 181, true), 2, 5);
+    check(
+        "walk",
+        &Walk {
+            layers: 2,
+            m: BLOCK + 100,
+            wide_from: 0,
+        },
+        50,
+        2000,
     );
 }

@@ -166,8 +166,15 @@ pub fn run_rank<S: EngineGame>(
     let below_ref: Vec<(usize, &[u8])> = below.iter().map(|(c, v)| (*c, &v[..])).collect();
     let threads = crate::pipeline::worker_threads();
     let (me, n) = (ranks.rank(), ranks.ranks());
-    let part = solve_part(&game, l, &below_ref, threads, &mut Over(&mut *ranks))
-        .map_err(|e| Error::job(&job.name, format!("rank {me} of {n}: {e}")))?;
+    let part = solve_part(
+        &game,
+        l,
+        &below_ref,
+        threads,
+        &mut Over(&mut *ranks),
+        &mut crate::games::engine::split::NoCheckpoints,
+    )
+    .map_err(|e| Error::job(&job.name, format!("rank {me} of {n}: {e}")))?;
     drop(below_ref);
     drop(below);
     let net = |e: String| Error::job(&job.name, format!("rank {me} of {n}: {e}"));
