@@ -746,7 +746,14 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                     JobState::Damaged(w) => ("damaged", Some(w.clone())),
                     JobState::Old(w) => ("old", Some(w.clone())),
                 };
-                serde_json::json!({"job": name, "id": id, "state": state, "reason": why})
+                let ranks = view.plan.jobs.iter().find(|j| &j.id == id).map_or(1, |j| j.ranks);
+                let progress = if ranks > 1 && *st != JobState::Done {
+                    serde_json::to_value(crate::pipeline::ranks::split_progress(view.dir.root(), id))
+                        .unwrap_or_default()
+                } else {
+                    serde_json::Value::Null
+                };
+                serde_json::json!({"job": name, "id": id, "state": state, "reason": why, "ranks": ranks, "rank_progress": progress})
             })
             .collect();
         let (merged, root, stale) = match &st.merge {
@@ -802,10 +809,16 @@ fn cmd_status(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
         for line in slurm {
             outln!("{line}");
         }
-        for (name, id, st) in rows {
+        for ((name, id, st), j) in rows.iter().zip(&view.plan.jobs) {
+            let split = if j.ranks > 1 && *st != JobState::Done {
+                let p = crate::pipeline::ranks::split_progress(view.dir.root(), id);
+                format!("; {}", crate::pipeline::ranks::progress_text(j.ranks, &p))
+            } else {
+                String::new()
+            };
             let s = match st {
                 JobState::Done => "done".to_string(),
-                JobState::Pending => "pending".to_string(),
+                JobState::Pending => format!("pending{split}"),
                 JobState::Deleted => "DELETED: the run had its shard".to_string(),
                 JobState::Damaged(w) => format!("DAMAGED: {w}"),
                 JobState::Old(_) => "old (shard format 1; `run` recomputes it)".to_string(),

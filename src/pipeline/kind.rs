@@ -393,7 +393,8 @@ pub trait JobKind: Sync {
     /// Solves one rank's part of a job split over `ranks.ranks()` ranks
     /// ([`JobSpec::ranks`]): every rank calls it; rank 0 writes the job's
     /// sections to `out` (the bytes [`JobKind::run_into`] writes), the others
-    /// write nothing. The default refuses.
+    /// write nothing. `store` keeps the rank's checkpoints: a rank started
+    /// again resumes from them. The default refuses.
     ///
     /// # Errors
     /// As [`JobKind::run`], and the transport's errors.
@@ -402,6 +403,7 @@ pub trait JobKind: Sync {
         job: &JobSpec,
         _inputs: &dyn ShardSource,
         _ranks: &mut dyn super::ranks::Ranks,
+        _store: &mut dyn super::ranks::RankStore,
         _out: &mut dyn SectionSink,
     ) -> Result<()> {
         Err(super::Error::job(

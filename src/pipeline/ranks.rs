@@ -205,6 +205,323 @@ impl Ranks for FileRanks {
     }
 }
 
+/// Where a rank of a split job keeps its checkpoints and says how far it
+/// got (the pipeline's side of the engine's checkpoints: a kind adapts it).
+pub trait RankStore {
+    /// At the start of every round: progress for `status`.
+    fn round(&mut self, _round: u32) {}
+    /// Whether this rank would save now.
+    fn due(&mut self) -> bool {
+        false
+    }
+    /// Saves round `round` (cells of two bytes if `wide`): `parts` in order,
+    /// whole or not at all.
+    ///
+    /// # Errors
+    /// When it cannot be written.
+    fn save(&mut self, wide: bool, round: u32, parts: &[&[u8]]) -> Result<(), String>;
+    /// The rounds saved whole, increasing.
+    fn saved(&self, wide: bool) -> Vec<u32>;
+    /// Reads round `round` into `into` (exact lengths).
+    ///
+    /// # Errors
+    /// A missing or damaged checkpoint.
+    fn load(&mut self, wide: bool, round: u32, into: &mut [&mut [u8]]) -> Result<(), String>;
+    /// Forgets the rounds before `round`.
+    fn keep_from(&mut self, round: u32);
+}
+
+/// Environment variable: seconds between a rank's checkpoints (default
+/// [`DEFAULT_CHECKPOINT`]; 0: at every round, for tests).
+pub const CHECKPOINT_ENV: &str = "GAMETABLES_CHECKPOINT_S";
+
+/// Time between checkpoints by default: 15 minutes, so a lost rank, node
+/// or time limit costs at most about that.
+pub const DEFAULT_CHECKPOINT: Duration = Duration::from_secs(900);
+
+/// Test hook: milliseconds a rank sleeps at the start of every round, so
+/// fault tests can kill it mid-layer. Not for production use.
+pub const ROUND_DELAY_ENV: &str = "GAMETABLES_TEST_ROUND_DELAY_MS";
+
+/// How far one rank of a split job got: `RUN_DIR/ranks/JOB_ID/progress-rK.toml`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RankProgress {
+    /// The rank.
+    pub rank: usize,
+    /// Ranks of the job.
+    pub ranks: usize,
+    /// The round (depth) it is at.
+    pub round: u32,
+    /// The newest round it saved, if any.
+    pub checkpoint: Option<u32>,
+    /// The round it resumed from, if it did.
+    pub resumed_from: Option<u32>,
+}
+
+/// What the ranks of the split job `job_id` of the run at `root` last said
+/// of their progress (`ranks/JOB_ID/progress-rK.toml`), by rank; empty when
+/// none ran or the job is done.
+pub fn split_progress(root: &Path, job_id: &str) -> Vec<RankProgress> {
+    let dir = root.join("ranks").join(job_id);
+    let mut out: Vec<RankProgress> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("progress-r"))
+        .filter_map(|e| toml::from_str(&std::fs::read_to_string(e.path()).ok()?).ok())
+        .collect();
+    out.sort_by_key(|p| p.rank);
+    out
+}
+
+/// One line for `status`: which round each rank of a split job reached and
+/// its newest checkpoint, e.g. `split over 3 ranks: rank 0 round 12
+/// (checkpoint 11), …`.
+pub fn progress_text(ranks: u32, p: &[RankProgress]) -> String {
+    let each: Vec<String> = p
+        .iter()
+        .map(|r| {
+            format!(
+                "rank {} round {}{}",
+                r.rank,
+                r.round,
+                r.checkpoint
+                    .map_or(String::new(), |c| format!(" (checkpoint {c})"))
+            )
+        })
+        .collect();
+    if each.is_empty() {
+        format!("split over {ranks} ranks")
+    } else {
+        format!("split over {ranks} ranks: {}", each.join(", "))
+    }
+}
+
+/// Checkpoints in files: `DIR/n{ranks}-r{rank}-w{0|1}-d{round}.ckpt`
+/// (written under a temporary name, fsynced and renamed; a sha256 of the
+/// content ends the file), and the rank's progress in
+/// `DIR/../progress-r{rank}.toml`.
+pub struct FileStore {
+    dir: PathBuf,
+    rank: usize,
+    ranks: usize,
+    every: Duration,
+    last: Instant,
+    progress: RankProgress,
+    delay: Option<Duration>,
+}
+
+impl FileStore {
+    /// The store of rank `rank` of `ranks` in `dir` (created).
+    ///
+    /// # Errors
+    /// If the folder cannot be made.
+    pub fn new(dir: &Path, rank: usize, ranks: usize) -> Result<FileStore, String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let every = std::env::var(CHECKPOINT_ENV)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .map_or(DEFAULT_CHECKPOINT, Duration::from_secs);
+        let delay = std::env::var(ROUND_DELAY_ENV)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .map(Duration::from_millis);
+        Ok(FileStore {
+            dir: dir.to_path_buf(),
+            rank,
+            ranks,
+            every,
+            last: Instant::now(),
+            progress: RankProgress {
+                rank,
+                ranks,
+                round: 0,
+                checkpoint: None,
+                resumed_from: None,
+            },
+            delay,
+        })
+    }
+
+    fn prefix(&self) -> String {
+        format!("n{}-r{}-", self.ranks, self.rank)
+    }
+
+    fn path(&self, wide: bool, round: u32) -> PathBuf {
+        self.dir.join(format!(
+            "{}w{}-d{round}.ckpt",
+            self.prefix(),
+            u8::from(wide)
+        ))
+    }
+
+    fn rounds(&self) -> Vec<(bool, u32, PathBuf)> {
+        let prefix = self.prefix();
+        let mut out: Vec<(bool, u32, PathBuf)> = std::fs::read_dir(&self.dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let rest = name.strip_prefix(&prefix)?.strip_suffix(".ckpt")?;
+                let (w, d) = rest.split_once("-d")?;
+                let wide = match w {
+                    "w0" => false,
+                    "w1" => true,
+                    _ => return None,
+                };
+                Some((wide, d.parse().ok()?, e.path()))
+            })
+            .collect();
+        out.sort_by_key(|r| (r.0, r.1));
+        out
+    }
+
+    /// The rank's progress file.
+    pub fn progress_path(&self) -> PathBuf {
+        let parent = self.dir.parent().unwrap_or(&self.dir);
+        parent.join(format!("progress-r{}.toml", self.rank))
+    }
+
+    fn write_progress(&self) {
+        if let Ok(t) = toml::to_string(&self.progress) {
+            let _ = super::atomic::write_atomic_with(
+                &self.progress_path(),
+                t.as_bytes(),
+                super::atomic::Durability::Deferred,
+            );
+        }
+    }
+
+    /// What the rank has said of its progress.
+    pub fn progress(&self) -> &RankProgress {
+        &self.progress
+    }
+
+    /// Removes every checkpoint and the progress file of this rank (its
+    /// part is done).
+    pub fn clear(&mut self) {
+        for (_, _, p) in self.rounds() {
+            let _ = std::fs::remove_file(p);
+        }
+        let _ = std::fs::remove_file(self.progress_path());
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
+impl RankStore for FileStore {
+    fn round(&mut self, round: u32) {
+        self.progress.round = round;
+        self.write_progress();
+        if let Some(d) = self.delay {
+            std::thread::sleep(d);
+        }
+    }
+
+    fn due(&mut self) -> bool {
+        self.last.elapsed() >= self.every
+    }
+
+    fn save(&mut self, wide: bool, round: u32, parts: &[&[u8]]) -> Result<(), String> {
+        use sha2::Digest;
+        use std::io::Write;
+        let path = self.path(wide, round);
+        let err = |e: std::io::Error| format!("{}: {e}", path.display());
+        let mut tmp = tempfile::NamedTempFile::new_in(&self.dir).map_err(err)?;
+        let mut hash = sha2::Sha256::new();
+        {
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
+            let mut put = |b: &[u8]| -> std::io::Result<()> {
+                hash.update(b);
+                w.write_all(b)
+            };
+            put(&(parts.len() as u64).to_le_bytes()).map_err(err)?;
+            for p in parts {
+                put(&(p.len() as u64).to_le_bytes()).map_err(err)?;
+            }
+            for p in parts {
+                put(p).map_err(err)?;
+            }
+            w.write_all(&hash.finalize()).map_err(err)?;
+            w.flush().map_err(err)?;
+        }
+        tmp.as_file().sync_all().map_err(err)?;
+        tmp.persist(&path).map_err(|e| err(e.error))?;
+        if let Ok(d) = std::fs::File::open(&self.dir) {
+            let _ = d.sync_all();
+        }
+        self.last = Instant::now();
+        self.progress.checkpoint = Some(round);
+        self.write_progress();
+        Ok(())
+    }
+
+    fn saved(&self, wide: bool) -> Vec<u32> {
+        self.rounds()
+            .into_iter()
+            .filter(|r| r.0 == wide)
+            .map(|r| r.1)
+            .collect()
+    }
+
+    fn load(&mut self, wide: bool, round: u32, into: &mut [&mut [u8]]) -> Result<(), String> {
+        use sha2::Digest;
+        use std::io::Read;
+        let path = self.path(wide, round);
+        let err = |e: std::io::Error| format!("{}: {e}", path.display());
+        let f = std::fs::File::open(&path).map_err(err)?;
+        let mut r = std::io::BufReader::with_capacity(1 << 20, f);
+        let mut hash = sha2::Sha256::new();
+        let mut word = || -> Result<u64, String> {
+            let mut b = [0u8; 8];
+            r.read_exact(&mut b).map_err(err)?;
+            Ok(u64::from_le_bytes(b))
+        };
+        let n = word()?;
+        let lens: Vec<u64> = (0..n).map(|_| word()).collect::<Result<_, _>>()?;
+        if lens.len() != into.len()
+            || lens
+                .iter()
+                .zip(into.iter())
+                .any(|(&l, b)| l != b.len() as u64)
+        {
+            return Err(format!(
+                "{}: parts of {lens:?} bytes, this part needs {:?}",
+                path.display(),
+                into.iter().map(|b| b.len()).collect::<Vec<_>>()
+            ));
+        }
+        hash.update(n.to_le_bytes());
+        for l in &lens {
+            hash.update(l.to_le_bytes());
+        }
+        for b in into.iter_mut() {
+            r.read_exact(b).map_err(err)?;
+            hash.update(&b[..]);
+        }
+        let mut sum = [0u8; 32];
+        r.read_exact(&mut sum).map_err(err)?;
+        if sum[..] != hash.finalize()[..] {
+            return Err(format!(
+                "{}: damaged (its sha256 does not match)",
+                path.display()
+            ));
+        }
+        self.progress.resumed_from = Some(round);
+        self.progress.checkpoint = Some(round);
+        self.last = Instant::now();
+        Ok(())
+    }
+
+    fn keep_from(&mut self, round: u32) {
+        for (_, d, p) in self.rounds() {
+            if d < round {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

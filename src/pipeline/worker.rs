@@ -6,7 +6,7 @@ use std::time::Instant;
 use super::error::{Error, Result};
 use super::kind::Kinds;
 use super::plan::{Manifest, run_dir_of_manifest};
-use super::ranks::FileRanks;
+use super::ranks::{FileRanks, FileStore};
 use super::rundir::RunDir;
 use super::shard::{self, Durability, ShardHeader};
 use super::state::DirShards;
@@ -456,6 +456,9 @@ fn run_one_rank(
         jobs: m.inputs.clone(),
     };
     let spec = m.spec();
+    let folder = dir.root().join("ranks").join(&m.job_id).join("checkpoints");
+    let mut store =
+        FileStore::new(&folder, me, m.ranks as usize).map_err(|e| Error::job(&m.name, e))?;
     let mut shard_bytes = 0;
     if me == 0 {
         let header = ShardHeader {
@@ -470,18 +473,21 @@ fn run_one_rank(
             solved: None,
             t0,
         };
-        kind.run_rank(&spec, &inputs, ranks, &mut sink)?;
+        kind.run_rank(&spec, &inputs, ranks, &mut store, &mut sink)?;
         let w = match sink.writer {
             Some(w) => w,
             None => (sink.open)()?,
         };
         shard_bytes = w.finish()?.1;
     } else {
-        kind.run_rank(&spec, &inputs, ranks, &mut NoSections)?;
+        kind.run_rank(&spec, &inputs, ranks, &mut store, &mut NoSections)?;
     }
+    let resumed = store.progress().resumed_from;
+    store.clear();
     tracing::info!(
         job = %m.name,
         rank = me,
+        resumed_from = ?resumed,
         total_s = t0.elapsed().as_secs_f64(),
         cpu_s = super::resources::cpu_seconds()
             .zip(cpu0)

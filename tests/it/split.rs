@@ -4,7 +4,6 @@
 
 use std::path::Path;
 use std::process::Stdio;
-use std::time::Duration;
 
 use crate::support::{alive, children_of, gt, job_path, root_of, text, wait_until};
 
@@ -98,11 +97,14 @@ fn plan_prints_the_ranks_of_split_jobs() {
     );
 }
 
-/// A rank killed (SIGKILL) while the job runs: the launcher stops the
-/// other ranks and the run fails naming the rank; running again finishes
-/// with the reference digests.
+/// Acceptance 2, locally: a rank killed (SIGKILL) in the middle of a
+/// layer, after a checkpoint: the launcher stops the other ranks and the
+/// run fails naming the rank; `status` says which layer, round and rank;
+/// running again resumes the layer from the checkpoint and ends with the
+/// reference digests.
 #[test]
-fn a_killed_rank_fails_the_job_and_a_rerun_gives_the_digests() {
+fn a_rank_killed_mid_layer_resumes_from_its_checkpoint_with_the_same_digests() {
+    use gametables::pipeline::ranks::{CHECKPOINT_ENV, ROUND_DELAY_ENV};
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("run");
     let coord = gt()
@@ -110,24 +112,37 @@ fn a_killed_rank_fails_the_job_and_a_rerun_gives_the_digests() {
         .arg(&dir)
         .arg(job_path("dodgem-4"))
         .args(["--ranks", "3", "--split-above", "5000"])
-        // Every rank sleeps before it solves.
-        .env(gametables::pipeline::worker::RANK_DELAY_ENV, "3000")
+        // A checkpoint at every round, and slow rounds.
+        .env(CHECKPOINT_ENV, "0")
+        .env(ROUND_DELAY_ENV, "150")
         .env(gametables::pipeline::worker::TRANSPORT_ENV, "files")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // The coordinator → the job's launcher → its ranks.
-    let mut victim = None;
-    wait_until("ranks to start", 60, || {
-        victim = children_of(coord.id())
-            .into_iter()
-            .flat_map(children_of)
-            .nth(1);
-        victim.is_some()
+    // Wait for a checkpoint of rank 1, past round 2.
+    let mut job = None;
+    wait_until("a checkpoint", 120, || {
+        job = std::fs::read_dir(dir.join("ranks")).ok().and_then(|rd| {
+            rd.flatten().find_map(|e| {
+                let p = std::fs::read_to_string(e.path().join("progress-r1.toml")).ok()?;
+                let ck: u32 = p
+                    .lines()
+                    .find_map(|l| l.strip_prefix("checkpoint = "))?
+                    .trim()
+                    .parse()
+                    .ok()?;
+                (ck >= 2).then(|| e.file_name().to_string_lossy().into_owned())
+            })
+        });
+        job.is_some()
     });
-    let victim = victim.unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    // The coordinator → the job's launcher → its ranks.
+    let victim = children_of(coord.id())
+        .into_iter()
+        .flat_map(children_of)
+        .nth(1)
+        .expect("the ranks run");
     let _ = std::process::Command::new("kill")
         .args(["-9", &victim.to_string()])
         .status();
@@ -139,14 +154,21 @@ fn a_killed_rank_fails_the_job_and_a_rerun_gives_the_digests() {
         "{s}"
     );
     assert!(!alive(victim));
+    let st = gt().arg("status").arg(&dir).output().unwrap();
+    let st = text(&st);
+    assert!(
+        st.contains("split over 3 ranks") && st.contains("round"),
+        "{st}"
+    );
+    // Again, at full speed: the layer resumes from its checkpoint.
     let out = run_split("dodgem-4", &dir, 3, 5000);
     assert!(out.contains("digests match the reference"), "{out}");
+    let job = job.unwrap();
+    let log = std::fs::read_to_string(dir.join("logs").join(format!("{job}.log"))).unwrap();
+    assert!(log.contains("resumed_from=Some("), "{log}");
+    assert!(!dir.join("ranks").exists(), "ranks/ is removed at the end");
 }
 
-/// Acceptance 1 under MPI (a build with the `mpi` feature; `.ci/run`
-/// installs OpenMPI): the launcher runs each split job's ranks under
-/// `mpirun -n N`, and the MPI ranks give the reference digests of Dodgem
-/// 4×4 and Quixo 3×3 over 2, 3 and 4 ranks.
 #[cfg(feature = "mpi")]
 #[test]
 fn under_mpirun_split_layers_give_the_reference_digests() {

@@ -522,13 +522,35 @@ fn solve_cells<G: LayeredGame, C: Cells + ?Sized>(
     let blocks = len.div_ceil(BLOCK);
     let words = blocks.div_ceil(64) as usize;
     let me = ex.rank();
+    let wide = std::mem::size_of::<C::Int>() == 2;
+    let store = |why| SolveError::Checkpoint {
+        layer: job.name.to_string(),
+        why,
+    };
+    let mut pending = vec![0u64; len.div_ceil(64) as usize];
+    let resume = resume_round(ex, ck, wide, job.name)?;
+    if let Some(r) = resume {
+        let cells = std::mem::size_of_val(out);
+        // SAFETY: plain integers seen as their bytes, borrowed exclusively.
+        let mut parts = unsafe {
+            [
+                std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<u8>(), cells),
+                &mut counters[..],
+                std::slice::from_raw_parts_mut(
+                    pending.as_mut_ptr().cast::<u8>(),
+                    pending.len() * 8,
+                ),
+            ]
+        };
+        ck.load(wide, r, &mut parts).map_err(store)?;
+    }
     let s = Solver::<G, C> {
         game,
         layer: job.layer,
         children: job.children,
         values: C::view(out),
         counters: <[AtomicU8]>::view(&mut counters),
-        pending: (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+        pending: pending.into_iter().map(AtomicU64::new).collect(),
         dirty: (0..=C::MAX).map(|_| OnceLock::new()).collect(),
         dirty_words: words,
         deepest_marked: AtomicU32::new(0),
@@ -546,16 +568,8 @@ fn solve_cells<G: LayeredGame, C: Cells + ?Sized>(
     };
     let every: Vec<u64> = (0..blocks).collect();
     let t = job.threads;
-    let wide = std::mem::size_of::<C::Int>() == 2;
-    let store = |why| SolveError::Checkpoint {
-        layer: job.name.to_string(),
-        why,
-    };
-    let mut d = match s.resume_round(ex, ck, wide, job.name)? {
+    let mut d = match resume {
         Some(r) => {
-            // SAFETY: no thread runs: the cells are this thread's alone.
-            let mut parts = unsafe { s.state_mut() };
-            ck.load(wide, r, &mut parts).map_err(store)?;
             par_blocks(t, &every, |blk| s.mark_pending(blk));
             r
         }
@@ -592,6 +606,30 @@ fn solve_cells<G: LayeredGame, C: Cells + ?Sized>(
         s.agree(ex, job.name, false)?;
     }
     Ok(())
+}
+
+/// The newest round every rank has a checkpoint of (for cells of this
+/// width), if any.
+fn resume_round(
+    ex: &mut dyn Exchange,
+    ck: &dyn Checkpoints,
+    wide: bool,
+    name: &str,
+) -> Result<Option<u32>, SolveError> {
+    let net = |why| SolveError::Exchange {
+        layer: name.to_string(),
+        why,
+    };
+    let saved = ck.saved(wide);
+    // The least over the ranks of each one's newest (0: none).
+    let newest = saved.last().map_or(0, |&r| u64::from(r) + 1);
+    let least = u64::MAX - ex.max_all(&[u64::MAX - newest]).map_err(net)?[0];
+    if least == 0 {
+        return Ok(None);
+    }
+    let r = (least - 1) as u32;
+    let missing = u64::from(!saved.contains(&r));
+    Ok((ex.max_all(&[missing]).map_err(net)?[0] == 0).then_some(r))
 }
 
 /// Runs `f(block)` for each block of `todo` on `threads` threads (inline
@@ -731,31 +769,6 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
         }
     }
 
-    /// The newest round every rank has a checkpoint of (for cells of this
-    /// width), if any.
-    fn resume_round(
-        &self,
-        ex: &mut dyn Exchange,
-        ck: &dyn Checkpoints,
-        wide: bool,
-        name: &str,
-    ) -> Result<Option<u32>, SolveError> {
-        let net = |why| SolveError::Exchange {
-            layer: name.to_string(),
-            why,
-        };
-        let saved = ck.saved(wide);
-        // The least over the ranks of each one's newest (0: none).
-        let newest = saved.last().map_or(0, |&r| u64::from(r) + 1);
-        let least = u64::MAX - ex.max_all(&[u64::MAX - newest]).map_err(net)?[0];
-        if least == 0 {
-            return Ok(None);
-        }
-        let r = (least - 1) as u32;
-        let missing = u64::from(!saved.contains(&r));
-        Ok((ex.max_all(&[missing]).map_err(net)?[0] == 0).then_some(r))
-    }
-
     /// The part's state as bytes: cells, counters, pending bits.
     ///
     /// # Safety
@@ -777,19 +790,6 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
                     self.pending.len() * 8,
                 ),
             ]
-        }
-    }
-
-    /// [`Solver::state`], to be overwritten.
-    ///
-    /// # Safety
-    /// No other reference may read or write the state while the slices
-    /// live.
-    unsafe fn state_mut(&self) -> [&mut [u8]; 3] {
-        // SAFETY: as `state`; the caller guarantees exclusive use.
-        unsafe {
-            self.state()
-                .map(|b| std::slice::from_raw_parts_mut(b.as_ptr().cast_mut(), b.len()))
         }
     }
 

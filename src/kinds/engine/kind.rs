@@ -40,7 +40,7 @@ use crate::pipeline::kind::{
     Claim, JobKind, JobSpec, RunAccess, ShardSource, TableFile, read_section,
 };
 use crate::pipeline::kind::{Split, SplitPolicy};
-use crate::pipeline::ranks::Ranks;
+use crate::pipeline::ranks::{RankStore, Ranks};
 use crate::pipeline::shard::{Section, SectionSink, Shard};
 
 /// The job kind of game `S` (a `const` value: `EngineKind::<S>::NEW`).
@@ -413,9 +413,10 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
         job: &JobSpec,
         inputs: &dyn ShardSource,
         ranks: &mut dyn Ranks,
+        store: &mut dyn RankStore,
         out: &mut dyn SectionSink,
     ) -> Result<()> {
-        super::split::run_rank::<S>(job, inputs, ranks, out)
+        super::split::run_rank::<S>(job, inputs, ranks, store, out)
     }
 
     fn merge(&self, run: &dyn RunAccess) -> Result<Vec<TableFile>> {

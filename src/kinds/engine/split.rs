@@ -18,12 +18,13 @@ use super::kind::{WORKER_BASE, game_of, job_params, layer_id, resources};
 use super::layout::LayerInfo;
 use super::layout::layer_job;
 use super::spec::EngineGame;
+use crate::games::engine::split::Checkpoints;
 use crate::games::engine::{
     Exchange, LayerStats, LayeredGame, part_bounds, solve_part, working_bytes,
 };
 use crate::pipeline::error::{Error, Result};
 use crate::pipeline::kind::{JobSpec, SectionBytes, ShardSource, Split, SplitPolicy};
-use crate::pipeline::ranks::Ranks;
+use crate::pipeline::ranks::{RankStore, Ranks};
 use crate::pipeline::resources::fmt_bytes;
 use crate::pipeline::shard::SectionSink;
 
@@ -138,6 +139,35 @@ impl Exchange for Over<'_> {
     }
 }
 
+/// The engine's [`Checkpoints`] over the pipeline's [`RankStore`].
+struct Saved<'a>(&'a mut dyn RankStore);
+
+impl Checkpoints for Saved<'_> {
+    fn round(&mut self, round: u32) {
+        self.0.round(round);
+    }
+    fn due(&mut self) -> bool {
+        self.0.due()
+    }
+    fn save(&mut self, wide: bool, round: u32, parts: &[&[u8]]) -> std::result::Result<(), String> {
+        self.0.save(wide, round, parts)
+    }
+    fn saved(&self, wide: bool) -> Vec<u32> {
+        self.0.saved(wide)
+    }
+    fn load(
+        &mut self,
+        wide: bool,
+        round: u32,
+        into: &mut [&mut [u8]],
+    ) -> std::result::Result<(), String> {
+        self.0.load(wide, round, into)
+    }
+    fn keep_from(&mut self, round: u32) {
+        self.0.keep_from(round);
+    }
+}
+
 /// Bytes of a part sent to rank 0 in one exchange while gathering.
 const GATHER_BYTES: usize = 16 << 20;
 
@@ -150,6 +180,7 @@ pub fn run_rank<S: EngineGame>(
     job: &JobSpec,
     inputs: &dyn ShardSource,
     ranks: &mut dyn Ranks,
+    store: &mut dyn RankStore,
     out: &mut dyn SectionSink,
 ) -> Result<()> {
     let (p, name, task) = job_params(job)?;
@@ -172,7 +203,7 @@ pub fn run_rank<S: EngineGame>(
         &below_ref,
         threads,
         &mut Over(&mut *ranks),
-        &mut crate::games::engine::split::NoCheckpoints,
+        &mut Saved(store),
     )
     .map_err(|e| Error::job(&job.name, format!("rank {me} of {n}: {e}")))?;
     drop(below_ref);
