@@ -42,6 +42,24 @@ pub(super) fn log_says_out_of_memory(log: &Path) -> bool {
     .any(|p| t.contains(p))
 }
 
+/// Whether the log of a failed task says that a rank of a split job was
+/// killed by a signal (`srun: error: NODE: task K: Killed`: a rank lost to
+/// `kill -9`, the kernel or a node), and no rank failed of its own (`…:
+/// Exited with exit code N`; srun then kills the others too).
+pub(super) fn log_says_rank_killed(log: &Path) -> bool {
+    let text = std::fs::read(log).unwrap_or_default();
+    let tail = &text[text.len().saturating_sub(64 << 10)..];
+    let t = String::from_utf8_lossy(tail);
+    let srun = |l: &&str| l.contains("srun: error:") && l.contains(": task ");
+    t.lines()
+        .filter(srun)
+        .any(|l| l.trim_end().ends_with("Killed"))
+        && !t
+            .lines()
+            .filter(srun)
+            .any(|l| l.contains("Exited with exit code"))
+}
+
 /// What to do about a failed task of a job whose earlier failures left
 /// `prev`: `Ok` with the settings of its next try and what changed, or
 /// `Err` with why it is not tried again.
@@ -55,6 +73,9 @@ pub(super) fn log_says_out_of_memory(log: &Path) -> bool {
 ///   exceeded): once again with twice the `--mem` (the estimates are meant
 ///   to be upper bounds, so this is an estimate to fix); a second time it
 ///   is refused, naming the memory it asked for.
+/// - a rank of a split job killed by a signal (`FAILED`, and the log says
+///   so: [`log_says_rank_killed`]): again as it was (the layer resumes from
+///   its ranks' checkpoints).
 /// - anything else (`FAILED` with an exit code, `CANCELLED` by a user, a
 ///   task that ended without a shard): not tried again — the error is the
 ///   job's own, or someone meant it to stop.
@@ -73,10 +94,12 @@ pub(super) fn decide(
     let mut r = prev.cloned().unwrap_or_default();
     let oom =
         f.state == "OUT_OF_MEMORY" || (f.state != "TIMEOUT" && log_says_out_of_memory(&f.log));
+    let rank_killed = !oom && f.state == "FAILED" && log_says_rank_killed(&f.log);
     let curable = matches!(
         f.state.as_str(),
         "NODE_FAIL" | "BOOT_FAIL" | "PREEMPTED" | "TIMEOUT"
-    ) || oom;
+    ) || oom
+        || rank_killed;
     if !curable {
         return Err(String::new());
     }
@@ -132,6 +155,10 @@ pub(super) fn decide(
                 )
             }
             "PREEMPTED" => "preempted: again as it was".to_string(),
+            "FAILED" if rank_killed => {
+                "a rank was killed: again as it was, resuming from the ranks' checkpoints"
+                    .to_string()
+            }
             _ => {
                 let nodes: Vec<&str> = f
                     .node

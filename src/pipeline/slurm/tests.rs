@@ -638,3 +638,27 @@ fn a_task_gone_without_shard_fails_only_after_the_grace() {
         Some("CANCELLED")
     );
 }
+
+/// A rank of a split job killed by a signal (srun says `Killed`) is tried
+/// again as it was; a rank that failed of its own (an exit code) is not.
+#[test]
+fn a_killed_rank_is_resubmitted_and_a_failed_rank_is_not() {
+    let t = tempfile::tempdir().unwrap();
+    let log = t.path().join("log");
+    let mut f = failure("FAILED", "n1,n2");
+    f.log = log.clone();
+    std::fs::write(
+        &log,
+        "srun: error: n2: task 1: Killed\nsrun: error: n1: task 0: Killed\n",
+    )
+    .unwrap();
+    let (r, why) = decide(&f, None, 2, Overrides::default(), None).unwrap();
+    assert!(why.contains("a rank was killed"), "{why}");
+    assert!(r.exclude.is_empty());
+    std::fs::write(
+        &log,
+        "srun: error: n1: task 0: Exited with exit code 1\nsrun: error: n2: task 1: Killed\n",
+    )
+    .unwrap();
+    assert!(decide(&f, None, 2, Overrides::default(), None).is_err());
+}
