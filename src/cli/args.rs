@@ -55,6 +55,13 @@ pub(super) enum Command {
         memory: Option<u64>,
         #[command(flatten)]
         split: SplitArgs,
+        /// Also estimate the wall time on N nodes (with --node-cores): a
+        /// list schedule of the jobs' CPU estimates, ranks and threads.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100000))]
+        nodes: Option<u32>,
+        /// Cores a node for --nodes.
+        #[arg(long, value_name = "C", default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=100000))]
+        node_cores: u32,
     },
     /// Run one job from its manifest and write its shard (used by `run`; also by hand or by a cluster).
     Worker {

@@ -219,6 +219,7 @@ fn cmd_plan(
     force: bool,
     memory: Option<u64>,
     split: &crate::pipeline::kind::SplitPolicy,
+    nodes: Option<(u32, u32)>,
 ) -> anyhow::Result<ExitCode> {
     if let Some(m) = memory {
         set_allocation_limit(m);
@@ -263,6 +264,14 @@ fn cmd_plan(
         );
     }
     outln!("{}", plan.resources());
+    if let Some((n, c)) = nodes {
+        let ranks = plan.jobs.iter().map(|j| j.ranks).max().unwrap_or(1);
+        outln!(
+            "on {n} node(s) of {c} cores: ≈ {} wall (a list schedule of the CPU estimates; {} split job(s), up to {ranks} ranks)",
+            crate::pipeline::resources::fmt_seconds(plan.wall_seconds(n, c).round() as u64),
+            plan.jobs.iter().filter(|j| j.ranks > 1).count()
+        );
+    }
     // The budget `run --memory` would have: the one given, else what
     // is available here now.
     let (budget, whose) = match memory {
@@ -284,12 +293,15 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             force,
             memory,
             split,
+            nodes,
+            node_cores,
         } => cmd_plan(
             &job_file,
             run_dir.as_deref(),
             force,
             memory,
             &split.policy(),
+            nodes.map(|n| (n, node_cores)),
         ),
         Command::Worker {
             manifest,

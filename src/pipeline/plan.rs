@@ -281,6 +281,71 @@ impl PlanFile {
         }
     }
 
+    /// The wall time of the plan on `nodes` nodes of `cores` cores each,
+    /// seconds, by a list schedule of its estimates: jobs start in plan
+    /// order as soon as their inputs are done and enough cores are free;
+    /// a job takes `min(threads, cores)` cores on each of its ranks and
+    /// lasts its CPU estimate over those cores. Memory is not scheduled
+    /// (every task fits its node when the plan was split to fit).
+    pub fn wall_seconds(&self, nodes: u32, cores: u32) -> f64 {
+        let total = f64::from(nodes.max(1)) * f64::from(cores.max(1));
+        let index: std::collections::HashMap<&str, usize> = self
+            .jobs
+            .iter()
+            .enumerate()
+            .map(|(i, j)| (j.id.as_str(), i))
+            .collect();
+        let mut end = vec![f64::INFINITY; self.jobs.len()];
+        // (time a job ends, cores it frees)
+        let mut running: Vec<(f64, f64)> = Vec::new();
+        let mut free = total;
+        let mut now = 0.0f64;
+        let mut waiting: Vec<usize> = (0..self.jobs.len()).collect();
+        while !waiting.is_empty() {
+            let mut started = false;
+            let mut k = 0;
+            while k < waiting.len() {
+                let i = waiting[k];
+                let j = &self.jobs[i];
+                let ready = j
+                    .inputs
+                    .iter()
+                    .all(|inp| index.get(inp.id.as_str()).is_none_or(|&d| end[d] <= now));
+                let want = (f64::from(j.threads.clamp(1, cores.max(1)))
+                    * f64::from(j.ranks.max(1)))
+                .min(total);
+                if ready && want <= free {
+                    let t = j.cpu_seconds as f64 / want;
+                    end[i] = now + t;
+                    running.push((now + t, want));
+                    free -= want;
+                    waiting.remove(k);
+                    started = true;
+                } else {
+                    k += 1;
+                }
+            }
+            if !started {
+                // Advance to the next job that ends.
+                let Some(pos) = running
+                    .iter()
+                    .enumerate()
+                    .min_by(|a, b| a.1.0.total_cmp(&b.1.0))
+                    .map(|(p, _)| p)
+                else {
+                    break;
+                };
+                let (t, c) = running.swap_remove(pos);
+                now = now.max(t);
+                free += c;
+            }
+        }
+        end.iter()
+            .copied()
+            .filter(|t| t.is_finite())
+            .fold(0.0, f64::max)
+    }
+
     /// Refuses a plan with a job whose estimated memory exceeds `budget`
     /// bytes, naming the largest such job, its estimate and the budget.
     ///
@@ -552,4 +617,54 @@ pub fn run_dir_of_manifest(path: &Path) -> PathBuf {
     abs.parent()
         .and_then(Path::parent)
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(name: &str, cpu: u64, threads: u32, ranks: u32, after: &[&str]) -> PlannedJob {
+        PlannedJob {
+            name: name.into(),
+            id: name.into(),
+            cost: 0,
+            memory: 0,
+            threads,
+            shard_bytes: 0,
+            cpu_seconds: cpu,
+            inputs: after
+                .iter()
+                .map(|a| InputRef {
+                    name: a.to_string(),
+                    id: a.to_string(),
+                })
+                .collect(),
+            params: toml::Table::new(),
+            ranks,
+        }
+    }
+
+    fn plan(jobs: Vec<PlannedJob>) -> PlanFile {
+        PlanFile {
+            schema: SCHEMA,
+            job_file: "t".into(),
+            kind: "k".into(),
+            params: toml::Table::new(),
+            jobs,
+        }
+    }
+
+    /// The list schedule: two independent jobs share the cores, a chain
+    /// waits, a split job takes its ranks' cores.
+    #[test]
+    fn wall_time_is_a_list_schedule_of_the_estimates() {
+        let two = plan(vec![job("a", 10, 1, 1, &[]), job("b", 10, 1, 1, &[])]);
+        assert_eq!(two.wall_seconds(1, 1), 20.0);
+        assert_eq!(two.wall_seconds(1, 2), 10.0);
+        let chain = plan(vec![job("a", 10, 1, 1, &[]), job("b", 10, 1, 1, &["a"])]);
+        assert_eq!(chain.wall_seconds(4, 8), 20.0);
+        let split = plan(vec![job("a", 64, 4, 4, &[])]);
+        assert_eq!(split.wall_seconds(4, 4), 4.0);
+        assert_eq!(split.wall_seconds(1, 2), 32.0);
+    }
 }

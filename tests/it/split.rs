@@ -253,3 +253,76 @@ fn under_mpirun_dodgem_5_and_quixo_4_split_over_2_3_4_ranks_give_their_reference
         }
     }
 }
+
+/// Acceptance 3: `plan --task-memory 16G` of `dodgem-6` and `quixo-5` puts
+/// every task (a job, or a rank of a split job) within 16 GiB, splits the
+/// layers that need it, and keeps the CPU within the targets (quixo-5 at
+/// most 500 CPU-h, dodgem-6 at most 1.5 × 17.7 CPU-h); the wall time on 16
+/// nodes of 32 cores is printed; the Slurm dry run asks each split job for
+/// its ranks and a rank's memory.
+#[test]
+fn plans_split_to_16_gib_a_task_within_the_cpu_targets() {
+    let t = tempfile::tempdir().unwrap();
+    for (job, cpu_h) in [("dodgem-6", 1.5 * 17.7), ("quixo-5", 500.0)] {
+        let dir = t.path().join(job);
+        let out = gt()
+            .args(["plan"])
+            .arg(job_path(job))
+            .args([
+                "--task-memory",
+                "16G",
+                "--nodes",
+                "16",
+                "--node-cores",
+                "32",
+                "--run-dir",
+            ])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        let s = text(&out);
+        assert!(out.status.success(), "{s}");
+        assert!(s.contains("on 16 node(s) of 32 cores: ≈"), "{s}");
+        let plan: toml::Table =
+            toml::from_str(&std::fs::read_to_string(dir.join("plan.toml")).unwrap()).unwrap();
+        let jobs = plan["jobs"].as_array().unwrap();
+        let mut cpu = 0i64;
+        let mut split = 0;
+        for j in jobs {
+            let mem = j["memory"].as_integer().unwrap();
+            assert!(mem <= 16 << 30, "{job}: {} needs {mem} bytes", j["name"]);
+            cpu += j["cpu_seconds"].as_integer().unwrap();
+            if j.get("ranks")
+                .and_then(toml::Value::as_integer)
+                .unwrap_or(1)
+                > 1
+            {
+                split += 1;
+            }
+        }
+        assert!(split > 0, "{job}: nothing split");
+        assert!((cpu as f64) / 3600.0 <= cpu_h, "{job}: {cpu} CPU-s");
+        // The Slurm scripts of a dry run ask for the ranks and a rank's memory.
+        let dry = gt()
+            .args(["run"])
+            .arg(job_path(job))
+            .args([
+                "--executor",
+                "slurm",
+                "--dry-run",
+                "--task-memory",
+                "16G",
+                "--run-dir",
+            ])
+            .arg(t.path().join(format!("{job}-dry")))
+            .output()
+            .unwrap();
+        let d = text(&dry);
+        assert!(dry.status.success(), "{d}");
+        assert!(
+            d.contains("#SBATCH --ntasks=") && d.contains("--mem-per-cpu="),
+            "{job}"
+        );
+        assert!(d.contains("srun --ntasks="), "{job}");
+    }
+}

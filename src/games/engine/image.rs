@@ -13,25 +13,42 @@ use super::rules::LayeredGame;
 /// If `layer` has no image layer, or `src` is not one or two bytes for
 /// each of its positions.
 pub fn image_values<G: LayeredGame>(game: &G, layer: usize, src: &[u8], threads: usize) -> Vec<u8> {
+    image_range(game, layer, src, 0, game.layer_size(layer), threads)
+}
+
+/// [`image_values`] of the ranks `start .. end` of `layer` only (a part of
+/// a layer split over ranks), in the same width.
+///
+/// # Panics
+/// As [`image_values`], or if the range is not within the layer.
+pub fn image_range<G: LayeredGame>(
+    game: &G,
+    layer: usize,
+    src: &[u8],
+    start: u64,
+    end: u64,
+    threads: usize,
+) -> Vec<u8> {
     let from = game
         .image_layer(layer)
         .expect("image_values is asked for an image layer");
     let size = game.layer_size(layer);
+    assert!(start <= end && end <= size, "a range of the layer");
     let w = if src.len() as u64 == 2 * size && size > 0 {
         2
     } else {
         assert_eq!(src.len() as u64, size, "one or two bytes a position");
         1
     };
-    let mut out = vec![0u8; src.len()];
+    let mut out = vec![0u8; (end - start) as usize * w];
     // One run of ranks a thread: every position costs about the same.
-    let per = size.div_ceil(threads.max(1) as u64).max(1 << 14) as usize;
+    let per = (end - start).div_ceil(threads.max(1) as u64).max(1 << 14) as usize;
     std::thread::scope(|s| {
         for (k, mine) in out.chunks_mut(per * w).enumerate() {
-            let at = (k * per) as u64;
+            let at = start + (k * per) as u64;
             s.spawn(move || {
-                let end = at + (mine.len() / w) as u64;
-                game.for_each_position(layer, at, end, &mut |r, p| {
+                let stop = at + (mine.len() / w) as u64;
+                game.for_each_position(layer, at, stop, &mut |r, p| {
                     let q = game.rank_in(from, &game.image(&p)) as usize;
                     let i = (r - at) as usize * w;
                     mine[i..i + w].copy_from_slice(&src[q * w..q * w + w]);

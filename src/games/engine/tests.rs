@@ -885,3 +885,39 @@ fn a_solve_resumed_from_a_checkpoint_gives_the_same_bytes() {
         2000,
     );
 }
+
+/// The reachable bits of a layer split over 1–4 ranks are those of the
+/// unsplit closure (with symmetry classes filled in across parts).
+#[test]
+fn reachable_bits_split_over_ranks_are_the_unsplit_bits() {
+    fn check<G: LayeredGame>(what: &str, game: &G, start: G::Position) {
+        let want = reach_all(game, start, 1);
+        let parents = parent_layers(game);
+        for ranks in [1, 2, 3, 4] {
+            for l in 0..game.layer_count() {
+                let ins: Vec<(usize, &[u64])> =
+                    parents[l].iter().map(|&p| (p, &want[p][..])).collect();
+                let mesh = Mesh::new(ranks, 1 << 20);
+                let parts: Vec<Vec<u64>> = std::thread::scope(|s| {
+                    let hs: Vec<_> = (0..ranks)
+                        .map(|k| {
+                            let mut ex = mesh.rank(k);
+                            let ins = &ins;
+                            s.spawn(move || {
+                                reach::reach_part(game, l, ins, Some(start), 2, &mut ex).unwrap()
+                            })
+                        })
+                        .collect();
+                    hs.into_iter().map(|h| h.join().unwrap()).collect()
+                });
+                assert_eq!(parts.concat(), want[l], "{what}, layer {l}, {ranks} ranks");
+            }
+        }
+    }
+    let ring = Ring {
+        ring: 10,
+        ..Ring::new(3, 3 * BLOCK + 17)
+    };
+    check("ring", &ring, (3, 5));
+    check("twin", &TwinRing::new(3, 181, true), (3, 7, 7));
+}

@@ -14,13 +14,13 @@
 //! share and the kernel may drop; a node with less memory than the child
 //! layers reads them from disk, slower.
 
-use super::kind::{WORKER_BASE, game_of, job_params, layer_id, resources};
+use super::kind::{Resources, WORKER_BASE, game_of, job_params, layer_id, resources};
 use super::layout::LayerInfo;
 use super::layout::layer_job;
 use super::spec::EngineGame;
 use crate::games::engine::split::Checkpoints;
 use crate::games::engine::{
-    Exchange, LayerStats, LayeredGame, part_bounds, solve_part, working_bytes,
+    Exchange, LayerStats, LayeredGame, image::image_range, part_bounds, solve_part, working_bytes,
 };
 use crate::pipeline::error::{Error, Result};
 use crate::pipeline::kind::{JobSpec, SectionBytes, ShardSource, Split, SplitPolicy};
@@ -48,6 +48,15 @@ pub fn rank_memory<S: EngineGame>(game: &S::Game, layer: usize, ranks: u32) -> u
     working_bytes(game, layer).div_ceil(u64::from(ranks)) + queues + WORKER_BASE
 }
 
+/// Peak memory of one of `ranks` ranks of a reachability job of a layer
+/// of `size` positions: three bits a position of its part (reached, this
+/// frontier, the next), queues of marks, [`WORKER_BASE`]; the parent layers'
+/// bits and the layer's values are mapped ([`ShardSource::mapped`]).
+pub fn reach_rank_memory(size: u64, ranks: u32) -> u64 {
+    let part = size.div_ceil(u64::from(ranks));
+    3 * part.div_ceil(8) + QUEUE_BYTES.min(3 * 8 * 8 * part) + WORKER_BASE
+}
+
 /// How the job of layer `layer` is split under `policy` (module docs), if
 /// it is: solving jobs only, `--ranks` above `policy.above` positions, or
 /// `--task-memory` when the whole job is over it.
@@ -59,24 +68,37 @@ pub fn split<S: EngineGame>(job: &JobSpec, policy: &SplitPolicy) -> Result<Optio
     let Ok((p, name, task)) = job_params(job) else {
         return Ok(None);
     };
-    if task != super::kind::Task::Solve {
-        return Ok(None);
-    }
     let game = game_of::<S>(&job.name, &p)?;
     let Some(l) = layer_id(&game, &name) else {
         return Ok(None);
     };
-    let whole = resources::<S>(&game, l);
+    let whole = match task {
+        super::kind::Task::Solve => resources::<S>(&game, l),
+        _ => Resources {
+            memory: job.memory,
+            threads: job.threads,
+            shard_bytes: job.shard_bytes,
+            cpu_seconds: job.cpu_seconds as f64,
+        },
+    };
+    let size = game.layer_size(l);
+    let value_bytes = size * if game.wide_values(l) { 2 } else { 1 };
+    let rank_memory = |n: u32| match task {
+        super::kind::Task::Solve => rank_memory::<S>(&game, l, n),
+        super::kind::Task::Reach => reach_rank_memory(size, n),
+        // Its part of the values, the source mapped.
+        super::kind::Task::Image => value_bytes.div_ceil(u64::from(n)) + WORKER_BASE,
+    };
     let ranks = match (policy.ranks, policy.task_memory) {
         (Some(n), _) if game.layer_size(l) >= policy.above => n,
         (_, Some(t)) if whole.memory > t => {
-            let Some(n) = (2..=MAX_RANKS).find(|&n| rank_memory::<S>(&game, l, n) <= t) else {
+            let Some(n) = (2..=MAX_RANKS).find(|&n| rank_memory(n) <= t) else {
                 return Err(Error::job(
                     &job.name,
                     format!(
                         "no split brings a rank within {}: even {MAX_RANKS} ranks need {} each",
                         fmt_bytes(t),
-                        fmt_bytes(rank_memory::<S>(&game, l, MAX_RANKS))
+                        fmt_bytes(rank_memory(MAX_RANKS))
                     ),
                 ));
             };
@@ -86,7 +108,7 @@ pub fn split<S: EngineGame>(job: &JobSpec, policy: &SplitPolicy) -> Result<Optio
     };
     Ok(Some(Split {
         ranks,
-        memory: rank_memory::<S>(&game, l, ranks),
+        memory: rank_memory(ranks),
         cpu_seconds: (whole.cpu_seconds * SPLIT_CPU_FACTOR).round() as u64,
     }))
 }
@@ -184,15 +206,27 @@ pub fn run_rank<S: EngineGame>(
     out: &mut dyn SectionSink,
 ) -> Result<()> {
     let (p, name, task) = job_params(job)?;
-    if task != super::kind::Task::Solve {
-        return Err(Error::job(
-            &job.name,
-            "only solving jobs are split over ranks",
-        ));
-    }
     let game = game_of::<S>(&job.name, &p)?;
     let l =
         layer_id(&game, &name).ok_or_else(|| Error::job(&job.name, format!("no layer {name}")))?;
+    match task {
+        super::kind::Task::Solve => {}
+        super::kind::Task::Reach => return reach_rank::<S>(job, &game, l, inputs, ranks, out),
+        super::kind::Task::Image => {
+            // This rank's part, copied from the source layer through the
+            // image (the source mapped, not held).
+            let src = game
+                .image_layer(l)
+                .ok_or_else(|| Error::job(&job.name, "the layer is not an image layer"))?;
+            let from = inputs.mapped(&layer_job(&game.layer_name(src)), "values")?;
+            let bounds = part_bounds(game.layer_size(l), ranks.ranks());
+            let me = ranks.rank();
+            let threads = crate::pipeline::worker_threads();
+            let part = image_range(&game, l, &from, bounds[me], bounds[me + 1], threads);
+            drop(from);
+            return gather_layer(job, &game, l, name, &part, ranks, out);
+        }
+    }
     let below = map_children(job, &game, l, inputs)?;
     let below_ref: Vec<(usize, &[u8])> = below.iter().map(|(c, v)| (*c, &v[..])).collect();
     let threads = crate::pipeline::worker_threads();
@@ -208,6 +242,25 @@ pub fn run_rank<S: EngineGame>(
     .map_err(|e| Error::job(&job.name, format!("rank {me} of {n}: {e}")))?;
     drop(below_ref);
     drop(below);
+    gather_layer(job, &game, l, name, &part, ranks, out)
+}
+
+/// Gathers the parts of layer `l`'s values on rank 0, which writes the
+/// `values` and `meta` sections an unsplit job writes (`part` is this
+/// rank's part, in the layer's width).
+///
+/// # Errors
+/// The transport's errors, a part of the wrong length, the sink's errors.
+fn gather_layer<G: LayeredGame>(
+    job: &JobSpec,
+    game: &G,
+    l: usize,
+    name: String,
+    part: &[u8],
+    ranks: &mut dyn Ranks,
+    out: &mut dyn SectionSink,
+) -> Result<()> {
+    let (me, n) = (ranks.rank(), ranks.ranks());
     let net = |e: String| Error::job(&job.name, format!("rank {me} of {n}: {e}"));
     let bounds = part_bounds(game.layer_size(l), n);
     let own = bounds[me + 1] - bounds[me];
@@ -275,6 +328,146 @@ pub fn run_rank<S: EngineGame>(
         };
         out.begin_section("meta")?;
         out.write(&meta.encode().map_err(|e| Error::job(&job.name, e))?)?;
+    }
+    Ok(())
+}
+
+/// One rank of a split reachability job: its part of the bits
+/// ([`crate::games::engine::reach::reach_part`]) and its counts of the
+/// values there; rank 0 gathers both and writes the shard an unsplit job
+/// writes.
+fn reach_rank<S: EngineGame>(
+    job: &JobSpec,
+    game: &S::Game,
+    l: usize,
+    inputs: &dyn ShardSource,
+    ranks: &mut dyn Ranks,
+    out: &mut dyn SectionSink,
+) -> Result<()> {
+    use crate::games::engine::{Value, is_wide, reach, value_at};
+    let name = game.layer_name(l);
+    let (me, n) = (ranks.rank(), ranks.ranks());
+    let net = |e: String| Error::job(&job.name, format!("rank {me} of {n}: {e}"));
+    let mut parents = Vec::new();
+    for inp in &job.inputs {
+        let Some(pname) = inp.strip_prefix("reach-") else {
+            continue;
+        };
+        let pl = layer_id(game, pname)
+            .ok_or_else(|| Error::job(&job.name, format!("input {inp} names no layer")))?;
+        let bytes = inputs.mapped(inp, "reachable")?;
+        if bytes.len() as u64 != game.layer_size(pl).div_ceil(64) * 8 {
+            return Err(Error::job(inp, "reachable bits of the wrong length"));
+        }
+        parents.push((pl, bytes));
+    }
+    // The mapped bytes as words (a map is page-aligned; a copy otherwise).
+    let words: Vec<(usize, std::borrow::Cow<[u64]>)> = parents
+        .iter()
+        .map(|(pl, b)| {
+            // SAFETY: every bit pattern is a u64.
+            let (head, w, tail) = unsafe { b.align_to::<u64>() };
+            let w = if head.is_empty() && tail.is_empty() && cfg!(target_endian = "little") {
+                std::borrow::Cow::Borrowed(w)
+            } else {
+                std::borrow::Cow::Owned(
+                    b.chunks_exact(8)
+                        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+                        .collect(),
+                )
+            };
+            (*pl, w)
+        })
+        .collect();
+    let ins: Vec<(usize, &[u64])> = words.iter().map(|(p, w)| (*p, &w[..])).collect();
+    let start = S::start(game).map(|s| S::position(&s));
+    let threads = crate::pipeline::worker_threads();
+    let bits =
+        reach::reach_part(game, l, &ins, start, threads, &mut Over(&mut *ranks)).map_err(net)?;
+    drop(ins);
+    drop(words);
+    drop(parents);
+    let values = inputs.mapped(&layer_job(&name), "values")?;
+    let size = game.layer_size(l);
+    let wide = is_wide(&values, size)
+        .ok_or_else(|| Error::job(layer_job(&name), "values of the wrong length"))?;
+    let bounds = part_bounds(size, n);
+    let base = bounds[me];
+    let mut counts = [0u64; 4];
+    for (i, word) in bits.iter().enumerate() {
+        let mut m = *word;
+        while m != 0 {
+            let r = base + i as u64 * 64 + u64::from(m.trailing_zeros());
+            m &= m - 1;
+            counts[0] += 1;
+            match value_at(&values, wide, r) {
+                Some(Value::Win(_)) => counts[1] += 1,
+                Some(Value::Loss(_)) => counts[2] += 1,
+                _ => counts[3] += 1,
+            }
+        }
+    }
+    drop(values);
+    // Rank 0 gathers the counts, then the bits, part by part.
+    let mut msg = vec![Vec::new(); n];
+    if me != 0 {
+        msg[0] = counts.to_vec();
+    }
+    let got = ranks.exchange(msg).map_err(net)?;
+    if me == 0 {
+        for c in got.iter().skip(1) {
+            for (a, b) in counts.iter_mut().zip(c) {
+                *a += b;
+            }
+        }
+        out.begin_section("reachable")?;
+        out.write(
+            &bits
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect::<Vec<u8>>(),
+        )?;
+    }
+    let step = GATHER_BYTES / 8;
+    for k in 1..n {
+        let words = (bounds[k + 1] - bounds[k]).div_ceil(64) as usize;
+        let mut at = 0;
+        while at < words {
+            let end = (at + step).min(words);
+            let mut msg = vec![Vec::new(); n];
+            if me == k {
+                msg[0] = bits[at..end].to_vec();
+            }
+            let got = ranks.exchange(msg).map_err(net)?;
+            if me == 0 {
+                if got[k].len() != end - at {
+                    return Err(net(format!(
+                        "rank {k} sent {} words of its bits, not {}",
+                        got[k].len(),
+                        end - at
+                    )));
+                }
+                out.write(
+                    &got[k]
+                        .iter()
+                        .flat_map(|w| w.to_le_bytes())
+                        .collect::<Vec<u8>>(),
+                )?;
+            }
+            at = end;
+        }
+    }
+    if me == 0 {
+        let meta = super::layout::ReachMeta {
+            layer: name,
+            positions: size,
+            reachable: counts[0],
+            wins: counts[1],
+            losses: counts[2],
+            draws: counts[3],
+        };
+        out.begin_section("meta")?;
+        out.write(&crate::pipeline::codec::encode(&meta).map_err(|e| Error::job(&job.name, e))?)?;
     }
     Ok(())
 }
