@@ -269,18 +269,18 @@ fn gather_layer<G: LayeredGame>(
     let width = ranks.max_all(&[width]).map_err(net)?[0].max(1);
     // Rank 0 counts every part as it writes it.
     let mut stats = if me == 0 && own > 0 {
-        LayerStats::of_layer(&part, own)
+        LayerStats::of_layer(part, own)
     } else {
         LayerStats::default()
     };
     if me == 0 {
         out.begin_section("values")?;
-        out.write(&part)?;
+        out.write(part)?;
     }
     for k in 1..n {
         let bytes = (bounds[k + 1] - bounds[k]) * width;
         let mut at = 0u64;
-        let mut from_me = if me == k { Some(&part[..]) } else { None };
+        let mut from_me = if me == k { Some(part) } else { None };
         while at < bytes {
             let step = (bytes - at).min(GATHER_BYTES as u64) as usize;
             let mut msg = vec![Vec::new(); n];
