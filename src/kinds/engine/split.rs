@@ -1,8 +1,10 @@
-//! Layer jobs split over ranks ([`crate::pipeline::ranks`]): which layers
-//! are split and what a rank costs ([`split`]), and one rank's run
+//! Layer jobs split over ranks ([`crate::pipeline::ranks`]): which jobs are
+//! split and what a rank costs ([`split`]), and one rank's run
 //! ([`run_rank`]): its part of the layer solved by the engine
-//! ([`solve_part`]), the parts gathered on rank 0, which writes the shard
-//! of the whole layer (the same bytes as an unsplit job).
+//! ([`solve_part`]), copied through the image (an image layer), or its part
+//! of the reachable bits ([`crate::games::engine::reach::reach_part`]); the
+//! parts are gathered on rank 0, which writes the shard of the whole layer
+//! (the same bytes as an unsplit job).
 //!
 //! **Estimates** of a rank: the engine's working bytes of its part (a
 //! `1/ranks` share of [`working_bytes`]), the update queues
