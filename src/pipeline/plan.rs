@@ -354,7 +354,7 @@ impl PlanFile {
     pub fn check_memory(&self, budget: u64) -> Result<()> {
         let all = |j: &PlannedJob| j.memory * u64::from(j.ranks);
         let over: Vec<&PlannedJob> = self.jobs.iter().filter(|j| all(j) > budget).collect();
-        if let Some(j) = over.iter().max_by_key(|j| j.memory) {
+        if let Some(j) = over.iter().max_by_key(|j| all(j)) {
             return Err(Error::job(
                 &self.job_file,
                 format!(
@@ -362,7 +362,16 @@ impl PlanFile {
                      ({} job(s) over it); give more with --memory if the machine has it, \
                      or run it on a cluster (--executor slurm asks for the memory)",
                     j.name,
-                    fmt_bytes(j.memory),
+                    if j.ranks > 1 {
+                        format!(
+                            "{} a rank × {} ranks = {}",
+                            fmt_bytes(j.memory),
+                            j.ranks,
+                            fmt_bytes(all(j))
+                        )
+                    } else {
+                        fmt_bytes(j.memory)
+                    },
                     fmt_bytes(budget),
                     over.len()
                 ),

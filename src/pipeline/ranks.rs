@@ -229,6 +229,9 @@ pub trait RankStore {
     fn load(&mut self, wide: bool, round: u32, into: &mut [&mut [u8]]) -> Result<(), String>;
     /// Forgets the rounds before `round`.
     fn keep_from(&mut self, round: u32);
+    /// Forgets every checkpoint: one could not be read (`why`), and the
+    /// ranks start the layer again.
+    fn discard(&mut self, why: &str);
 }
 
 /// Environment variable: seconds between a rank's checkpoints (default
@@ -303,6 +306,8 @@ pub fn progress_text(ranks: u32, p: &[RankProgress]) -> String {
 /// `DIR/../progress-r{rank}.toml`.
 pub struct FileStore {
     dir: PathBuf,
+    /// The job's id: part of every checkpoint's header.
+    job_id: String,
     rank: usize,
     ranks: usize,
     every: Duration,
@@ -312,11 +317,13 @@ pub struct FileStore {
 }
 
 impl FileStore {
-    /// The store of rank `rank` of `ranks` in `dir` (created).
+    /// The store of rank `rank` of `ranks` of job `job_id` in `dir`
+    /// (created). A checkpoint's header names the job, the rank, the ranks,
+    /// the width and the round; one that does not match is not loaded.
     ///
     /// # Errors
     /// If the folder cannot be made.
-    pub fn new(dir: &Path, rank: usize, ranks: usize) -> Result<FileStore, String> {
+    pub fn new(dir: &Path, job_id: &str, rank: usize, ranks: usize) -> Result<FileStore, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let every = std::env::var(CHECKPOINT_ENV)
             .ok()
@@ -328,6 +335,7 @@ impl FileStore {
             .map(Duration::from_millis);
         Ok(FileStore {
             dir: dir.to_path_buf(),
+            job_id: job_id.to_string(),
             rank,
             ranks,
             every,
@@ -341,6 +349,18 @@ impl FileStore {
             },
             delay,
         })
+    }
+
+    /// The header every checkpoint of round `round` starts with.
+    fn header(&self, wide: bool, round: u32) -> Vec<u8> {
+        format!(
+            "gametables checkpoint 1 job {} rank {} of {} wide {} round {round}\n",
+            self.job_id,
+            self.rank,
+            self.ranks,
+            u8::from(wide)
+        )
+        .into_bytes()
     }
 
     fn prefix(&self) -> String {
@@ -435,6 +455,7 @@ impl RankStore for FileStore {
                 hash.update(b);
                 w.write_all(b)
             };
+            put(&self.header(wide, round)).map_err(err)?;
             put(&(parts.len() as u64).to_le_bytes()).map_err(err)?;
             for p in parts {
                 put(&(p.len() as u64).to_le_bytes()).map_err(err)?;
@@ -472,9 +493,22 @@ impl RankStore for FileStore {
         let f = std::fs::File::open(&path).map_err(err)?;
         let mut r = std::io::BufReader::with_capacity(1 << 20, f);
         let mut hash = sha2::Sha256::new();
+        let header = self.header(wide, round);
+        let mut got = vec![0u8; header.len()];
+        r.read_exact(&mut got)
+            .map_err(|_| format!("{}: too short for a checkpoint", path.display()))?;
+        if got != header {
+            return Err(format!(
+                "{}: the checkpoint of another job, rank or round ({:?})",
+                path.display(),
+                String::from_utf8_lossy(&got).trim_end()
+            ));
+        }
+        hash.update(&header);
+        let short = |_| format!("{}: cut short (not a whole checkpoint)", path.display());
         let mut word = || -> Result<u64, String> {
             let mut b = [0u8; 8];
-            r.read_exact(&mut b).map_err(err)?;
+            r.read_exact(&mut b).map_err(short)?;
             Ok(u64::from_le_bytes(b))
         };
         let n = word()?;
@@ -496,11 +530,11 @@ impl RankStore for FileStore {
             hash.update(l.to_le_bytes());
         }
         for b in into.iter_mut() {
-            r.read_exact(b).map_err(err)?;
+            r.read_exact(b).map_err(short)?;
             hash.update(&b[..]);
         }
         let mut sum = [0u8; 32];
-        r.read_exact(&mut sum).map_err(err)?;
+        r.read_exact(&mut sum).map_err(short)?;
         if sum[..] != hash.finalize()[..] {
             return Err(format!(
                 "{}: damaged (its sha256 does not match)",
@@ -511,6 +545,19 @@ impl RankStore for FileStore {
         self.progress.checkpoint = Some(round);
         self.last = Instant::now();
         Ok(())
+    }
+
+    fn discard(&mut self, why: &str) {
+        tracing::warn!(
+            rank = self.rank,
+            why,
+            "checkpoints not usable: the layer starts again"
+        );
+        for (_, _, p) in self.rounds() {
+            let _ = std::fs::remove_file(p);
+        }
+        self.progress.resumed_from = None;
+        self.progress.checkpoint = None;
     }
 
     fn keep_from(&mut self, round: u32) {
@@ -584,5 +631,39 @@ mod tests {
         r.wait = Duration::from_millis(50);
         let e = r.exchange(vec![vec![], vec![1]]).unwrap_err();
         assert!(e.contains("no message from rank 1 in round 0"), "{e}");
+    }
+
+    /// A checkpoint names its job, rank and round: one copied onto another
+    /// rank's name, cut short or changed is refused, never loaded.
+    #[test]
+    fn checkpoints_are_refused_under_another_name_or_damaged() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = FileStore::new(dir.path(), "job1", 0, 2).unwrap();
+        let mut b = FileStore::new(dir.path(), "job1", 1, 2).unwrap();
+        let (x, y) = (vec![1u8, 2, 3], vec![9u8; 16]);
+        a.save(false, 5, &[&x, &y]).unwrap();
+        let (mut x2, mut y2) = (vec![0u8; 3], vec![0u8; 16]);
+        a.load(false, 5, &mut [&mut x2, &mut y2]).unwrap();
+        assert_eq!((x2, y2), (x.clone(), y.clone()));
+        std::fs::copy(a.path(false, 5), b.path(false, 5)).unwrap();
+        let (mut x2, mut y2) = (vec![0u8; 3], vec![0u8; 16]);
+        let e = b.load(false, 5, &mut [&mut x2, &mut y2]).unwrap_err();
+        assert!(e.contains("another job, rank or round"), "{e}");
+        let bytes = std::fs::read(a.path(false, 5)).unwrap();
+        std::fs::write(a.path(false, 5), &bytes[..bytes.len() - 5]).unwrap();
+        let e = a
+            .load(false, 5, &mut [&mut [0u8; 3][..], &mut [0u8; 16][..]])
+            .unwrap_err();
+        assert!(e.contains("cut short"), "{e}");
+        let mut flipped = bytes.clone();
+        let at = flipped.len() - 40;
+        flipped[at] ^= 1;
+        std::fs::write(a.path(false, 5), &flipped).unwrap();
+        let e = a
+            .load(false, 5, &mut [&mut [0u8; 3][..], &mut [0u8; 16][..]])
+            .unwrap_err();
+        assert!(e.contains("damaged"), "{e}");
+        a.discard("test");
+        assert!(a.saved(false).is_empty());
     }
 }

@@ -201,6 +201,12 @@ fn run_one(
         plan,
         run_dir,
     });
+    // Decompressed child layers of an earlier run are not trusted (they
+    // are made again); with --force the split jobs' checkpoints go too.
+    let _ = std::fs::remove_dir_all(run_dir.join("scratch"));
+    if req.force {
+        let _ = std::fs::remove_dir_all(run_dir.join("ranks"));
+    }
     let t0 = std::time::Instant::now();
     let (summary, merged) = match (&req.local, &req.slurm) {
         (_, Some(o)) => match slurm::run_slurm(&dir, plan, kind, o, lock)? {

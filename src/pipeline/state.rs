@@ -283,26 +283,55 @@ impl ShardSource for DirShards<'_> {
         let scratch = self.dir.root().join("scratch");
         std::fs::create_dir_all(&scratch).map_err(Error::io(&scratch))?;
         let path = scratch.join(format!("{}.{section}", j.id));
-        let have = |p: &std::path::Path| std::fs::metadata(p).is_ok_and(|m| m.len() == len);
-        if !have(&path) {
-            // One writer at a time (the ranks of a job start together).
-            let lock_path = scratch.join(format!("{}.{section}.lock", j.id));
-            let lock = std::fs::File::create(&lock_path).map_err(Error::io(&lock_path))?;
-            lock.lock().map_err(Error::io(&lock_path))?;
-            if !have(&path) {
-                let mut tmp =
-                    tempfile::NamedTempFile::new_in(&scratch).map_err(Error::io(&scratch))?;
-                let n = f.block_count(section).unwrap_or(0);
-                for i in 0..n {
-                    let b = f
-                        .read_block(section, i)
-                        .map_err(|m| shard_error(self.dir, &j.name, &j.id, m))?;
-                    std::io::Write::write_all(&mut tmp, &b).map_err(Error::io(&path))?;
-                }
-                tmp.persist(&path).map_err(|e| Error::io(&path)(e.error))?;
+        let sum_path = scratch.join(format!("{}.{section}.sha256", j.id));
+        // A copy is used only when its whole content has the digest noted
+        // when it was written (a copy left by an earlier run may be damaged).
+        let intact = |p: &std::path::Path| -> bool {
+            use sha2::Digest;
+            let Ok(want) = std::fs::read_to_string(&sum_path) else {
+                return false;
+            };
+            if !std::fs::metadata(p).is_ok_and(|m| m.len() == len) {
+                return false;
             }
-            let _ = std::fs::remove_file(&lock_path);
+            let Ok(mut file) = std::fs::File::open(p) else {
+                return false;
+            };
+            let mut h = sha2::Sha256::new();
+            let mut buf = vec![0u8; 1 << 20];
+            loop {
+                match std::io::Read::read(&mut file, &mut buf) {
+                    Ok(0) => break,
+                    Ok(k) => h.update(&buf[..k]),
+                    Err(_) => return false,
+                }
+            }
+            hex::encode(h.finalize()) == want.trim()
+        };
+        // One writer at a time (the ranks of a job start together).
+        let lock_path = scratch.join(format!("{}.{section}.lock", j.id));
+        let lock = std::fs::File::create(&lock_path).map_err(Error::io(&lock_path))?;
+        lock.lock().map_err(Error::io(&lock_path))?;
+        if !intact(&path) {
+            use sha2::Digest;
+            let mut tmp = tempfile::NamedTempFile::new_in(&scratch).map_err(Error::io(&scratch))?;
+            let mut h = sha2::Sha256::new();
+            let n = f.block_count(section).unwrap_or(0);
+            for i in 0..n {
+                let b = f
+                    .read_block(section, i)
+                    .map_err(|m| shard_error(self.dir, &j.name, &j.id, m))?;
+                h.update(&b);
+                std::io::Write::write_all(&mut tmp, &b).map_err(Error::io(&path))?;
+            }
+            tmp.persist(&path).map_err(|e| Error::io(&path)(e.error))?;
+            super::atomic::write_atomic_with(
+                &sum_path,
+                hex::encode(h.finalize()).as_bytes(),
+                super::atomic::Durability::Deferred,
+            )?;
         }
+        drop(lock);
         let file = std::fs::File::open(&path).map_err(Error::io(&path))?;
         // SAFETY: the file is written once, complete, under its final name
         // (atomic rename) and never changed afterwards.

@@ -333,7 +333,7 @@ fn launch_ranks(
             return Err(Error::job(
                 &m.name,
                 format!(
-                    "rank {k} of {} failed ({why}); the other ranks were stopped",
+                    "rank {k} of {} failed ({why}); the other ranks were stopped (each rank's error is in this job's log)",
                     m.ranks
                 ),
             ));
@@ -457,8 +457,8 @@ fn run_one_rank(
     };
     let spec = m.spec();
     let folder = dir.root().join("ranks").join(&m.job_id).join("checkpoints");
-    let mut store =
-        FileStore::new(&folder, me, m.ranks as usize).map_err(|e| Error::job(&m.name, e))?;
+    let mut store = FileStore::new(&folder, &m.job_id, me, m.ranks as usize)
+        .map_err(|e| Error::job(&m.name, e))?;
     let mut shard_bytes = 0;
     if me == 0 {
         let header = ShardHeader {

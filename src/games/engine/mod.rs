@@ -36,12 +36,13 @@ mod tests;
 pub use conformance::check_rules;
 pub use image::image_values;
 pub use rules::{LayeredGame, Terminal};
+pub use solve::solve_in_mesh;
 pub use solve::{
     BLOCK, LOSS_BASE, LayerStats, MAX_DEPTH, SolveError, Value, WIDE_LOSS_BASE, WIDE_MAX_DEPTH,
     WIDE_WIN_BASE, WIN_BASE, child_bytes, is_wide, solve_layer, solve_part, value_at,
     working_bytes,
 };
-pub use split::{Alone, Exchange, Mesh, part_bounds, solve_in_mesh};
+pub use split::{Alone, Exchange, Mesh, part_bounds};
 
 /// Solves every layer of `game` in an order where each layer comes after
 /// its child layers, keeping them all in memory (for tests and small

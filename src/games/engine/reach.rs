@@ -42,105 +42,15 @@ pub fn reach_layer<G: LayeredGame>(
     start: Option<G::Position>,
     threads: usize,
 ) -> Bits {
-    let size = game.layer_size(layer);
-    let words = size.div_ceil(64) as usize;
-    let reach: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
-    let mut frontier: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
-    let mark = |r: u64, front: &[AtomicU64]| {
-        let (w, b) = ((r / 64) as usize, 1u64 << (r % 64));
-        if reach[w].load(Relaxed) & b == 0 && reach[w].fetch_or(b, Relaxed) & b == 0 {
-            front[w].fetch_or(b, Relaxed);
-        }
-    };
-    // By classes when the start is fixed by every symmetry (module doc).
-    let by_class = game.reduces_by_symmetry()
-        && start.is_some_and(|s| {
-            let mut fixed = true;
-            game.symmetries(&s, &mut |q| fixed &= q == s);
-            fixed
-        });
-    // The rank to mark for a move's position `c` of the layer.
-    let target = |c: &G::Position| {
-        if by_class {
-            game.rank_in(layer, &game.canonical(c).0)
-        } else {
-            game.rank_in(layer, c)
-        }
-    };
-    if let Some(s) = start {
-        let (l, r) = game.rank(&s);
-        if l == layer {
-            mark(r, &frontier);
-        }
-    }
-    // Seeds from the parent layers, chunk by chunk.
-    for &(pl, bits) in parents {
-        let psize = game.layer_size(pl);
-        par_ranges(threads, psize, |lo, hi| {
-            game.for_each_position(pl, lo, hi, &mut |r, p| {
-                if !get(bits, r)
-                    || (by_class && !game.is_canonical(&p))
-                    || game.terminal(&p).is_some()
-                {
-                    return;
-                }
-                game.children(&p, &mut |c| {
-                    if game.layer_of(&c) == layer {
-                        mark(target(&c), &frontier);
-                    }
-                });
-            });
-        });
-    }
-    // The closure inside the layer, one frontier at a time.
-    loop {
-        let next: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
-        let any = AtomicU64::new(0);
-        par_ranges(threads, words as u64, |lo, hi| {
-            for w in lo..hi {
-                let mut bits = frontier[w as usize].load(Relaxed);
-                if bits != 0 {
-                    any.store(1, Relaxed);
-                }
-                while bits != 0 {
-                    let r = w * 64 + u64::from(bits.trailing_zeros());
-                    bits &= bits - 1;
-                    let p = game.unrank(layer, r);
-                    if game.terminal(&p).is_some() {
-                        continue;
-                    }
-                    game.children(&p, &mut |c| {
-                        if game.layer_of(&c) == layer {
-                            mark(target(&c), &next);
-                        }
-                    });
-                }
-            }
-        });
-        if any.load(Relaxed) == 0 {
-            break;
-        }
-        frontier = next;
-    }
-    if by_class {
-        // Fill in each marked class: the marks so far are its canonical
-        // positions (the start is one: it is its only image).
-        let marked: Vec<u64> = reach.iter().map(|w| w.load(Relaxed)).collect();
-        par_ranges(threads, words as u64, |lo, hi| {
-            for w in lo..hi {
-                let mut bits = marked[w as usize];
-                while bits != 0 {
-                    let r = w * 64 + u64::from(bits.trailing_zeros());
-                    bits &= bits - 1;
-                    game.symmetries(&game.unrank(layer, r), &mut |q| {
-                        let s = game.rank_in(layer, &q);
-                        reach[(s / 64) as usize].fetch_or(1 << (s % 64), Relaxed);
-                    });
-                }
-            }
-        });
-    }
-    reach.into_iter().map(AtomicU64::into_inner).collect()
+    reach_part(
+        game,
+        layer,
+        parents,
+        start,
+        threads,
+        &mut super::split::Alone,
+    )
+    .expect("one rank trades nothing")
 }
 
 /// Runs `f(lo, hi)` over about 64 chunks per thread of `0..len`.
@@ -173,7 +83,7 @@ pub fn count(bits: &[u64]) -> u64 {
 
 /// [`reach_layer`] split over the ranks of `ex` ([`super::split`]): this
 /// rank's part of the reachable bits (ranks `bounds[k] .. bounds[k + 1]`
-/// of [`super::part_bounds`], whole words, as bits from bit 0), so that the
+/// of [`super::split::part_bounds`], whole words, as bits from bit 0), so that the
 /// parts of ranks 0, 1, … joined are the bits [`reach_layer`] gives. Each
 /// rank expands its share of each parent layer's reachable positions and
 /// the reachable positions of its own part; a move into another rank's
@@ -187,12 +97,12 @@ pub fn reach_part<G: LayeredGame>(
     parents: &[(usize, &[u64])],
     start: Option<G::Position>,
     threads: usize,
-    ex: &mut dyn super::Exchange,
+    ex: &mut dyn super::split::Exchange,
 ) -> Result<Bits, String> {
     let size = game.layer_size(layer);
     let n = ex.ranks();
     let me = ex.rank();
-    let bounds = super::part_bounds(size, n);
+    let bounds = super::split::part_bounds(size, n);
     let (base, end) = (bounds[me], bounds[me + 1]);
     let words = (end - base).div_ceil(64) as usize;
     let reach: Vec<AtomicU64> = (0..words).map(|_| AtomicU64::new(0)).collect();
@@ -228,7 +138,7 @@ pub fn reach_part<G: LayeredGame>(
         }
     };
     // Sends the queued marks and marks what comes in, in `front`.
-    let trade = |ex: &mut dyn super::Exchange, front: &[AtomicU64]| -> Result<(), String> {
+    let trade = |ex: &mut dyn super::split::Exchange, front: &[AtomicU64]| -> Result<(), String> {
         let out: Vec<Vec<u64>> = outbox
             .iter()
             .map(|m| std::mem::take(&mut *m.lock().unwrap_or_else(|e| e.into_inner())))

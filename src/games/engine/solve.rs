@@ -55,14 +55,12 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, AtomicU64, O
 use std::sync::{Mutex, OnceLock};
 
 use super::rules::{LayeredGame, Terminal};
-use super::split::{Alone, Checkpoints, Exchange, NoCheckpoints, Update, part_bounds};
+pub use super::split::BLOCK;
+use super::split::{Alone, Checkpoints, Exchange, Mesh, NoCheckpoints, Update, part_bounds};
 pub use super::value::{
     LOSS_BASE, MAX_DEPTH, Value, WIDE_LOSS_BASE, WIDE_MAX_DEPTH, WIDE_WIN_BASE, WIN_BASE, is_wide,
     value_at,
 };
-
-/// Positions per flag block.
-pub const BLOCK: u64 = 1 << 12;
 
 /// Why a layer could not be solved.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -528,7 +526,7 @@ fn solve_cells<G: LayeredGame, C: Cells + ?Sized>(
         why,
     };
     let mut pending = vec![0u64; len.div_ceil(64) as usize];
-    let resume = resume_round(ex, ck, wide, job.name)?;
+    let mut resume = resume_round(ex, ck, wide, job.name)?;
     if let Some(r) = resume {
         let cells = std::mem::size_of_val(out);
         // SAFETY: plain integers seen as their bytes, borrowed exclusively.
@@ -542,7 +540,20 @@ fn solve_cells<G: LayeredGame, C: Cells + ?Sized>(
                 ),
             ]
         };
-        ck.load(wide, r, &mut parts).map_err(store)?;
+        let loaded = ck.load(wide, r, &mut parts);
+        // Any rank that cannot read its checkpoint makes all start again.
+        let bad =
+            ex.max_all(&[u64::from(loaded.is_err())])
+                .map_err(|why| SolveError::Exchange {
+                    layer: job.name.to_string(),
+                    why,
+                })?[0]
+                == 1;
+        if bad {
+            ck.discard(&loaded.err().unwrap_or_else(|| "another rank's".into()));
+            parts.iter_mut().for_each(|p| p.fill(0));
+            resume = None;
+        }
     }
     let s = Solver::<G, C> {
         game,
@@ -1329,4 +1340,41 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
             }
         });
     }
+}
+
+/// Solves `layer` split over `ranks` ranks that are threads of this
+/// process (a [`Mesh`]), each with `threads` threads, trading whenever
+/// `batch` updates are queued: the parts joined, which are the bytes of
+/// [`super::solve_layer`]. For tests and benchmarks of the split.
+///
+/// # Errors
+/// As [`super::solve_part`] (rank 0's error when several fail).
+pub fn solve_in_mesh<G: LayeredGame>(
+    game: &G,
+    layer: usize,
+    below: &[(usize, &[u8])],
+    ranks: usize,
+    threads: usize,
+    batch: usize,
+) -> Result<Vec<u8>, SolveError> {
+    let mesh = Mesh::new(ranks, batch);
+    let parts: Vec<Result<Vec<u8>, SolveError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..ranks)
+            .map(|k| {
+                let mut ex = mesh.rank(k);
+                s.spawn(move || {
+                    solve_part(game, layer, below, threads, &mut ex, &mut NoCheckpoints)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a rank of the mesh panicked"))
+            .collect()
+    });
+    let mut out = Vec::new();
+    for p in parts {
+        out.extend(p?);
+    }
+    Ok(out)
 }

@@ -30,9 +30,9 @@
 
 use std::sync::{Barrier, Mutex};
 
-use super::BLOCK;
-use super::rules::LayeredGame;
-use super::solve::{SolveError, solve_part};
+/// Positions per block: the unit of a part ([`part_bounds`]) and of the
+/// solver's flags ([`super::solve`]).
+pub const BLOCK: u64 = 1 << 12;
 
 /// The ranks of a split layer talking to each other, bulk-synchronously:
 /// every rank makes the same sequence of calls.
@@ -107,6 +107,10 @@ pub trait Checkpoints {
 
     /// Forgets the rounds before `round` (every rank saved `round`).
     fn keep_from(&mut self, _round: u32) {}
+
+    /// Forgets every checkpoint: one could not be read (`why`: damaged, cut
+    /// short, another rank's), and every rank starts the layer again.
+    fn discard(&mut self, _why: &str) {}
 }
 
 /// No checkpoints: a crash starts the layer again.
@@ -286,43 +290,6 @@ impl Exchange for MeshRank<'_> {
         self.mesh.barrier.wait();
         Ok(m)
     }
-}
-
-/// Solves `layer` split over `ranks` ranks that are threads of this
-/// process (a [`Mesh`]), each with `threads` threads, trading whenever
-/// `batch` updates are queued: the parts joined, which are the bytes of
-/// [`super::solve_layer`]. For tests and benchmarks of the split.
-///
-/// # Errors
-/// As [`super::solve_part`] (rank 0's error when several fail).
-pub fn solve_in_mesh<G: LayeredGame>(
-    game: &G,
-    layer: usize,
-    below: &[(usize, &[u8])],
-    ranks: usize,
-    threads: usize,
-    batch: usize,
-) -> Result<Vec<u8>, SolveError> {
-    let mesh = Mesh::new(ranks, batch);
-    let parts: Vec<Result<Vec<u8>, SolveError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..ranks)
-            .map(|k| {
-                let mut ex = mesh.rank(k);
-                s.spawn(move || {
-                    solve_part(game, layer, below, threads, &mut ex, &mut NoCheckpoints)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a rank of the mesh panicked"))
-            .collect()
-    });
-    let mut out = Vec::new();
-    for p in parts {
-        out.extend(p?);
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

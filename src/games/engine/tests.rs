@@ -752,6 +752,9 @@ struct MemStore {
     now: u32,
     saved: std::collections::BTreeMap<(bool, u32), Vec<Vec<u8>>>,
     resumed: Option<u32>,
+    /// Loading fails (a damaged checkpoint).
+    damaged: bool,
+    discarded: bool,
 }
 
 impl split::Checkpoints for MemStore {
@@ -777,6 +780,11 @@ impl split::Checkpoints for MemStore {
             .collect()
     }
     fn load(&mut self, wide: bool, round: u32, into: &mut [&mut [u8]]) -> Result<(), String> {
+        if self.damaged {
+            // Half written over, as a torn file would be.
+            into[0].fill(7);
+            return Err("damaged".into());
+        }
         let parts = &self.saved[&(wide, round)];
         for (to, from) in into.iter_mut().zip(parts) {
             to.copy_from_slice(from);
@@ -786,6 +794,10 @@ impl split::Checkpoints for MemStore {
     }
     fn keep_from(&mut self, round: u32) {
         self.saved.retain(|k, _| k.1 >= round);
+    }
+    fn discard(&mut self, _why: &str) {
+        self.saved.clear();
+        self.discarded = true;
     }
 }
 
@@ -845,13 +857,24 @@ fn a_solve_resumed_from_a_checkpoint_gives_the_same_bytes() {
                     ..st
                 })
                 .collect();
-            let second = mesh_with_stores(game, l, &below, stores);
+            let second = mesh_with_stores(game, l, &below, stores.clone());
             let mut got = Vec::new();
             for (r, st) in second {
                 assert!(st.resumed.is_some(), "{what}: not resumed");
                 got.extend(r.unwrap());
             }
             assert_eq!(got, want[l], "{what}, {ranks} ranks");
+            // One rank's checkpoint damaged: every rank starts again, and
+            // the bytes are the same.
+            let mut stores = stores;
+            stores[ranks - 1].damaged = true;
+            let third = mesh_with_stores(game, l, &below, stores);
+            let mut got = Vec::new();
+            for (r, st) in third {
+                assert!(st.discarded, "{what}: a damaged checkpoint was kept");
+                got.extend(r.unwrap());
+            }
+            assert_eq!(got, want[l], "{what}, {ranks} ranks, damaged");
         }
     }
     check(

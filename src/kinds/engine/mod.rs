@@ -4,6 +4,7 @@
 //! [`EngineGame`] (kind name, job-file keys, notation, start, claims), and
 //! gets from here
 //!
+//! - [`jobs`]: a job's task, parameters and estimates;
 //! - [`kind`]: the job kind (one job per layer in dependency order, merge
 //!   into a per-layer table and a summary, checks, claims, the picture);
 //! - [`fullcheck`]: `verify --full` from the trait's move generation;
@@ -18,6 +19,7 @@
 //! value built from these parts.
 
 pub mod fullcheck;
+pub mod jobs;
 pub mod kind;
 pub mod layout;
 pub mod picture;

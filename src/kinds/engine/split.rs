@@ -16,7 +16,7 @@
 //! share and the kernel may drop; a node with less memory than the child
 //! layers reads them from disk, slower.
 
-use super::kind::{Resources, WORKER_BASE, game_of, job_params, layer_id, resources};
+use super::jobs::{Resources, Task, WORKER_BASE, game_of, job_params, layer_id, resources};
 use super::layout::LayerInfo;
 use super::layout::layer_job;
 use super::spec::EngineGame;
@@ -75,7 +75,7 @@ pub fn split<S: EngineGame>(job: &JobSpec, policy: &SplitPolicy) -> Result<Optio
         return Ok(None);
     };
     let whole = match task {
-        super::kind::Task::Solve => resources::<S>(&game, l),
+        Task::Solve => resources::<S>(&game, l),
         _ => Resources {
             memory: job.memory,
             threads: job.threads,
@@ -86,10 +86,10 @@ pub fn split<S: EngineGame>(job: &JobSpec, policy: &SplitPolicy) -> Result<Optio
     let size = game.layer_size(l);
     let value_bytes = size * if game.wide_values(l) { 2 } else { 1 };
     let rank_memory = |n: u32| match task {
-        super::kind::Task::Solve => rank_memory::<S>(&game, l, n),
-        super::kind::Task::Reach => reach_rank_memory(size, n),
+        Task::Solve => rank_memory::<S>(&game, l, n),
+        Task::Reach => reach_rank_memory(size, n),
         // Its part of the values, the source mapped.
-        super::kind::Task::Image => value_bytes.div_ceil(u64::from(n)) + WORKER_BASE,
+        Task::Image => value_bytes.div_ceil(u64::from(n)) + WORKER_BASE,
     };
     let ranks = match (policy.ranks, policy.task_memory) {
         (Some(n), _) if game.layer_size(l) >= policy.above => n,
@@ -190,6 +190,9 @@ impl Checkpoints for Saved<'_> {
     fn keep_from(&mut self, round: u32) {
         self.0.keep_from(round);
     }
+    fn discard(&mut self, why: &str) {
+        self.0.discard(why);
+    }
 }
 
 /// Bytes of a part sent to rank 0 in one exchange while gathering.
@@ -212,9 +215,9 @@ pub fn run_rank<S: EngineGame>(
     let l =
         layer_id(&game, &name).ok_or_else(|| Error::job(&job.name, format!("no layer {name}")))?;
     match task {
-        super::kind::Task::Solve => {}
-        super::kind::Task::Reach => return reach_rank::<S>(job, &game, l, inputs, ranks, out),
-        super::kind::Task::Image => {
+        Task::Solve => {}
+        Task::Reach => return reach_rank::<S>(job, &game, l, inputs, ranks, out),
+        Task::Image => {
             // This rank's part, copied from the source layer through the
             // image (the source mapped, not held).
             let src = game
