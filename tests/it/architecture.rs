@@ -821,3 +821,33 @@ fn the_parts_of_a_split_file_are_one_module_for_the_cycle_check() {
     let cycles = g.files_joined().cycles();
     assert_eq!(cycles.len(), 1, "{cycles:?}");
 }
+
+/// The web page names no game: its tabs come from `GET /api/v1/`, and every
+/// game of the generic engine is drawn by the one board view from what its
+/// probe describes, so a new engine game needs no page code (tic-tac-toe
+/// joined so). Checked: no engine game's name or title appears in the
+/// page, and every game of the registry describes a view.
+#[test]
+fn the_page_names_no_engine_game() {
+    let page = gametables::serve::PAGE.to_lowercase();
+    let probes = gametables::kinds::registry().probes(&[], 1 << 20).unwrap();
+    let mut engine = 0;
+    for p in &probes.games {
+        let d = p.describe();
+        let view = d["view"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{}: no view in {d}", p.game()));
+        assert!(d["title"].is_string(), "{}: no title", p.game());
+        if view == "board" {
+            engine += 1;
+            let title = d["title"].as_str().unwrap().to_lowercase();
+            for name in [p.game().to_string(), title] {
+                assert!(
+                    !page.contains(&name),
+                    "the page names the engine game `{name}`"
+                );
+            }
+        }
+    }
+    assert!(engine >= 3, "dodgem, quixo and tictactoe are engine games");
+}

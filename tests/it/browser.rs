@@ -1,9 +1,11 @@
 //! The web page in a real browser: headless Chromium driven over WebDriver
-//! (chromedriver, plain HTTP) plays 3×3 Dodgem from the start following the
-//! hints to a win, and sees exactly the two winning bites of 8×10 Chomp
-//! highlighted. Screenshots: `target/browser-dodgem-play.png` (mid-game,
-//! hints on), `target/browser-dodgem.png` (the win),
-//! `target/browser-chomp.png`.
+//! (chromedriver, plain HTTP). For every game of the registry the page
+//! has a tab (from `GET /api/v1/`, no game named in its code); the tests
+//! play each game to its end by clicking on the board, heaps or tree (the
+//! computer replying), check the value shown after each move against the
+//! API, load a position from the URL, show an error for a bad one while
+//! the board stays playable, and take screenshots of every tab at 1280
+//! and 375 px (`target/page-screens/`, copied to `docs/screenshots/`).
 //!
 //! Needs Debian's `chromium` and `chromium-driver` (`.ci/run` installs them):
 //! `cargo test --release --test it -- --ignored browser::`.
@@ -99,14 +101,6 @@ impl Driver {
             })
             .unwrap_or_default()
     }
-    fn text(&self, id: &str) -> String {
-        self.js(&format!(
-            "return document.getElementById('{id}').textContent"
-        ))
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
-    }
     fn wait(&self, what: &str, script: &str) -> Value {
         let t0 = Instant::now();
         loop {
@@ -120,6 +114,10 @@ impl Driver {
             );
             std::thread::sleep(Duration::from_millis(100));
         }
+    }
+    /// Sets the window's width (and a height of 1000).
+    fn width(&self, px: u64) {
+        self.call("POST", "/window/rect", json!({"width": px, "height": 1000}));
     }
     fn screenshot(&self, to: &Path) {
         use std::io::Write;
@@ -217,9 +215,120 @@ fn browser(profile: &Path) -> (KillOnDrop, Driver) {
     (driver, d)
 }
 
+/// What the API answers, read from the server directly (not the page).
+fn api(site: &str, path: &str) -> Value {
+    let site = site.trim_end_matches('/');
+    let mut r = ureq::get(&format!("{site}{path}")).call().unwrap();
+    serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap()
+}
+
+/// `encodeURIComponent` for the few characters positions use.
+fn encode(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace(' ', "%20")
+        .replace(':', "%3A")
+        .replace('/', "%2F")
+        .replace(',', "%2C")
+}
+
+/// Plays the engine game `g` (a board view) from the start to its end:
+/// the player clicks the best move on the board (a piece, then where it
+/// goes, or one cell), the computer replies; at each of the player's turns
+/// the value shown equals the API's. Returns the status line at the end.
+fn play_board_game(d: &Driver, site: &str, g: &str) -> String {
+    d.click(&format!("button[data-tab='{g}']"));
+    let t = format!("tabs['{g}']");
+    d.wait(
+        "the board",
+        &format!("return {t}.answer && document.querySelectorAll(\"section[data-game='{g}'] button[data-cell]\").length > 0"),
+    );
+    d.js(&format!(
+        "{t}.hints.checked = true; {t}.draw(); return null"
+    ));
+    let param = d.js(&format!("return {t}.d.param"));
+    let mut plies = 0;
+    loop {
+        let a = d.wait(
+            "the player's turn or the end",
+            &format!("const t = {t}; return t.answer && !t.busy && (t.answer.note || t.answer.to_move === t.human()) ? t.answer : null"),
+        );
+        let mut q = format!(
+            "/api/v1/{g}?position={}",
+            encode(a["position"].as_str().unwrap())
+        );
+        if let Some(p) = param.as_str() {
+            q += &format!(
+                "&{p}={}",
+                d.js(&format!("return {t}.size()")).as_str().unwrap()
+            );
+        }
+        let want = api(site, &q);
+        assert_eq!(
+            (&a["value"], &a["depth"]),
+            (&want["value"], &want["depth"]),
+            "{g} {q}"
+        );
+        let status = d
+            .js(&format!("return {t}.statusLine.textContent"))
+            .as_str()
+            .unwrap()
+            .to_string();
+        // The strip under the board has one entry a move.
+        let strip = d.js(&format!(
+            "return document.querySelectorAll(\"section[data-game='{g}'] .strip span\").length"
+        ));
+        assert_eq!(
+            strip,
+            json!(d.js(&format!("return {t}.past.length"))),
+            "{g}"
+        );
+        if a["note"].is_string() {
+            return status;
+        }
+        assert!(
+            status.contains(&format!("{} in", want["value"].as_str().unwrap()))
+                || want["value"] == "draw",
+            "{g}: {status}"
+        );
+        let m = a["moves"][0]["move"].as_str().unwrap().to_string();
+        let style = d.js(&format!("return {t}.d.moves"));
+        if style == "place" {
+            d.click(&format!("section[data-game='{g}'] button[data-cell='{m}']"));
+        } else {
+            let (from, to) = m.split_once('-').unwrap();
+            d.click(&format!(
+                "section[data-game='{g}'] button[data-cell='{from}']"
+            ));
+            let target = d.js(&format!("return [...document.querySelectorAll(\"section[data-game='{g}'] button.target\")].map(b => b.dataset.cell)"));
+            assert!(
+                !target.as_array().unwrap().is_empty() || to == "off",
+                "{g}: no target after {from}"
+            );
+            if to.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                && to[1..].chars().all(|c| c.is_ascii_digit())
+            {
+                d.click(&format!(
+                    "section[data-game='{g}'] button[data-cell='{to}']"
+                ));
+            } else {
+                d.click(&format!(
+                    "section[data-game='{g}'] .offs button[data-move='{m}']"
+                ));
+            }
+        }
+        let before = a["position"].clone();
+        d.wait(
+            "the move",
+            &format!("return {t}.answer.position !== {before}"),
+        );
+        plies += 1;
+        assert!(plies < 60, "{g}: no end after 60 moves");
+    }
+}
+
 #[test]
 #[ignore = "needs chromium and chromium-driver (Debian); .ci/run runs it"]
-fn page_plays_dodgem_to_a_win_and_shows_the_two_winning_bites_of_8x10() {
+fn page_plays_every_game_of_the_registry_on_the_board() {
     let t = tempfile::tempdir().unwrap();
     let d3 = t.path().join("dodgem-3");
     run_job_ok(&job_path("dodgem-3"), &d3);
@@ -228,67 +337,315 @@ fn page_plays_dodgem_to_a_win_and_shows_the_two_winning_bites_of_8x10() {
         "boxes",
         "kind = \"chomp-boxes\"\nboxes = [[8, 10]]\n",
     );
-
     let (_server, site) = serve(&[&d3, &boxes]);
-
     let (_driver, d) = browser(&t.path().join("chromium-profile"));
-    let shots = repo().join("target");
+    d.call("POST", "/url", json!({"url": site.clone()}));
+    d.wait(
+        "the tabs",
+        "return typeof tabs !== 'undefined' && info && Object.keys(tabs).length > 1",
+    );
 
-    // Dodgem 3×3 from the start, blue, following the hints.
-    d.call("POST", "/url", json!({"url": format!("{site}#dodgem")}));
-    d.wait("the page", "return typeof dg !== 'undefined' && dg.answer && dg.n === 3 && document.querySelectorAll('button.move').length > 0");
-    d.click("#dhints");
-    let start = d.js("return dg.answer");
-    assert_eq!(start["value"], "win", "3×3 is a first-player win: {start}");
-    let mut plies = 0;
-    loop {
-        let state = d.wait(
-            "blue to move or the end",
-            "return dg.answer && !dg.busy && (dg.answer.note || (dg.answer.to_move === 'blue' && document.querySelectorAll('button.move').length)) ? dg.answer : null",
+    // A tab for every game the registry serves, keyed by its whole name.
+    let index = api(&site, "/api/v1/");
+    let games: Vec<String> = index["games"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    for g in [
+        "chomp",
+        "dodgem",
+        "quixo",
+        "tictactoe",
+        "nim",
+        "subtraction",
+        "octal",
+        "three-row",
+        "hackenbush",
+    ] {
+        assert!(games.iter().any(|x| x == g), "{g} not served: {games:?}");
+    }
+    let shown = d.js("return [...document.querySelectorAll('nav button')].map(b => b.dataset.tab)");
+    for g in &games {
+        assert!(
+            shown.as_array().unwrap().iter().any(|x| x == g),
+            "no tab for {g}: {shown}"
         );
-        if state["note"].is_string() {
-            let status = d.js("return document.getElementById('status').textContent");
-            assert!(
-                state["note"].as_str().unwrap().contains("blue"),
-                "blue should have won: {state} / {status}"
-            );
+    }
+
+    // Every engine game: a whole game on the board.
+    for g in &games {
+        if index["games"][g]["view"] != "board" {
+            continue;
+        }
+        let end = play_board_game(&d, &site, g);
+        let start = api(
+            &site,
+            &format!(
+                "/api/v1/{g}{}",
+                match index["games"][g]["param"].as_str() {
+                    Some(p) => format!(
+                        "?{p}={}",
+                        d.js(&format!("return tabs['{g}'].size()"))
+                            .as_str()
+                            .unwrap()
+                    ),
+                    None => String::new(),
+                }
+            ),
+        );
+        // Perfect play from the start: the first player wins a won start, a drawn one is a draw.
+        let says = if start["value"] == "draw" {
+            "draw"
+        } else {
+            "You win!"
+        };
+        assert!(end.contains(says), "{g}: {end} (start {})", start["value"]);
+        assert_no_uncaught(&d.console());
+    }
+
+    // Chomp 8×10 with hints: exactly the two winning bites (3, 8) and (4, 5);
+    // then played to the end by clicking winning bites.
+    d.click("button[data-tab='chomp']");
+    d.wait(
+        "the 8×10 board",
+        "return tabs.chomp.answer && tabs.chomp.rows.length === 8",
+    );
+    d.js("tabs.chomp.hints.checked = true; tabs.chomp.draw(); return null");
+    let wins = d.js("return [...document.querySelectorAll(\"section[data-game='chomp'] button.win\")].map(b => [Number(b.dataset.row), Number(b.dataset.col)]).sort()");
+    assert_eq!(wins, json!([[3, 8], [4, 5]]));
+    loop {
+        let s = d.wait("your bite or the end", "const t = tabs.chomp; return !t.busy && (t.over() || (t.human() && t.answer)) ? [t.rows, t.answer, t.over()] : null");
+        if s[2] == true {
             break;
         }
-        if plies == 2 {
-            d.screenshot(&shots.join("browser-dodgem-play.png"));
-        }
-        // The first button is the best move, labelled as a win.
-        let first = d.js("const b = document.querySelector('button.move'); return [b.className, b.textContent, b.dataset.move]");
-        assert!(first[0].as_str().unwrap().contains("win"), "hint: {first}");
-        assert_eq!(first[2], state["moves"][0]["move"]);
-        let before = state["position"].clone();
-        d.click("button.move");
-        d.wait(
-            "the move to be played",
-            &format!("return dg.answer && dg.answer.position !== {before}"),
+        let rows = s[0]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.to_string())
+            .collect::<Vec<_>>()
+            .join(",");
+        assert_eq!(
+            s[1]["p_position"],
+            api(&site, &format!("/api/v1/chomp?position={rows}"))["p_position"]
         );
-        plies += 1;
-        assert!(plies < 40, "no win after 40 moves");
+        let m = &s[1]["winning_moves"][0];
+        d.click(&format!(
+            "section[data-game='chomp'] button[data-row='{}'][data-col='{}']",
+            m[0], m[1]
+        ));
+        d.wait(
+            "the bite",
+            &format!("return tabs.chomp.rows.join(',') !== '{rows}'"),
+        );
     }
-    d.screenshot(&shots.join("browser-dodgem.png"));
-
-    // Chomp 8×10 with hints: exactly the two winning bites (3, 8) and (4, 5).
-    d.click("#tab-chomp");
-    d.wait("the 8×10 board", "return ch.answer && ch.rows.length === 8 && document.querySelectorAll('#chomp td.sq').length > 0");
-    d.click("#chints");
-    let wins = d.wait(
-        "highlighted bites",
-        "const w = [...document.querySelectorAll('#chomp td.win')].map(td => [Number(td.dataset.row), Number(td.dataset.col)]); return w.length ? w : null",
+    assert!(
+        d.js("return tabs.chomp.statusLine.textContent")
+            .as_str()
+            .unwrap()
+            .contains("you win")
     );
-    let mut wins: Vec<(u64, u64)> = wins
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| (p[0].as_u64().unwrap(), p[1].as_u64().unwrap()))
-        .collect();
-    wins.sort();
-    assert_eq!(wins, vec![(3, 8), (4, 5)]);
-    d.screenshot(&shots.join("browser-chomp.png"));
+
+    // Heap games: Nim 3,4,5 and Sub({1,3,4}) on 10,15,20, by clicking tokens.
+    for g in ["nim", "subtraction"] {
+        d.click(&format!("button[data-tab='{g}']"));
+        let t = format!("tabs['{g}']");
+        d.wait(
+            "the heaps",
+            &format!("return {t}.answer && {t}.heaps.length === 3"),
+        );
+        for _ in 0..200 {
+            let s = d.wait("your move or the end", &format!("const t = {t}; return !t.busy && (t.moves().length === 0 || t.past.length % 2 === 0) ? [t.heaps, t.answer, t.moves()] : null"));
+            if s[2].as_array().unwrap().is_empty() {
+                break;
+            }
+            let heaps = s[0]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r.to_string())
+                .collect::<Vec<_>>()
+                .join(",");
+            let extra = if g == "subtraction" {
+                "&set=1,3,4&n=0"
+            } else {
+                ""
+            };
+            assert_eq!(
+                s[1]["p_position"],
+                api(&site, &format!("/api/v1/{g}?heaps={heaps}{extra}"))["p_position"],
+                "{g} {heaps}"
+            );
+            let (heap, token) = match s[1]["winning_moves"][0].as_object() {
+                Some(w) => (w["heap"].as_u64().unwrap(), w["to"].as_u64().unwrap() + 1),
+                None => {
+                    let m = &s[2][0];
+                    let h = m[0].as_u64().unwrap();
+                    (
+                        h + 1,
+                        s[0][h as usize].as_u64().unwrap() - m[1].as_u64().unwrap() + 1,
+                    )
+                }
+            };
+            d.click(&format!(
+                "section[data-game='{g}'] .heap[data-heap='{heap}'] button[data-token='{token}']"
+            ));
+            d.wait(
+                "the move",
+                &format!("return {t}.heaps.join(',') !== '{heaps}'"),
+            );
+        }
+        let end = d.js(&format!("return {t}.statusLine.textContent"));
+        assert!(end.as_str().unwrap().contains("Game over"), "{g}: {end}");
+        assert!(end.as_str().unwrap().contains("you win"), "{g}: {end}");
+    }
+
+    // Green Hackenbush: the tree 0,1,1,0,4 (value 3) cut to the ground.
+    d.click("button[data-tab='hackenbush']");
+    d.wait(
+        "the tree",
+        "return tabs.hackenbush.answer && document.querySelectorAll('svg.tree line').length === 5",
+    );
+    for _ in 0..10 {
+        let s = d.wait("your cut or the end", "const t = tabs.hackenbush; return !t.busy && (t.answer.moves.length === 0 || t.past.length % 2 === 0) ? t.answer : null");
+        if s["moves"].as_array().unwrap().is_empty() {
+            break;
+        }
+        assert_eq!(
+            s["grundy"],
+            api(
+                &site,
+                &format!("/api/v1/hackenbush?tree={}", s["tree"].as_str().unwrap())
+            )["grundy"]
+        );
+        let cut = s["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["winning"] == true)
+            .unwrap()["cut"]
+            .clone();
+        d.js(&format!("document.querySelector(\"svg.tree line[data-cut='{cut}']\").dispatchEvent(new MouseEvent('click')); return null"));
+        d.wait(
+            "the cut",
+            &format!(
+                "return tabs.hackenbush.answer.tree !== '{}'",
+                s["tree"].as_str().unwrap()
+            ),
+        );
+    }
+    assert!(
+        d.js("return tabs.hackenbush.statusLine.textContent")
+            .as_str()
+            .unwrap()
+            .contains("you win")
+    );
+
+    // Kayles (0.77) on heaps 5 and 7: a heap clicked, one of its moves
+    // picked (the winning one), the computer replying, to the end; the
+    // Grundy values of single heaps shown (OEIS A002186: 0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6, …).
+    d.click("button[data-tab='octal']");
+    d.wait(
+        "the heaps",
+        "return tabs.octal.answer && tabs.octal.heaps.join(',') === '5,7'",
+    );
+    let values = d.wait(
+        "the values",
+        "return tabs.octal.valuesLine.textContent || null",
+    );
+    assert!(
+        values
+            .as_str()
+            .unwrap()
+            .starts_with("G(0..40) = [0] 1 2 3 1 4 3 2 1 4 2 6 "),
+        "{values}"
+    );
+    for _ in 0..20 {
+        let s = d.wait("your move or the end", "const t = tabs.octal; return !t.busy && (t.moves().length === 0 || t.past.length % 2 === 0) ? t.answer : null");
+        let moves = s["moves"].as_array().unwrap();
+        if moves.is_empty() {
+            break;
+        }
+        let heaps = s["heaps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.to_string())
+            .collect::<Vec<_>>()
+            .join(",");
+        assert_eq!(
+            s["grundy"],
+            api(&site, &format!("/api/v1/octal?code=0.77&heaps={heaps}"))["grundy"]
+        );
+        let m = moves
+            .iter()
+            .find(|m| m["winning"] == true)
+            .expect("a winning move: the player keeps to P-positions");
+        d.click(&format!(
+            "section[data-game='octal'] .heap[data-heap='{}'] button[data-token='1']",
+            m["heap"]
+        ));
+        let leaves = m["leaves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.to_string())
+            .collect::<Vec<_>>()
+            .join("+");
+        d.click(&format!(
+            "section[data-game='octal'] button[data-move='{}:{}:{}']",
+            m["heap"], m["take"], leaves
+        ));
+        d.wait("the move", &format!("return tabs.octal.answer.heaps.join(',') !== '{heaps}' || tabs.octal.past.length > 0 && tabs.octal.heaps.join(',') !== '{heaps}'"));
+    }
+    assert!(
+        d.js("return tabs.octal.statusLine.textContent")
+            .as_str()
+            .unwrap()
+            .contains("you win")
+    );
+
+    // Three-row Chomp: f(q, r) asked.
+    d.click("button[data-tab='three-row']");
+    d.click("section[data-game='three-row'] button[data-act='ask']");
+    let out = d.wait(
+        "f",
+        "return document.querySelector(\"section[data-game='three-row'] .status\")?.textContent",
+    );
+    assert!(out.as_str().unwrap().contains("f(5, 3) = 5"), "{out}");
+
+    // A position from the URL, and the URL following the game.
+    d.call(
+        "POST",
+        "/url",
+        json!({"url": format!("{site}#tictactoe?position=X.O%2F.X.%2F...")}),
+    );
+    let a = d.wait(
+        "the position of the URL",
+        "return typeof tabs !== 'undefined' && tabs.tictactoe && tabs.tictactoe.answer",
+    );
+    assert_eq!(a["position"], "X.O/.X./...");
+    assert!(d.js("return document.querySelector(\"section[data-game='tictactoe']\").classList.contains('active')") == true);
+    assert_no_uncaught(&d.console());
+
+    // Screenshots of every tab, wide and narrow.
+    let shots = repo().join("target/page-screens");
+    std::fs::create_dir_all(&shots).unwrap();
+    let all = d.js("return Object.keys(tabs)");
+    for px in [1280, 375] {
+        d.width(px);
+        for g in all.as_array().unwrap() {
+            let g = g.as_str().unwrap();
+            d.click(&format!("button[data-tab='{g}']"));
+            // A fresh game with hints on (the forms answer their example).
+            d.js(&format!("const t = tabs['{g}']; if (t.hints) t.hints.checked = true; const b = t.section.querySelector(\"button[data-act='new'], button[data-act='ask']\"); if (b) b.click(); return null"));
+            std::thread::sleep(Duration::from_millis(600));
+            d.screenshot(&shots.join(format!("{g}-{px}.png")));
+        }
+    }
+    assert_no_uncaught(&d.console());
     d.call("DELETE", "", Value::Null);
 }
 
@@ -298,12 +655,15 @@ fn assert_no_uncaught(console: &[String]) {
     assert!(bad.is_empty(), "uncaught JavaScript errors: {bad:#?}");
 }
 
-/// The page's error paths (issue 27, acceptance 4): a bad rectangle and a
+/// The page's error paths, each a regression case: a bad rectangle and a
 /// rectangle no served box covers leave the previous Chomp game playable;
-/// a bad position is refused in the page, one the server refuses shows its
-/// error, which the next successful move clears; with only Dodgem served
-/// the Chomp tab says so and no error shows. No uncaught JavaScript error
-/// at any point (the console is captured).
+/// a bad position in the URL shows the server's error while a game stays
+/// playable; an error in one tab is not wiped by another tab's success
+/// (the page had one shared error line); a tab whose game is not served
+/// says so; the Quixo tab has a position field; `#GAME` in the URL is
+/// followed after the page has loaded; each picture is shown once, with a
+/// caption. No uncaught JavaScript error at any point (the console is
+/// captured).
 #[test]
 #[ignore = "needs chromium and chromium-driver (Debian); .ci/run runs it"]
 fn page_recovers_from_errors_and_says_what_is_not_served() {
@@ -315,14 +675,19 @@ fn page_recovers_from_errors_and_says_what_is_not_served() {
         "boxes",
         "kind = \"chomp-boxes\"\nboxes = [[8, 10]]\n",
     );
+    std::fs::create_dir_all(d3.join("plots")).unwrap();
+    std::fs::write(
+        d3.join("plots/layers.svg"),
+        "<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'/>",
+    )
+    .unwrap();
+    std::fs::write(d3.join("plots/layers.png"), b"not shown: the SVG is").unwrap();
     let (_server, site) = serve(&[&d3, &boxes]);
     let (_driver, d) = browser(&t.path().join("chromium-profile"));
 
-    // Chomp: a bad rectangle, then one no box covers; the 8×10 game stays.
     d.call("POST", "/url", json!({"url": format!("{site}#chomp")}));
-    d.wait("the 8×10 board", "return typeof ch !== 'undefined' && ch.answer && ch.rows.length === 8 && document.querySelectorAll('#chomp td.sq').length > 0");
-    // The console capture sees an uncaught error (so that it would have
-    // seen the RangeError `2.5x3` raised before).
+    d.wait("the 8×10 board", "return typeof tabs !== 'undefined' && tabs.chomp && tabs.chomp.answer && tabs.chomp.rows.length === 8");
+    // The console capture sees an uncaught error.
     d.js("setTimeout(() => { throw new RangeError('capture check'); }, 0); return null");
     std::thread::sleep(Duration::from_millis(300));
     let seen = d.console();
@@ -331,94 +696,116 @@ fn page_recovers_from_errors_and_says_what_is_not_served() {
             .any(|l| l.contains("Uncaught RangeError: capture check")),
         "{seen:#?}"
     );
+    let err = |g: &str| {
+        format!(
+            "return document.querySelector(\"section[data-game='{g}'] .error\").textContent || null"
+        )
+    };
     for (rect, says) in [
         ("2.5x3", "whole numbers"),
         ("15x15", "no box served here covers 15x15"),
         ("100x100", "at most 60 rows and columns"),
         ("0x4", "at least 1"),
     ] {
-        d.type_into("#crect", rect);
-        d.click("#cnew");
-        let e = d.wait(
-            "the error",
-            "const e = document.getElementById('error').textContent; return e || null",
+        d.type_into(
+            "section[data-game='chomp'] input[aria-label='rectangle']",
+            rect,
         );
+        d.click("section[data-game='chomp'] button[data-act='new']");
+        let e = d.wait("the error", &err("chomp"));
         assert!(e.as_str().unwrap().contains(says), "{rect}: {e}");
-        let state = d.js("return [ch.rows, ch.history.length, !!ch.answer]");
         assert_eq!(
-            state,
-            json!([[10, 10, 10, 10, 10, 10, 10, 10], 0, true]),
+            d.js("return [tabs.chomp.rows, tabs.chomp.past.length]"),
+            json!([[10, 10, 10, 10, 10, 10, 10, 10], 0]),
             "{rect}"
         );
         assert_no_uncaught(&d.console());
     }
-    // Still playable: a bite is answered (the computer replies), and the
-    // error is gone once a request succeeded.
-    d.click("#chomp td[data-row='7'][data-col='9']");
+    // Still playable: a bite is answered (the computer replies).
+    d.click("section[data-game='chomp'] button[data-row='7'][data-col='9']");
     d.wait(
         "the bite and the reply",
-        "return ch.history.length >= 2 && ch.answer && !ch.busy",
+        "return tabs.chomp.past.length === 2 && !tabs.chomp.busy",
     );
-    assert_eq!(d.text("error"), "", "a success clears the error");
-    // A good rectangle starts a new game.
-    d.type_into("#crect", "4x5");
-    d.click("#cnew");
-    d.wait(
-        "the 4×5 board",
-        "return ch.answer && ch.rows.length === 4 && ch.rows[0] === 5 && ch.history.length === 0",
-    );
-    assert_eq!(d.text("error"), "");
 
-    // Dodgem: a position the page refuses, one the server refuses, then a
-    // move clears the error.
-    d.click("#tab-dodgem");
-    d.wait(
-        "the 3×3 board",
-        "return dg.answer && dg.n === 3 && document.querySelectorAll('button.move').length > 0",
+    // A bad Quixo position typed in its position field: the server's
+    // error in the Quixo tab; a Dodgem game started meanwhile does not
+    // wipe it, and the Quixo board stays playable.
+    d.click("button[data-tab='quixo']");
+    d.wait("quixo", "return tabs.quixo.answer");
+    d.type_into(
+        "section[data-game='quixo'] input[aria-label='position']",
+        "X:XXX/...",
     );
-    let before = d.js("return dg.answer.position");
-    d.type_into("#dpos", "blue:z9 red:b1");
-    d.click("#dset");
-    let e = d.wait(
-        "the error",
-        "const e = document.getElementById('error').textContent; return e || null",
-    );
-    assert!(e.as_str().unwrap().contains("not a square"), "{e}");
-    d.type_into("#dpos", "blue:a1,a2,a3 red:b1 to-move:blue");
-    d.click("#dset");
-    let e = d.wait("the server's error", "const e = document.getElementById('error').textContent; return e && !e.includes('not a square') ? e : null");
-    assert!(e.as_str().unwrap().contains("cars"), "{e}");
+    d.click("section[data-game='quixo'] button[data-act='set']");
+    let e = d.wait("the quixo error", &err("quixo"));
+    d.click("button[data-tab='dodgem']");
+    d.click("section[data-game='dodgem'] button[data-act='new']");
+    d.wait("dodgem", "return tabs.dodgem.answer && !tabs.dodgem.busy");
     assert_eq!(
-        d.js("return dg.answer.position"),
-        before,
-        "the game is as it was"
+        d.js(&err("quixo")),
+        e,
+        "the Quixo error was wiped by Dodgem's success"
     );
-    d.click("button.move");
+    assert_eq!(d.js(&err("dodgem")), Value::Null);
+    d.click("button[data-tab='quixo']");
+    let m = d
+        .js("return tabs.quixo.answer.moves[0].move")
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (from, to) = m.split_once('-').unwrap();
+    d.click(&format!(
+        "section[data-game='quixo'] button[data-cell='{from}']"
+    ));
+    d.click(&format!(
+        "section[data-game='quixo'] button[data-cell='{to}']"
+    ));
+    d.wait("the quixo move", "return tabs.quixo.past.length > 0");
+    assert_eq!(
+        d.js(&err("quixo")),
+        Value::Null,
+        "a success clears the tab's error"
+    );
+
+    // A bad position in the URL, after the page has loaded (#GAME is
+    // followed, not only read at load): the error, and a game to play.
+    d.js("location.hash = 'tictactoe?position=XXX%2FXXX%2F...'; return null");
+    let e = d.wait("the tictactoe error", &err("tictactoe"));
+    assert!(!e.as_str().unwrap().is_empty());
+    assert!(d.js("return document.querySelector(\"section[data-game='tictactoe']\").classList.contains('active')") == true);
+    d.wait("a board", "return tabs.tictactoe.answer && document.querySelectorAll(\"section[data-game='tictactoe'] button[data-cell]\").length === 9");
+    d.click("section[data-game='tictactoe'] button[data-cell='b2']");
     d.wait(
-        "the move",
-        &format!("return dg.answer && dg.answer.position !== {before} && !dg.busy"),
+        "the move and the reply",
+        "return tabs.tictactoe.past.length === 2",
     );
-    assert_eq!(d.text("error"), "", "the move's success clears the error");
+    let hash = d.js("return decodeURIComponent(location.hash)");
+    let pos = d.js("return tabs.tictactoe.answer.position");
+    assert!(
+        hash.as_str().unwrap().contains(pos.as_str().unwrap()),
+        "{hash} / {pos}"
+    );
+
+    // A picture once (the SVG of the two files), with a caption.
+    d.click("button[data-tab='pictures']");
+    let figs = d.js("return [...document.querySelectorAll('.plots figure')].map(f => [f.querySelector('img').getAttribute('src'), f.querySelector('figcaption').textContent])");
+    assert_eq!(figs.as_array().unwrap().len(), 1, "{figs}");
+    assert!(figs[0][0].as_str().unwrap().ends_with(".svg"), "{figs}");
+    assert!(figs[0][1].as_str().unwrap().contains("layers"), "{figs}");
     assert_no_uncaught(&d.console());
 
-    // Only Dodgem served: the Chomp tab says so, and no error shows.
+    // With only Dodgem served, the Chomp tab says so and shows no error.
     let (_server2, site2) = serve(&[&d3]);
-    d.call("POST", "/url", json!({"url": format!("{site2}#dodgem")}));
-    d.wait("the 3×3 board", "return typeof dg !== 'undefined' && dg.answer && document.querySelectorAll('button.move').length > 0");
-    assert_eq!(d.text("error"), "", "no Chomp error above the Dodgem board");
-    d.click("#tab-chomp");
-    let none = d.js("const p = document.getElementById('cnone'); return [p.hidden, p.textContent, document.getElementById('cgame').hidden]");
-    assert_eq!(none[0], false, "{none}");
+    d.call("POST", "/url", json!({"url": format!("{site2}#chomp")}));
+    let says = d.wait("the Chomp tab", "return typeof tabs !== 'undefined' && tabs.chomp && document.querySelector(\"section[data-game='chomp'] .status\")?.textContent");
     assert!(
-        none[1]
-            .as_str()
+        says.as_str()
             .unwrap()
             .contains("No Chomp run is served here"),
-        "{none}"
+        "{says}"
     );
-    assert_eq!(none[2], true, "{none}");
-    assert_eq!(d.text("error"), "");
+    assert_eq!(d.js(&err("chomp")), Value::Null);
     assert_no_uncaught(&d.console());
-    d.screenshot(&repo().join("target/browser-only-dodgem.png"));
     d.call("DELETE", "", Value::Null);
 }

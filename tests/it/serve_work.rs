@@ -298,6 +298,78 @@ fn api_and_cli_json_give_numbers_as_numbers() {
     assert_eq!(v["variant"], 3, "{v}");
 }
 
+/// The heap games and Green Hackenbush have API routes that answer what
+/// `query … --json` prints: Nim (Bouton 1901: 3,4,5 has nim-sum 2 and one
+/// winning move, 3 → 1), misère Nim, Sub({1,3,4}) (Winning Ways, ch. 4:
+/// G = 0,1,0,1,2,3,2, period 7) and a tree of value 3 by the colon
+/// principle.
+#[test]
+fn nim_subtraction_and_hackenbush_api_answer_what_query_prints() {
+    let (_server, site) = start(&[], &[]);
+    let cases: [(&str, &[&str]); 5] = [
+        ("/api/v1/nim?heaps=3,4,5", &["query", "nim", "3,4,5"]),
+        (
+            "/api/v1/nim?heaps=1,1,1&misere=1",
+            &["query", "nim", "1,1,1", "--misere"],
+        ),
+        (
+            "/api/v1/subtraction?set=1,3,4&heaps=10,15,20",
+            &[
+                "query",
+                "subtraction",
+                "--set",
+                "1,3,4",
+                "--heaps",
+                "10,15,20",
+            ],
+        ),
+        (
+            "/api/v1/hackenbush?tree=0,1,1,0,4",
+            &["query", "hackenbush", "0,1,1,0,4"],
+        ),
+        ("/api/v1/hackenbush?tree=-", &["query", "hackenbush", "-"]),
+    ];
+    for (url, cli) in cases {
+        let (status, v, _) = get(&site, url);
+        assert_eq!(status, 200, "{url}: {v}");
+        assert_eq!(v, query_json(cli), "{url}");
+    }
+    let (_, v, _) = get(&site, "/api/v1/nim?heaps=3,4,5");
+    assert_eq!(v["nim_sum"], 2);
+    assert_eq!(v["winning_moves"][0]["from"], 3);
+    assert_eq!(v["winning_moves"][0]["to"], 1);
+    let (_, v, _) = get(&site, "/api/v1/subtraction?set=1,3,4&n=6");
+    assert_eq!(v["values"], serde_json::json!([0, 1, 0, 1, 2, 3, 2]));
+    assert_eq!(v["period"]["period"], 7);
+    let (_, v, _) = get(&site, "/api/v1/hackenbush?tree=0,1,1,0,4");
+    assert_eq!(v["grundy"], 3);
+    assert_eq!(v["moves"].as_array().unwrap().len(), 5);
+    for bad in [
+        "/api/v1/hackenbush?tree=0,5",
+        "/api/v1/hackenbush?tree=",
+        "/api/v1/nim?heaps=3,x",
+        "/api/v1/subtraction?set=1,3&n=99999999",
+    ] {
+        let (status, v, _) = get(&site, bad);
+        assert_eq!(status, 400, "{bad}: {v}");
+    }
+    let (_, v, _) = get(&site, "/api/v1/");
+    for g in [
+        "nim",
+        "subtraction",
+        "hackenbush",
+        "octal",
+        "chomp",
+        "dodgem",
+        "quixo",
+        "tictactoe",
+        "three-row",
+    ] {
+        assert!(v["games"][g]["view"].is_string(), "{g}: {v}");
+        assert!(v["games"][g]["title"].is_string(), "{g}: {v}");
+    }
+}
+
 /// Row 10: a parameter given twice (`n=3&n=4`, which answered 4×4) and a
 /// parameter the game does not know are refused (400), naming it (and the
 /// game's parameters).

@@ -105,3 +105,129 @@ impl RootedTree {
         g[0]
     }
 }
+
+impl RootedTree {
+    /// `parents[i]` = the parent of vertex i + 1 (what
+    /// [`RootedTree::from_parents`] reads back).
+    pub fn parents(&self) -> &[usize] {
+        &self.parent[1..]
+    }
+
+    /// The tree after cutting the edge from vertex `v ≥ 1` to its parent:
+    /// `v` and everything above it fall; the other vertices keep their
+    /// order (renumbered 0, 1, …).
+    ///
+    /// # Panics
+    /// If `v` is 0 or out of range.
+    pub fn cut(&self, v: usize) -> RootedTree {
+        assert!(
+            (1..self.parent.len()).contains(&v),
+            "no edge below vertex {v}"
+        );
+        let n = self.parent.len();
+        // A vertex falls when its path to the root passes v; parents may
+        // come after their children, so follow each path.
+        let mut falls = vec![None::<bool>; n];
+        falls[0] = Some(false);
+        falls[v] = Some(true);
+        for u in 1..n {
+            let mut path = Vec::new();
+            let mut w = u;
+            while falls[w].is_none() {
+                path.push(w);
+                w = self.parent[w];
+            }
+            let f = falls[w];
+            for x in path {
+                falls[x] = f;
+            }
+        }
+        let mut new_id = vec![usize::MAX; n];
+        let mut next = 0;
+        for u in 0..n {
+            if falls[u] == Some(false) {
+                new_id[u] = next;
+                next += 1;
+            }
+        }
+        let mut parent = vec![0; next];
+        for u in 1..n {
+            if falls[u] == Some(false) {
+                parent[new_id[u]] = new_id[self.parent[u]];
+            }
+        }
+        RootedTree { parent }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The Grundy value as the mex of the options' values (the definition,
+    /// no colon principle): the independent check.
+    fn mex_value(t: &RootedTree) -> u64 {
+        let options: Vec<u64> = (1..=t.edges()).map(|v| mex_value(&t.cut(v))).collect();
+        (0..).find(|g| !options.contains(g)).unwrap()
+    }
+
+    /// Every tree of up to 6 edges (parents numbered before children, which
+    /// gives every shape) and a few with parents after children.
+    #[test]
+    fn colon_principle_equals_the_mex_of_the_cuts() {
+        fn all(edges: usize) -> Vec<Vec<usize>> {
+            let mut out = vec![vec![]];
+            for i in 0..edges {
+                out = out
+                    .into_iter()
+                    .flat_map(|p| {
+                        (0..=i).map(move |q| {
+                            let mut p = p.clone();
+                            p.push(q);
+                            p
+                        })
+                    })
+                    .collect();
+            }
+            out
+        }
+        let mut checked = 0;
+        for edges in 0..=6 {
+            for p in all(edges) {
+                let t = RootedTree::from_parents(&p).unwrap();
+                assert_eq!(t.grundy(), mex_value(&t), "tree {p:?}");
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 1 + 1 + 2 + 6 + 24 + 120 + 720);
+        for p in [vec![2, 0], vec![3, 0, 0], vec![0, 3, 1, 1]] {
+            let t = RootedTree::from_parents(&p).unwrap();
+            assert_eq!(t.grundy(), mex_value(&t), "tree {p:?}");
+        }
+    }
+
+    /// Winning Ways (Berlekamp, Conway, Guy), ch. 7: a stalk of n edges is
+    /// the nimber n; two stalks on one vertex (a "V" of 1 and 1) is 0, a
+    /// stalk of 1 under it gives 1.
+    #[test]
+    fn stalks_and_the_colon_principle_of_winning_ways() {
+        for n in 0..10 {
+            assert_eq!(RootedTree::stalk(n).grundy(), n as u64);
+        }
+        assert_eq!(RootedTree::from_parents(&[0, 0]).unwrap().grundy(), 0);
+        assert_eq!(RootedTree::from_parents(&[0, 1, 1]).unwrap().grundy(), 1);
+        // Branches 2 and 3 on the ground: 2 xor 3 = 1.
+        assert_eq!(
+            RootedTree::from_parents(&[0, 1, 0, 3, 4]).unwrap().grundy(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_cut_drops_the_branch_above_it() {
+        let t = RootedTree::from_parents(&[0, 1, 1, 0]).unwrap();
+        assert_eq!(t.cut(1).parents(), &[0]);
+        assert_eq!(t.cut(2).parents(), &[0, 1, 0]);
+        assert_eq!(t.cut(4).parents(), &[0, 1, 1]);
+    }
+}

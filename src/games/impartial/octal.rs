@@ -148,6 +148,31 @@ impl OctalCode {
         out
     }
 
+    /// Every move from a heap of `n` tokens: the tokens removed and the
+    /// heaps left (none, one, or two non-empty heaps `a ≤ b`), in the order
+    /// of [`option_values`](Self::option_values).
+    pub fn moves(&self, n: usize) -> Vec<(usize, Vec<usize>)> {
+        let mut out = Vec::new();
+        for (k, &d) in self.digits.iter().enumerate() {
+            if k > n {
+                break;
+            }
+            if d & 1 != 0 && k >= 1 && n == k {
+                out.push((k, vec![]));
+            }
+            if d & 2 != 0 && k >= 1 && n > k {
+                out.push((k, vec![n - k]));
+            }
+            if d & 4 != 0 && n >= k + 2 {
+                let m = n - k;
+                for a in 1..=m / 2 {
+                    out.push((k, vec![a, m - a]));
+                }
+            }
+        }
+        out
+    }
+
     /// `G(0..=n_max)` by direct enumeration of every move: O(n_max² · t).
     /// The reference for [`grundy_sequence`](Self::grundy_sequence).
     pub fn naive_sequence(&self, n_max: usize) -> Vec<u32> {
@@ -620,4 +645,38 @@ pub fn find_period(values: &[u32], t: usize) -> Option<OctalPeriod> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The moves' heaps give the options' values, move for move, and every
+    /// move removes what it says (Kayles 0.77, Dawson's Kayles 0.07, 4.7,
+    /// 0.137 and Sub({1,3,4})).
+    #[test]
+    fn moves_leave_the_heaps_of_the_option_values() {
+        for code in ["0.77", "0.07", "4.7", "0.137"] {
+            let c = OctalCode::parse(code).unwrap();
+            let g = c.naive_sequence(30);
+            for n in 0..=30 {
+                let moves = c.moves(n);
+                let from_moves: Vec<u32> = moves
+                    .iter()
+                    .map(|(_, left)| left.iter().fold(0, |x, &h| x ^ g[h]))
+                    .collect();
+                assert_eq!(from_moves, c.option_values(n, &g), "{code}, n = {n}");
+                for (k, left) in &moves {
+                    assert_eq!(k + left.iter().sum::<usize>(), n, "{code}, n = {n}");
+                    assert!(left.iter().all(|&h| h > 0) && left.len() <= 2);
+                }
+            }
+        }
+        // Kayles: a heap of 3 can go to 2, 1, 1+1 (take 1) or 1, 0 (take 2).
+        let k = OctalCode::parse("0.77").unwrap();
+        assert_eq!(
+            k.moves(3),
+            vec![(1, vec![2]), (1, vec![1, 1]), (2, vec![1])]
+        );
+    }
 }

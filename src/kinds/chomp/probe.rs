@@ -220,6 +220,8 @@ impl Probe for ChompProbe {
 
     fn describe(&self) -> serde_json::Value {
         serde_json::json!({
+            "view": "chomp",
+            "title": "Chomp",
             "boxes": self.boxes().into_iter().map(|(r, c, d)| serde_json::json!({
                 "rows": r, "cols": c, "run_dir": d,
             })).collect::<Vec<_>>(),

@@ -20,7 +20,7 @@ use crate::games::dodgem::{Board, DodgemLayers, Position, from_desjardins};
 use crate::kinds::engine::fullcheck::EngineChecker;
 use crate::kinds::engine::kind::EngineKind;
 use crate::kinds::engine::query::query_command;
-use crate::kinds::engine::{EngineGame, RunFacts, RunValues};
+use crate::kinds::engine::{BoardView, EngineGame, MoveStyle, RunFacts, RunValues};
 use crate::pipeline::JobKind;
 use crate::pipeline::kind::Claim;
 use crate::pipeline::registry::{Game, StandardJob};
@@ -111,6 +111,11 @@ impl EngineGame for Dodgem {
     const NS_PER_POSITION: f64 = 300.0;
     /// 5×5: the reachability jobs, per position of a layer and its parents.
     const NS_PER_REACH_POSITION: f64 = 60.0;
+    const VIEW: BoardView = BoardView {
+        pieces: &[('B', "blue", "#3b6fd8"), ('R', "red", "#d84a3b")],
+        moves: MoveStyle::FromTo,
+        rules: "Blue moves a car right, up or down and leaves across the right edge; red moves up, left or right and leaves across the top edge (Berlekamp, Conway and Guy, Winning Ways, ch. 22). A player whose cars have all left wins, and so does a player left with no legal move.",
+    };
     const POSITION_HELP: &'static str = "A position: `blue:a2,a3,a4 red:b1,c1,d1 to-move:blue` (`blue:-` for no car; default: the start)";
     const VARIANT_PARAM: Option<&'static str> = Some("n");
     const VARIANT_HELP: &'static str = "Board size (2 to 6)";

@@ -29,5 +29,5 @@ pub mod spec;
 pub mod split;
 pub mod values;
 
-pub use spec::{EngineGame, RunFacts};
+pub use spec::{BoardView, EngineGame, MoveStyle, RunFacts};
 pub use values::RunValues;

@@ -615,11 +615,44 @@ impl<S: EngineGame> Probe for EngineProbe<S> {
             .map(|r| r.map(|a| a.json_bytes()))
     }
 
+    /// The boards served (`boards`: from runs, and `in_memory`: solved
+    /// here on request) and the board view of the web page (`view`:
+    /// `board`, with `pieces`, `moves`, `rules`, `param`, `position_help`;
+    /// [`super::spec::BoardView`]).
     fn describe(&self) -> serde_json::Value {
+        let param = S::VARIANT_PARAM.unwrap_or("board");
+        // Boards of one to nine cells a side (or the one board) that the
+        // probe solves on request without a run.
+        let candidates: Vec<String> = match S::VARIANT_PARAM {
+            None => vec![String::new()],
+            Some(_) => (1..=9).map(|n| n.to_string()).collect(),
+        };
+        let in_memory: Vec<serde_json::Value> = candidates
+            .iter()
+            .filter(|v| S::in_memory(v))
+            .map(|v| variant_json(v))
+            .collect();
+        let view = S::VIEW;
         serde_json::json!({
+            "view": "board",
+            "title": S::TITLE,
+            "param": S::VARIANT_PARAM,
             "boards": self.boards().into_iter().map(|(v, dir)| serde_json::json!({
-                S::VARIANT_PARAM.unwrap_or("board"): variant_json(&v), "run_dir": dir,
+                param: variant_json(&v), "run_dir": dir,
             })).collect::<Vec<_>>(),
+            "in_memory": in_memory,
+            "pieces": view.pieces.iter().map(|&(symbol, side, colour)| serde_json::json!({
+                "symbol": symbol.to_string(), "side": side, "colour": colour,
+            })).collect::<Vec<_>>(),
+            "moves": view.moves.name(),
+            "rules": view.rules,
+            "position_help": S::POSITION_HELP,
+            // A second notation of moves: the key answers give each move
+            // under, and its name (from its help: "The moves are in NAME (…)").
+            "other_notation": S::OTHER_NOTATION.map(|(key, help)| serde_json::json!({
+                "key": key,
+                "label": help.trim_start_matches("The moves are in ").split(" (").next().unwrap_or(key),
+            })),
         })
     }
 

@@ -23,6 +23,45 @@ pub struct RunFacts {
     pub start: Option<String>,
 }
 
+/// How a move is picked on the board: what the web page's one board view
+/// ([`BoardView`]) needs to turn clicks into a move's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MoveStyle {
+    /// A move names one cell (tic-tac-toe's `b2`): click the cell.
+    Place,
+    /// A move names a piece's cell and where it goes, `FROM-TO`, where `TO`
+    /// is a cell or a word for a place off the board (Dodgem's `c2-off`):
+    /// click the piece, then where it goes.
+    FromTo,
+}
+
+impl MoveStyle {
+    /// The name in `GET /api/v1/` (`place`, `from-to`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MoveStyle::Place => "place",
+            MoveStyle::FromTo => "from-to",
+        }
+    }
+}
+
+/// What the web page needs to draw any position of an engine game and to
+/// play it by clicking on the board, given to it by `GET /api/v1/`: a new
+/// engine game needs no page code. Cells are named file letter and rank
+/// number (`a1` bottom left), the rows of [`EngineGame::grid`] top first.
+#[derive(Debug, Clone, Copy)]
+pub struct BoardView {
+    /// The pieces: the character that draws one in [`EngineGame::grid`],
+    /// the side that owns it as [`EngineGame::to_move`] names it (the
+    /// first player's first), and a CSS colour. Other characters are empty
+    /// cells.
+    pub pieces: &'static [(char, &'static str, &'static str)],
+    /// How a move is picked.
+    pub moves: MoveStyle,
+    /// The rules in a few sentences, for the page.
+    pub rules: &'static str,
+}
+
 /// A game solved by the generic engine: its rules ([`EngineGame::Game`])
 /// and what the job kind, probe, checker and report need to name it.
 ///
@@ -54,6 +93,8 @@ pub trait EngineGame: Send + Sync + 'static {
     /// ([`LayeredGame::image_layer`]), nanoseconds. Default: 40 (Dodgem's
     /// reflection, measured on 5×5).
     const NS_PER_IMAGE_POSITION: f64 = 40.0;
+    /// How the web page draws a position and picks a move.
+    const VIEW: BoardView;
     /// How the probe takes a position (for `--help` and errors).
     const POSITION_HELP: &'static str;
     /// The request parameter (and `query` option) naming the board (`n`),

@@ -29,11 +29,15 @@ pub mod sources;
 pub const OCTAL: &dyn JobKind = &octal::Octal;
 
 fn probes(runs: Vec<RunView>, cache: Arc<BlockCache>) -> ProbeResult<Vec<Box<dyn Probe>>> {
-    one_probe(
+    let mut out = one_probe(
         octal_probe::OctalProbe::with_cache(cache),
         runs,
         octal_probe::OctalProbe::add_run,
-    )
+    )?;
+    out.push(Box::new(probe::NimProbe));
+    out.push(Box::new(probe::SubtractionProbe));
+    out.push(Box::new(probe::HackenbushProbe));
+    Ok(out)
 }
 
 /// The impartial games in the registry.

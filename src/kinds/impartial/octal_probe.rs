@@ -15,7 +15,7 @@ use crate::pipeline::RunView;
 use crate::pipeline::codec;
 use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES, RunShards};
 use crate::pipeline::probe::{
-    Params, Probe, ProbeError, ProbeResult, Progress, Work, param, required,
+    Params, Probe, ProbeError, ProbeResult, Progress, Work, param, parse_list, required,
 };
 
 /// Most values an answer from a run lists: `G(n − 999..=n)`.
@@ -516,10 +516,16 @@ impl Probe for OctalProbe {
     }
 
     fn query(&self, params: &Params) -> ProbeResult<serde_json::Value> {
+        if let Some(h) = param(params, "heaps") {
+            return Ok(octal_heaps_answer(&required::<String>(params, "code")?, h)?.json());
+        }
         Ok(self.answer(&OctalRequest::from_params(params)?)?.json())
     }
 
     fn query_with(&self, params: &Params, progress: &Progress) -> ProbeResult<Vec<u8>> {
+        if param(params, "heaps").is_some() {
+            return Ok(self.query(params)?.to_string().into_bytes());
+        }
         let req = OctalRequest::from_params(params)?;
         Ok(self
             .answer_with(&req, progress)?
@@ -529,13 +535,16 @@ impl Probe for OctalProbe {
     }
 
     fn keys(&self) -> &'static [&'static str] {
-        &["code", "n", "period"]
+        &["code", "n", "period", "heaps"]
     }
 
     /// A lookup when a run of the code is served (it answers, or refuses a
     /// heap past its `n_max` at once) or the request is malformed; else
     /// the values are computed in memory.
     fn work_of(&self, params: &Params) -> Work {
+        if param(params, "heaps").is_some() {
+            return Work::Lookup;
+        }
         let Ok(req) = OctalRequest::from_params(params) else {
             return Work::Lookup;
         };
@@ -552,10 +561,147 @@ impl Probe for OctalProbe {
 
     fn describe(&self) -> serde_json::Value {
         serde_json::json!({
+            "view": "heaps",
+            "title": "Octal games",
+            "take": "code",
+            "code": "0.77",
+            "example": "5,7",
+            "rules": "An octal game's code says, for each number k of tokens a move takes from one heap, whether the rest may be left as no heap, one heap, or two heaps (0.77 Kayles, 0.07 Dawson's Kayles). Whoever cannot move loses. Grundy values by the Sprague–Grundy theorem, periods proved by the Guy–Smith theorem (R. K. Guy and C. A. B. Smith, The G-values of various games, Proc. Cambridge Philos. Soc. 52, 1956).",
             "in_memory_max_n": MAX_IN_MEMORY_N,
             "runs": self.runs().into_iter().map(|(code, n_max, dir)| serde_json::json!({
                 "code": code, "n_max": n_max, "run_dir": dir,
             })).collect::<Vec<_>>(),
         })
+    }
+}
+
+/// Largest heap [`octal_heaps_answer`] takes (every move of every heap is
+/// listed).
+pub const MAX_OCTAL_HEAP: usize = 1_000;
+
+/// The answer of [`octal_heaps_answer`]: a sum of heaps of an octal game,
+/// its Grundy value (the nim-sum of the heaps' values) and every move with
+/// the value it leaves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OctalHeapsAnswer {
+    /// The code, normalised.
+    pub code: String,
+    /// The heaps.
+    pub heaps: Vec<usize>,
+    /// The sum's Grundy value.
+    pub grundy: u32,
+    /// Every move, heap by heap.
+    pub moves: Vec<OctalMove>,
+}
+
+/// One move of [`OctalHeapsAnswer`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OctalMove {
+    /// The heap taken from (0-based).
+    pub heap: usize,
+    /// Tokens taken.
+    pub take: usize,
+    /// The heaps left in its place (none, one or two).
+    pub leaves: Vec<usize>,
+    /// Every heap after the move.
+    pub after: Vec<usize>,
+    /// Their Grundy value.
+    pub grundy: u32,
+}
+
+/// Every move of the octal game `code` on `heaps` (written `3,4,5`) with
+/// the Grundy value it leaves, values computed in memory (Sprague–Grundy:
+/// a sum's value is the nim-sum of its heaps' values).
+///
+/// # Errors
+/// [`ProbeError::BadRequest`] for a malformed code or list, or a heap over
+/// [`MAX_OCTAL_HEAP`].
+pub fn octal_heaps_answer(code: &str, heaps: &str) -> ProbeResult<OctalHeapsAnswer> {
+    let c = OctalCode::parse(code).map_err(ProbeError::bad)?;
+    let h: Vec<usize> = parse_list(heaps, "heaps")?;
+    if let Some(&big) = h.iter().find(|&&x| x > MAX_OCTAL_HEAP) {
+        return Err(ProbeError::bad(format!(
+            "heaps `{heaps}`: a heap of {big}; every move is listed for heaps of at most {MAX_OCTAL_HEAP} (ask `n` for G(n) of larger heaps)"
+        )));
+    }
+    let g = c.grundy_sequence(h.iter().copied().max().unwrap_or(0));
+    let grundy = h.iter().fold(0, |x, &n| x ^ g[n]);
+    let mut moves = Vec::new();
+    for (i, &n) in h.iter().enumerate() {
+        for (k, left) in c.moves(n) {
+            let value = left.iter().fold(grundy ^ g[n], |x, &m| x ^ g[m]);
+            let mut after = h[..i].to_vec();
+            after.extend(&left);
+            after.extend(&h[i + 1..]);
+            moves.push(OctalMove {
+                heap: i,
+                take: k,
+                leaves: left,
+                after,
+                grundy: value,
+            });
+        }
+    }
+    Ok(OctalHeapsAnswer {
+        code: c.to_string(),
+        heaps: h,
+        grundy,
+        moves,
+    })
+}
+
+impl OctalHeapsAnswer {
+    /// The JSON form.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "code": self.code,
+            "heaps": self.heaps,
+            "grundy": self.grundy,
+            "p_position": self.grundy == 0,
+            "moves": self.moves.iter().map(|m| serde_json::json!({
+                "heap": m.heap + 1, "take": m.take, "leaves": m.leaves, "after": m.after,
+                "grundy": m.grundy, "winning": m.grundy == 0,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+impl fmt::Display for OctalHeapsAnswer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |h: &[usize]| {
+            if h.is_empty() {
+                "nothing".to_string()
+            } else {
+                h.iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" + ")
+            }
+        };
+        writeln!(
+            f,
+            "octal game {}, heaps {}: Grundy value {} ({})",
+            self.code,
+            list(&self.heaps),
+            self.grundy,
+            if self.grundy == 0 {
+                "P-position: the player to move loses"
+            } else {
+                "N-position"
+            }
+        )?;
+        for m in &self.moves {
+            writeln!(
+                f,
+                "  heap {} ({}): take {}, leave {}: value {}{}",
+                m.heap + 1,
+                self.heaps[m.heap],
+                m.take,
+                list(&m.leaves),
+                m.grundy,
+                if m.grundy == 0 { " (winning)" } else { "" }
+            )?;
+        }
+        Ok(())
     }
 }

@@ -9,7 +9,9 @@ use crate::games::impartial::nim::{self, NimMove, Play};
 use crate::games::impartial::subtraction::{Period, Subtraction};
 use crate::kinds::impartial::octal_probe::values_text;
 
-use crate::pipeline::probe::{ProbeError, ProbeResult, parse_list};
+use crate::pipeline::probe::{
+    Params, Probe, ProbeError, ProbeResult, Work, flag, param, parse_list, required,
+};
 use crate::pipeline::resources::check_allocation;
 
 /// Values computed by `query subtraction` to find a period.
@@ -215,5 +217,225 @@ impl fmt::Display for SubtractionAnswer {
             }
         }
         Ok(())
+    }
+}
+
+/// The `nim` probe (`/api/v1/nim?heaps=3,4,5&misere=1`): [`nim_answer`]
+/// in memory, the JSON `gametables query nim … --json` prints.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NimProbe;
+
+impl Probe for NimProbe {
+    fn game(&self) -> &'static str {
+        "nim"
+    }
+
+    fn query(&self, params: &Params) -> ProbeResult<serde_json::Value> {
+        let heaps: String = required(params, "heaps")?;
+        Ok(nim_answer(&heaps, flag(params, "misere")?)?.json())
+    }
+
+    /// The page's heap view: a move takes any number of tokens from one heap.
+    fn describe(&self) -> serde_json::Value {
+        serde_json::json!({
+            "view": "heaps", "title": "Nim", "take": "any", "misere": true,
+            "example": "3,4,5",
+            "rules": "A move takes any number of tokens from one heap. In normal play whoever takes the last token wins; in misère play, loses (C. L. Bouton, Nim, a game with a complete mathematical theory, Annals of Mathematics 3, 1901).",
+        })
+    }
+
+    fn keys(&self) -> &'static [&'static str] {
+        &["heaps", "misere"]
+    }
+
+    fn work_of(&self, _params: &Params) -> Work {
+        Work::Lookup
+    }
+}
+
+/// Most values `G(0..=n)` the `subtraction` probe prints (`n`).
+pub const MAX_API_N: usize = 1_000_000;
+
+/// The `subtraction` probe (`/api/v1/subtraction?set=1,3,4&n=20&heaps=…`):
+/// [`subtraction_answer`] in memory, the JSON `gametables query
+/// subtraction … --json` prints (`n` defaults to 20 as there).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SubtractionProbe;
+
+impl Probe for SubtractionProbe {
+    fn game(&self) -> &'static str {
+        "subtraction"
+    }
+
+    fn query(&self, params: &Params) -> ProbeResult<serde_json::Value> {
+        let set: String = required(params, "set")?;
+        let n = match param(params, "n") {
+            Some(_) => required(params, "n")?,
+            None => 20,
+        };
+        if n > MAX_API_N {
+            return Err(ProbeError::bad(format!(
+                "n = {n}: at most {MAX_API_N} values are printed here (ask `gametables query subtraction` for more)"
+            )));
+        }
+        Ok(subtraction_answer(&set, n, param(params, "heaps"))?.json())
+    }
+
+    /// The page's heap view: a move takes a number in the set from one heap.
+    fn describe(&self) -> serde_json::Value {
+        serde_json::json!({
+            "view": "heaps", "title": "Subtraction games", "take": "set",
+            "example": "10,15,20", "set": "1,3,4",
+            "rules": "Sub(S): a move takes s tokens from one heap, for s in the set S; whoever cannot move loses. Grundy values are periodic (Berlekamp, Conway and Guy, Winning Ways, ch. 4).",
+        })
+    }
+
+    fn keys(&self) -> &'static [&'static str] {
+        &["set", "n", "heaps"]
+    }
+
+    fn work_of(&self, _params: &Params) -> Work {
+        Work::Lookup
+    }
+}
+
+/// Most edges of a tree `query hackenbush` takes (every cut is answered:
+/// quadratic in the edges).
+pub const MAX_HACKENBUSH_EDGES: usize = 2_000;
+
+/// The answer of [`hackenbush_answer`]: a Green Hackenbush tree, its
+/// Grundy value by the colon principle and every cut with the value it
+/// leaves (Berlekamp, Conway and Guy, *Winning Ways*, ch. 7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HackenbushAnswer {
+    /// The tree: `parents[i]` is the parent of vertex i + 1 (0 the ground).
+    pub parents: Vec<usize>,
+    /// Its Grundy value.
+    pub grundy: u64,
+    /// Every cut: the vertex whose edge to its parent is cut, the tree
+    /// left and its Grundy value.
+    pub cuts: Vec<(usize, Vec<usize>, u64)>,
+}
+
+/// Writes a tree as [`hackenbush_answer`] reads it (`-` for no edge).
+pub fn tree_text(parents: &[usize]) -> String {
+    if parents.is_empty() {
+        "-".into()
+    } else {
+        parents
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+/// Green Hackenbush on the rooted tree written `0,1,1` (the parent of
+/// vertex 1, 2, 3, …; vertex 0 is the ground; `-` for no edge).
+///
+/// # Errors
+/// [`ProbeError::BadRequest`] for a malformed list, a parent out of range,
+/// a cycle, or more than [`MAX_HACKENBUSH_EDGES`] edges.
+pub fn hackenbush_answer(tree: &str) -> ProbeResult<HackenbushAnswer> {
+    use crate::games::impartial::hackenbush::RootedTree;
+    let parents: Vec<usize> = if tree.trim() == "-" {
+        Vec::new()
+    } else {
+        parse_list(tree, "tree")?
+    };
+    if parents.len() > MAX_HACKENBUSH_EDGES {
+        return Err(ProbeError::bad(format!(
+            "tree of {} edges: at most {MAX_HACKENBUSH_EDGES} here",
+            parents.len()
+        )));
+    }
+    let t = RootedTree::from_parents(&parents)
+        .map_err(|e| ProbeError::bad(format!("tree `{tree}`: {e}")))?;
+    let cuts = (1..=t.edges())
+        .map(|v| {
+            let left = t.cut(v);
+            (v, left.parents().to_vec(), left.grundy())
+        })
+        .collect();
+    Ok(HackenbushAnswer {
+        grundy: t.grundy(),
+        parents,
+        cuts,
+    })
+}
+
+impl HackenbushAnswer {
+    /// The JSON form.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "tree": tree_text(&self.parents),
+            "edges": self.parents.len(),
+            "grundy": self.grundy,
+            "p_position": self.grundy == 0,
+            "moves": self.cuts.iter().map(|(v, left, g)| serde_json::json!({
+                "cut": v, "parent": self.parents[v - 1], "after": tree_text(left),
+                "grundy": g, "winning": *g == 0,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+impl fmt::Display for HackenbushAnswer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "Green Hackenbush tree {} ({} edges): Grundy value {} ({})",
+            tree_text(&self.parents),
+            self.parents.len(),
+            self.grundy,
+            if self.grundy == 0 {
+                "P-position: the player to move loses"
+            } else {
+                "N-position"
+            }
+        )?;
+        for (v, left, g) in &self.cuts {
+            writeln!(
+                f,
+                "  cut {v}-{} leaves {} of value {g}{}",
+                self.parents[v - 1],
+                tree_text(left),
+                if *g == 0 { " (winning)" } else { "" }
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The `hackenbush` probe (`/api/v1/hackenbush?tree=0,1,1`):
+/// [`hackenbush_answer`], the JSON `gametables query hackenbush … --json`
+/// prints.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct HackenbushProbe;
+
+impl Probe for HackenbushProbe {
+    fn game(&self) -> &'static str {
+        "hackenbush"
+    }
+
+    fn query(&self, params: &Params) -> ProbeResult<serde_json::Value> {
+        let tree: String = required(params, "tree")?;
+        Ok(hackenbush_answer(&tree)?.json())
+    }
+
+    /// The page's tree view.
+    fn describe(&self) -> serde_json::Value {
+        serde_json::json!({
+            "view": "hackenbush", "title": "Green Hackenbush", "example": "0,1,1,0,4",
+            "rules": "Green Hackenbush on a tree standing on the ground: a move cuts one edge, and everything no longer joined to the ground falls. Whoever cannot move loses. The value of a tree is found by the colon principle (Berlekamp, Conway and Guy, Winning Ways, ch. 7). A tree is written as the parent of vertex 1, 2, 3, … (0 is the ground).",
+        })
+    }
+
+    fn keys(&self) -> &'static [&'static str] {
+        &["tree"]
+    }
+
+    fn work_of(&self, _params: &Params) -> Work {
+        Work::Lookup
     }
 }

@@ -1,12 +1,13 @@
-//! `gametables query nim | subtraction | octal`: the impartial games.
+//! `gametables query nim | subtraction | octal | hackenbush`: the impartial
+//! games.
 
 use std::path::PathBuf;
 
 use clap::{CommandFactory, FromArgMatches, Parser};
 
 use super::OCTAL;
-use super::octal_probe::{OctalProbe, OctalRequest};
-use super::probe::{nim_answer, subtraction_answer};
+use super::octal_probe::{OctalProbe, OctalRequest, octal_heaps_answer};
+use super::probe::{hackenbush_answer, nim_answer, subtraction_answer};
 use crate::pipeline::probe::Progress;
 use crate::pipeline::registry::{Answer, QueryCommand};
 
@@ -65,9 +66,36 @@ struct OctalQuery {
     /// An `octal` run directory of this code.
     #[arg(long)]
     run_dir: Option<PathBuf>,
+    /// Heaps of a sum to play, e.g. 5,7 (each at most 1,000): its Grundy
+    /// value and every move with the value it leaves, instead of G(0..=N).
+    #[arg(long, conflicts_with_all = ["run_dir", "period"])]
+    heaps: Option<String>,
     /// Machine-readable output.
     #[arg(long)]
     json: bool,
+}
+
+/// Green Hackenbush on a tree: its Grundy value (colon principle) and
+/// every cut with the value it leaves.
+///
+/// The tree is written as the parent of vertex 1, 2, 3, … (0 is the
+/// ground): `0,1,1` is an edge on the ground with two edges on top of it;
+/// `-` is no edge. A cut is named by its upper vertex. Berlekamp, Conway
+/// and Guy, Winning Ways for your Mathematical Plays, ch. 7.
+#[derive(Parser, Debug)]
+#[command(name = "hackenbush")]
+struct HackenbushQuery {
+    /// The tree: parents of vertices 1, 2, 3, …, e.g. 0,1,1 (`-` for none).
+    tree: String,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
+}
+
+fn hackenbush(m: &clap::ArgMatches, _: &Progress) -> anyhow::Result<Answer> {
+    let q = HackenbushQuery::from_arg_matches(m)?;
+    let a = hackenbush_answer(&q.tree)?;
+    Ok(Answer::of(&a, q.json, || a.json()))
 }
 
 fn nim(m: &clap::ArgMatches, _: &Progress) -> anyhow::Result<Answer> {
@@ -84,6 +112,10 @@ fn subtraction(m: &clap::ArgMatches, _: &Progress) -> anyhow::Result<Answer> {
 
 fn octal(m: &clap::ArgMatches, progress: &Progress) -> anyhow::Result<Answer> {
     let q = OctalQuery::from_arg_matches(m)?;
+    if let Some(h) = &q.heaps {
+        let a = octal_heaps_answer(&q.code, h)?;
+        return Ok(Answer::of(&a, q.json, || a.json()));
+    }
     let mut probe = OctalProbe::new();
     if let Some(d) = &q.run_dir {
         probe.add_run(crate::pipeline::probe::open_run_of_kind(d, OCTAL)?)?;
@@ -110,7 +142,7 @@ fn octal(m: &clap::ArgMatches, progress: &Progress) -> anyhow::Result<Answer> {
 }
 
 /// The `query nim`, `query subtraction` and `query octal` subcommands.
-pub const QUERIES: [QueryCommand; 3] = [
+pub const QUERIES: [QueryCommand; 4] = [
     QueryCommand {
         command: NimQuery::command,
         answer: nim,
@@ -122,5 +154,9 @@ pub const QUERIES: [QueryCommand; 3] = [
     QueryCommand {
         command: OctalQuery::command,
         answer: octal,
+    },
+    QueryCommand {
+        command: HackenbushQuery::command,
+        answer: hackenbush,
     },
 ];

@@ -20,7 +20,7 @@ use crate::games::quixo::{FULL_5X5, Position, QuixoLayers, Rules};
 use crate::kinds::engine::fullcheck::EngineChecker;
 use crate::kinds::engine::kind::EngineKind;
 use crate::kinds::engine::query::query_command;
-use crate::kinds::engine::{EngineGame, RunFacts, RunValues};
+use crate::kinds::engine::{BoardView, EngineGame, MoveStyle, RunFacts, RunValues};
 use crate::pipeline::JobKind;
 use crate::pipeline::kind::Claim;
 use crate::pipeline::registry::{Game, StandardJob};
@@ -93,6 +93,11 @@ impl EngineGame for Quixo {
     /// 9.7 s by symmetry classes (canonical boards expanded, classes filled
     /// in at the end); the figure of 525 ns scaled by that ratio.
     const NS_PER_REACH_POSITION: f64 = 180.0;
+    const VIEW: BoardView = BoardView {
+        pieces: &[('X', "X", "#3b6fd8"), ('O', "O", "#d84a3b")],
+        moves: MoveStyle::FromTo,
+        rules: "A move takes a cube from the border that is blank or shows your symbol, turns it to your symbol and pushes it back in at another end of its row or column (b1-b3: the cube of b1 pushed in at b3). Whoever makes a line of the opponent's symbol loses, even with a line of their own; otherwise a line of your symbol wins (Gigamic's rules).",
+    };
     const POSITION_HELP: &'static str = "A position: the colour to move, `:`, then the ranks from the top, `/` between, each file a… as X, O or . (blank), e.g. `O:X../.X./..O` (default: the start)";
     const VARIANT_PARAM: Option<&'static str> = Some("n");
     const VARIANT_HELP: &'static str = "Board size (3, 4 or 5)";

@@ -15,7 +15,7 @@ use crate::games::tictactoe::{Board, TicTacToe};
 use crate::kinds::engine::fullcheck::EngineChecker;
 use crate::kinds::engine::kind::EngineKind;
 use crate::kinds::engine::query::query_command;
-use crate::kinds::engine::{EngineGame, RunFacts, RunValues};
+use crate::kinds::engine::{BoardView, EngineGame, MoveStyle, RunFacts, RunValues};
 use crate::pipeline::JobKind;
 use crate::pipeline::kind::Claim;
 use crate::pipeline::registry::{Game, StandardJob};
@@ -51,6 +51,11 @@ impl EngineGame for TicTacToeGame {
     /// Far below a millisecond for the whole board; a round figure.
     const NS_PER_POSITION: f64 = 2_000.0;
     const NS_PER_REACH_POSITION: f64 = 2_000.0;
+    const VIEW: BoardView = BoardView {
+        pieces: &[('X', "X", "#3b6fd8"), ('O', "O", "#d84a3b")],
+        moves: MoveStyle::Place,
+        rules: "X plays first; the players mark empty cells in turn, and three in a row wins. A full board without a line is a draw.",
+    };
     const POSITION_HELP: &'static str = "A board: its ranks from the top, `/` between, each cell X, O or . (blank), e.g. `X.O/.X./...`; who is to move follows from the counts (default: the empty board)";
     const VARIANT_PARAM: Option<&'static str> = None;
     const VARIANT_HELP: &'static str = "";
