@@ -306,7 +306,7 @@ fn api_and_cli_json_give_numbers_as_numbers() {
 #[test]
 fn nim_subtraction_and_hackenbush_api_answer_what_query_prints() {
     let (_server, site) = start(&[], &[]);
-    let cases: [(&str, &[&str]); 5] = [
+    let cases: [(&str, &[&str]); 6] = [
         ("/api/v1/nim?heaps=3,4,5", &["query", "nim", "3,4,5"]),
         (
             "/api/v1/nim?heaps=1,1,1&misere=1",
@@ -328,6 +328,10 @@ fn nim_subtraction_and_hackenbush_api_answer_what_query_prints() {
             &["query", "hackenbush", "0,1,1,0,4"],
         ),
         ("/api/v1/hackenbush?tree=-", &["query", "hackenbush", "-"]),
+        (
+            "/api/v1/octal?code=0.77&heaps=5,7",
+            &["query", "octal", "0.77", "--heaps", "5,7"],
+        ),
     ];
     for (url, cli) in cases {
         let (status, v, _) = get(&site, url);
@@ -344,6 +348,9 @@ fn nim_subtraction_and_hackenbush_api_answer_what_query_prints() {
     let (_, v, _) = get(&site, "/api/v1/hackenbush?tree=0,1,1,0,4");
     assert_eq!(v["grundy"], 3);
     assert_eq!(v["moves"].as_array().unwrap().len(), 5);
+    // Kayles (OEIS A002186): G(5) = 4, G(7) = 2, so 5 + 7 has value 6.
+    let (_, v, _) = get(&site, "/api/v1/octal?code=0.77&heaps=5,7");
+    assert_eq!(v["grundy"], 6);
     for bad in [
         "/api/v1/hackenbush?tree=0,5",
         "/api/v1/hackenbush?tree=",
