@@ -660,7 +660,9 @@ fn assert_no_uncaught(console: &[String]) {
 /// a bad position in the URL shows the server's error while a game stays
 /// playable; an error in one tab is not wiped by another tab's success
 /// (the page had one shared error line); a tab whose game is not served
-/// says so; the Quixo tab has a position field; `#GAME` in the URL is
+/// says so; a served run that does not solve the start (Quixo 4×4 from 15
+/// cubes) shows why and takes a position it solves in the tab's position
+/// field (it showed a blank board and no message); `#GAME` in the URL is
 /// followed after the page has loaded; each picture is shown once, with a
 /// caption. No uncaught JavaScript error at any point (the console is
 /// captured).
@@ -675,6 +677,9 @@ fn page_recovers_from_errors_and_says_what_is_not_served() {
         "boxes",
         "kind = \"chomp-boxes\"\nboxes = [[8, 10]]\n",
     );
+    // A Quixo 4×4 run of the layers with 15 and 16 cubes only: its start
+    // is not solved (the page showed a blank board and no message).
+    let q4 = run_text(t.path(), "q4", "kind = \"quixo\"\nn = 4\nmin_cubes = 15\n");
     std::fs::create_dir_all(d3.join("plots")).unwrap();
     std::fs::write(
         d3.join("plots/layers.svg"),
@@ -682,7 +687,7 @@ fn page_recovers_from_errors_and_says_what_is_not_served() {
     )
     .unwrap();
     std::fs::write(d3.join("plots/layers.png"), b"not shown: the SVG is").unwrap();
-    let (_server, site) = serve(&[&d3, &boxes]);
+    let (_server, site) = serve(&[&d3, &boxes, &q4]);
     let (_driver, d) = browser(&t.path().join("chromium-profile"));
 
     d.call("POST", "/url", json!({"url": format!("{site}#chomp")}));
@@ -728,11 +733,40 @@ fn page_recovers_from_errors_and_says_what_is_not_served() {
         "return tabs.chomp.past.length === 2 && !tabs.chomp.busy",
     );
 
+    // Quixo: the served 4×4 run does not solve the start. The tab says so
+    // (the error stays while the other tabs load and play), and a position
+    // the run solves, typed in the position field, is played.
+    d.click("button[data-tab='quixo']");
+    let e = d.wait("the quixo error", &err("quixo"));
+    assert!(e.as_str().unwrap().contains("does not solve"), "{e}");
+    assert!(
+        d.js("return tabs.quixo.statusLine.textContent")
+            .as_str()
+            .unwrap()
+            .contains("set one that the served tables solve")
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(d.js(&err("quixo")), e, "wiped by another tab's success");
+    d.type_into(
+        "section[data-game='quixo'] input[aria-label='position']",
+        "X:XXOO/OOXX/XXOO/OOX.",
+    );
+    d.click("section[data-game='quixo'] button[data-act='set']");
+    d.wait(
+        "the 4×4 position",
+        "return tabs.quixo.answer && tabs.quixo.answer.position === 'X:XXOO/OOXX/XXOO/OOX.'",
+    );
+    assert_eq!(d.js(&err("quixo")), Value::Null);
+    // Back to the 3×3 board, solved in memory.
+    d.js("const s = tabs.quixo.sizeSel; s.value = '3'; s.dispatchEvent(new Event('change')); return null");
+    d.wait(
+        "3×3",
+        "return tabs.quixo.answer && tabs.quixo.answer.grid.length === 3 && !tabs.quixo.busy",
+    );
+
     // A bad Quixo position typed in its position field: the server's
     // error in the Quixo tab; a Dodgem game started meanwhile does not
     // wipe it, and the Quixo board stays playable.
-    d.click("button[data-tab='quixo']");
-    d.wait("quixo", "return tabs.quixo.answer");
     d.type_into(
         "section[data-game='quixo'] input[aria-label='position']",
         "X:XXX/...",
