@@ -222,6 +222,16 @@ fn api(site: &str, path: &str) -> Value {
     serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap()
 }
 
+/// The numbers of a JSON array joined by `sep` (`[5, 5, 3]` → `5,5,3`).
+fn csv(v: &Value, sep: &str) -> String {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.to_string())
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
 /// `encodeURIComponent` for the few characters positions use.
 fn encode(s: &str) -> String {
     s.replace('%', "%25")
@@ -420,13 +430,7 @@ fn page_plays_every_game_of_the_registry_on_the_board() {
         if s[2] == true {
             break;
         }
-        let rows = s[0]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r.to_string())
-            .collect::<Vec<_>>()
-            .join(",");
+        let rows = csv(&s[0], ",");
         assert_eq!(
             s[1]["p_position"],
             api(&site, &format!("/api/v1/chomp?position={rows}"))["p_position"]
@@ -461,13 +465,7 @@ fn page_plays_every_game_of_the_registry_on_the_board() {
             if s[2].as_array().unwrap().is_empty() {
                 break;
             }
-            let heaps = s[0]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| r.to_string())
-                .collect::<Vec<_>>()
-                .join(",");
+            let heaps = csv(&s[0], ",");
             let extra = if g == "subtraction" {
                 "&set=1,3,4&n=0"
             } else {
@@ -568,13 +566,7 @@ fn page_plays_every_game_of_the_registry_on_the_board() {
         if moves.is_empty() {
             break;
         }
-        let heaps = s["heaps"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r.to_string())
-            .collect::<Vec<_>>()
-            .join(",");
+        let heaps = csv(&s["heaps"], ",");
         assert_eq!(
             s["grundy"],
             api(&site, &format!("/api/v1/octal?code=0.77&heaps={heaps}"))["grundy"]
@@ -587,13 +579,7 @@ fn page_plays_every_game_of_the_registry_on_the_board() {
             "section[data-game='octal'] .heap[data-heap='{}'] button[data-token='1']",
             m["heap"]
         ));
-        let leaves = m["leaves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r.to_string())
-            .collect::<Vec<_>>()
-            .join("+");
+        let leaves = csv(&m["leaves"], "+");
         d.click(&format!(
             "section[data-game='octal'] button[data-move='{}:{}:{}']",
             m["heap"], m["take"], leaves
