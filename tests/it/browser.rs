@@ -302,6 +302,24 @@ fn play_board_game(d: &Driver, site: &str, g: &str) -> String {
         );
         let m = a["moves"][0]["move"].as_str().unwrap().to_string();
         let style = d.js(&format!("return {t}.d.moves"));
+        // The hints are on the board (they were on notation buttons under
+        // it): the best move's cell, or its piece's, carries its value and
+        // depth.
+        let from = m.split('-').next().unwrap();
+        let badge = d.js(&format!("return document.querySelector(\"section[data-game='{g}'] button[data-cell='{from}'] .badge\")?.textContent"));
+        let first = &a["moves"][0];
+        let want_badge = match first["value"].as_str().unwrap() {
+            "draw" => "D".to_string(),
+            v => format!("{}{}", if v == "win" { "W" } else { "L" }, first["depth"]),
+        };
+        assert_eq!(badge, json!(want_badge), "{g}: hint on {from}");
+        assert_eq!(
+            d.js(&format!(
+                "return document.querySelectorAll(\"section[data-game='{g}'] button.move\").length"
+            )),
+            json!(0),
+            "{g}: notation buttons"
+        );
         if style == "place" {
             d.click(&format!("section[data-game='{g}'] button[data-cell='{m}']"));
         } else {
@@ -336,6 +354,12 @@ fn play_board_game(d: &Driver, site: &str, g: &str) -> String {
     }
 }
 
+/// Every game of the registry has a tab and is played to its end on the
+/// page (the engine games by clicking on the board, with the hints on
+/// the board and no notation buttons; Chomp with coordinates; heaps;
+/// octal moves with splits; a Hackenbush tree), the value after each move
+/// as the API gives it; a position loaded from the URL; screenshots of
+/// every tab at 1280 and 375 px.
 #[test]
 #[ignore = "needs chromium and chromium-driver (Debian); .ci/run runs it"]
 fn page_plays_every_game_of_the_registry_on_the_board() {
@@ -425,6 +449,18 @@ fn page_plays_every_game_of_the_registry_on_the_board() {
     d.js("tabs.chomp.hints.checked = true; tabs.chomp.draw(); return null");
     let wins = d.js("return [...document.querySelectorAll(\"section[data-game='chomp'] button.win\")].map(b => [Number(b.dataset.row), Number(b.dataset.col)]).sort()");
     assert_eq!(wins, json!([[3, 8], [4, 5]]));
+    // Coordinates: rows 0…7 and columns 0…9 from the poisoned square.
+    let coords = d.js("return [...document.querySelectorAll(\"section[data-game='chomp'] th\")].map(th => th.textContent).join(' ')");
+    assert_eq!(coords, json!("7 6 5 4 3 2 1 0  0 1 2 3 4 5 6 7 8 9"));
+    // The source said "Values from solved in memory.".
+    let source = d.js("return tabs.chomp.sourceLine.textContent");
+    assert!(
+        source
+            .as_str()
+            .unwrap()
+            .starts_with("Source of the winning bites: box-8x10"),
+        "{source}"
+    );
     loop {
         let s = d.wait("your bite or the end", "const t = tabs.chomp; return !t.busy && (t.over() || (t.human() && t.answer)) ? [t.rows, t.answer, t.over()] : null");
         if s[2] == true {
