@@ -371,7 +371,12 @@ fn page_plays_every_game_of_the_registry_on_the_board() {
         "boxes",
         "kind = \"chomp-boxes\"\nboxes = [[8, 10]]\n",
     );
-    let (_server, site) = serve(&[&d3, &boxes]);
+    let grundy = run_text(
+        t.path(),
+        "grundy",
+        "kind = \"chomp-grundy\"\nboxes = [[4, 5]]\n",
+    );
+    let (_server, site) = serve(&[&d3, &boxes, &grundy]);
     let (_driver, d) = browser(&t.path().join("chromium-profile"));
     d.call("POST", "/url", json!({"url": site.clone()}));
     d.wait(
@@ -486,6 +491,21 @@ fn page_plays_every_game_of_the_registry_on_the_board() {
             .as_str()
             .unwrap()
             .contains("you win")
+    );
+    // A served chomp-grundy box: the Sprague–Grundy value of a position it
+    // covers is shown, as the API gives it.
+    d.js("location.hash = 'chomp?position=5,5,3'; return null");
+    let a = d.wait("the 4×5 staircase", "return tabs.chomp.answer && tabs.chomp.rows.join(',') === '5,5,3' && !tabs.chomp.busy ? tabs.chomp.answer : null");
+    let want = api(&site, "/api/v1/chomp?position=5,5,3&grundy=1");
+    assert!(want["grundy"].is_u64(), "{want}");
+    assert_eq!(a["grundy"], want["grundy"]);
+    d.js("tabs.chomp.hints.checked = true; tabs.chomp.draw(); return null");
+    let st = d.js("return tabs.chomp.statusLine.textContent");
+    assert!(
+        st.as_str()
+            .unwrap()
+            .contains(&format!("Grundy value {}", want["grundy"])),
+        "{st}"
     );
 
     // Heap games: Nim 3,4,5 and Sub({1,3,4}) on 10,15,20, by clicking tokens.
@@ -637,6 +657,40 @@ fn page_plays_every_game_of_the_registry_on_the_board() {
         "return document.querySelector(\"section[data-game='three-row'] .status\")?.textContent",
     );
     assert!(out.as_str().unwrap().contains("f(5, 3) = 5"), "{out}");
+
+    // Every tab: the URL holds what it shows (reloading it gives the same
+    // answer), and a bad position in the URL shows the tab's error while
+    // its game stays there to play.
+    for g in &games {
+        let view = index["games"][g]["view"].as_str().unwrap();
+        let bad = match view {
+            "board" => "position=not-a-position",
+            "chomp" => "position=3,5",
+            "heaps" => "heaps=x",
+            "hackenbush" => "tree=0,5",
+            _ => "q=x",
+        };
+        d.click(&format!("button[data-tab='{g}']"));
+        let before = d.js(&format!(
+            "return JSON.stringify(tabs['{g}'].answer || null)"
+        ));
+        let hash = d.js("return location.hash").as_str().unwrap().to_string();
+        assert!(hash.starts_with(&format!("#{g}")), "{g}: {hash}");
+        d.js(&format!("location.hash = '{g}?{bad}'; return null"));
+        let e = d.wait(&format!("{g}: the error"), &format!("return document.querySelector(\"section[data-game='{g}'] .error\").textContent || null"));
+        assert!(!e.as_str().unwrap().is_empty(), "{g}");
+        if view != "three-row" {
+            let after = d.wait(&format!("{g}: a game"), &format!("return !tabs['{g}'].busy && tabs['{g}'].answer ? JSON.stringify(tabs['{g}'].answer) : null"));
+            assert!(after.is_string(), "{g}: no game after a bad URL");
+        }
+        // The URL it had, loaded again: the same answer.
+        d.js(&format!("location.hash = '{}'; return null", &hash[1..]));
+        if view != "three-row" && before != Value::Null && before != "null" {
+            let again = d.wait(&format!("{g}: the URL's game"), &format!("const a = JSON.stringify(tabs['{g}'].answer); return !tabs['{g}'].busy && a === {before} ? a : null", before = serde_json::to_string(&before).unwrap()));
+            assert_eq!(again, before, "{g}: {hash}");
+        }
+        assert_no_uncaught(&d.console());
+    }
 
     // A position from the URL, and the URL following the game.
     d.call(
