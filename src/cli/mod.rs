@@ -895,6 +895,12 @@ fn with_progress<T: Send>(
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .clone();
+            // A query that names no work of its own (subtraction, hackenbush).
+            let what = if what.is_empty() {
+                "the answer".to_string()
+            } else {
+                what
+            };
             match &bar {
                 None if said.load(Ordering::Relaxed)
                     || (t0.elapsed() >= quiet && !h.is_finished()) =>

@@ -562,6 +562,11 @@ fn page_plays_every_game_of_the_registry_on_the_board() {
         "the tree",
         "return tabs.hackenbush.answer && document.querySelectorAll('svg.tree line').length === 5",
     );
+    // With hints, each edge shows the Grundy value its cut leaves
+    // (0,1,1,0,4: 2, 0, 0, 1, 0 by the colon principle).
+    d.js("tabs.hackenbush.hints.checked = true; tabs.hackenbush.draw(); return null");
+    let labels = d.js("return [...document.querySelectorAll('svg.tree text.cut-value')].map(t => Number(t.textContent))");
+    assert_eq!(labels, json!([2, 0, 0, 1, 0]));
     for _ in 0..10 {
         let s = d.wait("your cut or the end", "const t = tabs.hackenbush; return !t.busy && (t.answer.moves.length === 0 || t.past.length % 2 === 0) ? t.answer : null");
         if s["moves"].as_array().unwrap().is_empty() {
@@ -896,6 +901,44 @@ fn page_recovers_from_errors_and_says_what_is_not_served() {
         hash.as_str().unwrap().contains(pos.as_str().unwrap()),
         "{hash} / {pos}"
     );
+
+    // A breaker's findings on the page, each a regression case.
+    // A malformed hash: no uncaught URIError, the tabs still work.
+    d.js("location.hash = '%E0'; return null");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_no_uncaught(&d.console());
+    // A board size not served, in the URL: the tab says so (the message was
+    // wiped by the game started instead).
+    d.js("location.hash = 'dodgem?n=9'; return null");
+    let e = d.wait("the size error", &err("dodgem"));
+    assert!(e.as_str().unwrap().contains("n = 9: no such board"), "{e}");
+    // Playing second, Undo back to the start: the computer moves again
+    // (the game stayed at "Computer to move").
+    d.js("const t = tabs.dodgem; t.sideSel.value = 'red'; t.start(); return null");
+    d.wait("the computer's first move", "const t = tabs.dodgem; return !t.busy && t.past.length === 1 && t.answer.to_move === 'red'");
+    d.click("section[data-game='dodgem'] button[data-act='undo']");
+    d.wait("the computer's move again", "const t = tabs.dodgem; return !t.busy && t.past.length === 1 && t.answer.to_move === 'red'");
+    d.js("const t = tabs.dodgem; t.sideSel.value = 'blue'; t.start(); return null");
+    // New game during the computer's reply (heaps): the reply is not
+    // played into the new game.
+    d.click("button[data-tab='nim']");
+    d.wait(
+        "nim",
+        "return tabs.nim.answer && !tabs.nim.busy && tabs.nim.past.length === 0",
+    );
+    d.click("section[data-game='nim'] .heap[data-heap='1'] button[data-token='1']");
+    d.wait(
+        "the player's move",
+        "return tabs.nim.past.length === 1 && !tabs.nim.busy",
+    );
+    d.click("section[data-game='nim'] button[data-act='new']");
+    std::thread::sleep(Duration::from_millis(800));
+    assert_eq!(
+        d.js("return tabs.nim.past.length"),
+        json!(0),
+        "the old reply was played into the new game"
+    );
+    assert_no_uncaught(&d.console());
 
     // A picture once (the SVG of the two files), with a caption.
     d.click("button[data-tab='pictures']");

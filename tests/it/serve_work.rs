@@ -517,3 +517,47 @@ fn api_words_rewrite_flags_paths_and_hints() {
         "shard of job a (b) (c.shard): missing"
     );
 }
+
+/// A breaker's findings on the new routes, each refused at once (400) in
+/// the API's JSON: an octal sum of 200 heaps of 1,000 (its answer, every
+/// move with the heaps after it, took all the memory of the server), a
+/// subtraction set whose values and period search would take minutes
+/// (the requests kept running after their 503 and held every lookup
+/// permit), `n` or `period` with `heaps`, and a Hackenbush tree over 500
+/// edges (seconds for its cuts). The server answers at once afterwards.
+#[test]
+fn heavy_heap_and_tree_requests_are_refused_before_they_are_computed() {
+    let (_server, site) = start(&[], &[]);
+    let many = vec!["1000"; 200].join(",");
+    let ones = vec!["1"; 100].join(",");
+    let big_set = (1..1600)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    let star = vec!["0"; 501].join(",");
+    for bad in [
+        format!("/api/v1/octal?code=0.77&heaps={many}"),
+        format!("/api/v1/octal?code=0.77&heaps={ones}"),
+        "/api/v1/octal?code=0.77&heaps=600,600".to_string(),
+        "/api/v1/octal?code=0.77&heaps=5&n=abc".to_string(),
+        "/api/v1/octal?code=0.77&heaps=5&period=1".to_string(),
+        format!("/api/v1/subtraction?set={big_set}&n=1000000"),
+        format!("/api/v1/hackenbush?tree={star}"),
+    ] {
+        let t0 = std::time::Instant::now();
+        let (status, v, _) = get(&site, &bad);
+        assert_eq!(status, 400, "{}: {v}", &bad[..bad.len().min(80)]);
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(2),
+            "{}",
+            &bad[..60.min(bad.len())]
+        );
+    }
+    // A set with a huge move proves no period within the values computed,
+    // and says so at once (the search was quadratic in the values).
+    let (status, v, _) = get(&site, "/api/v1/subtraction?set=4294967295&n=100000");
+    assert_eq!(status, 200, "{v}");
+    assert!(v["period"].is_null(), "{v}");
+    let (status, v, _) = get(&site, "/api/v1/nim?heaps=3");
+    assert_eq!(status, 200, "{v}");
+}

@@ -68,7 +68,8 @@ impl Subtraction {
     pub fn period(&self, values: &[u32]) -> Option<Period> {
         let m = *self.set.last().expect("non-empty") as usize;
         let len = values.len();
-        for p in 1..len {
+        // A period p is proved only if n₀ + p + m ≤ len, with n₀ ≥ 0.
+        for p in 1..len.saturating_sub(m).saturating_add(1) {
             let n0 = preperiod_for(values, p);
             if n0 + p + m <= len {
                 return Some(Period {

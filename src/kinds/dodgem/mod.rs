@@ -114,7 +114,7 @@ impl EngineGame for Dodgem {
     const VIEW: BoardView = BoardView {
         pieces: &[('B', "blue", "#3b6fd8"), ('R', "red", "#d84a3b")],
         moves: MoveStyle::FromTo,
-        rules: "Blue moves a car right, up or down and leaves across the right edge; red moves up, left or right and leaves across the top edge (Berlekamp, Conway and Guy, Winning Ways, ch. 22). A player whose cars have all left wins, and so does a player left with no legal move.",
+        rules: "Blue moves a car right, up or down and leaves across the right edge; red moves up, left or right and leaves across the top edge (Colin Vout's game, in Berlekamp, Conway and Guy, Winning Ways for your Mathematical Plays). A player whose cars have all left wins, and so does a player left with no legal move.",
     };
     const POSITION_HELP: &'static str = "A position: `blue:a2,a3,a4 red:b1,c1,d1 to-move:blue` (`blue:-` for no car; default: the start)";
     const VARIANT_PARAM: Option<&'static str> = Some("n");

@@ -517,6 +517,14 @@ impl Probe for OctalProbe {
 
     fn query(&self, params: &Params) -> ProbeResult<serde_json::Value> {
         if let Some(h) = param(params, "heaps") {
+            if let Some(k) = ["n", "period"]
+                .into_iter()
+                .find(|k| param(params, k).is_some())
+            {
+                return Err(ProbeError::bad(format!(
+                    "parameter `{k}` does not go with `heaps` (every move of the heaps is listed; ask `n` without `heaps` for G(0..=n))"
+                )));
+            }
             return Ok(octal_heaps_answer(&required::<String>(params, "code")?, h)?.json());
         }
         Ok(self.answer(&OctalRequest::from_params(params)?)?.json())
@@ -579,6 +587,10 @@ impl Probe for OctalProbe {
 /// listed).
 pub const MAX_OCTAL_HEAP: usize = 1_000;
 
+/// Most heaps [`octal_heaps_answer`] takes (each move repeats the heaps
+/// after it: the answer grows with heaps × moves).
+pub const MAX_OCTAL_HEAPS: usize = 64;
+
 /// The answer of [`octal_heaps_answer`]: a sum of heaps of an octal game,
 /// its Grundy value (the nim-sum of the heaps' values) and every move with
 /// the value it leaves.
@@ -614,14 +626,20 @@ pub struct OctalMove {
 /// a sum's value is the nim-sum of its heaps' values).
 ///
 /// # Errors
-/// [`ProbeError::BadRequest`] for a malformed code or list, or a heap over
-/// [`MAX_OCTAL_HEAP`].
+/// [`ProbeError::BadRequest`] for a malformed code or list, a heap over
+/// [`MAX_OCTAL_HEAP`], more than [`MAX_OCTAL_HEAPS`] heaps or more than
+/// [`MAX_OCTAL_HEAP`] tokens in all.
 pub fn octal_heaps_answer(code: &str, heaps: &str) -> ProbeResult<OctalHeapsAnswer> {
     let c = OctalCode::parse(code).map_err(ProbeError::bad)?;
     let h: Vec<usize> = parse_list(heaps, "heaps")?;
     if let Some(&big) = h.iter().find(|&&x| x > MAX_OCTAL_HEAP) {
         return Err(ProbeError::bad(format!(
             "heaps `{heaps}`: a heap of {big}; every move is listed for heaps of at most {MAX_OCTAL_HEAP} (ask `n` for G(n) of larger heaps)"
+        )));
+    }
+    if h.len() > MAX_OCTAL_HEAPS || h.iter().sum::<usize>() > MAX_OCTAL_HEAP {
+        return Err(ProbeError::bad(format!(
+            "heaps `{heaps}`: every move is listed for at most {MAX_OCTAL_HEAPS} heaps of {MAX_OCTAL_HEAP} tokens in all"
         )));
     }
     let g = c.grundy_sequence(h.iter().copied().max().unwrap_or(0));

@@ -1,6 +1,6 @@
 //! Probes of the impartial games without a job kind, computed in memory:
 //! Nim (C. L. Bouton, "Nim, a game with a complete mathematical theory",
-//! Annals of Mathematics 3 (1901)), normal and misère play, and subtraction
+//! Annals of Mathematics (2) 3 (1901–02), 35–39), normal and misère play, and subtraction
 //! games Sub(S).
 
 use std::fmt;
@@ -135,8 +135,14 @@ pub fn subtraction_answer(
     check_allocation(&format!("--n {n}: printing G(0..={n})"), need)
         .map_err(ProbeError::NotSolved)?;
     let mut values = game.grundy_sequence(n.max(QUERY_PERIOD_SEARCH));
-    let period = game.period(&values);
-    let searched = values.len();
+    // The period is looked for in the first values only (its search is
+    // quadratic in the values searched): G(0..16384) and twice the largest
+    // move more, which proves every period found.
+    let m = *s.iter().max().unwrap_or(&0) as usize;
+    let searched = values
+        .len()
+        .min(QUERY_PERIOD_SEARCH.saturating_add(m.saturating_mul(2)));
+    let period = game.period(&values[..searched]);
     // Heaps of any size: G past the values computed comes from the period
     // they prove (a subtraction game with a finite set is periodic).
     let winning_moves = match &h {
@@ -240,7 +246,7 @@ impl Probe for NimProbe {
         serde_json::json!({
             "view": "heaps", "title": "Nim", "take": "any", "misere": true,
             "example": "3,4,5",
-            "rules": "A move takes any number of tokens from one heap. In normal play whoever takes the last token wins; in misère play, loses (C. L. Bouton, Nim, a game with a complete mathematical theory, Annals of Mathematics 3, 1901).",
+            "rules": "A move takes any number of tokens from one heap. In normal play whoever takes the last token wins; in misère play, loses (C. L. Bouton, Nim, a game with a complete mathematical theory, Annals of Mathematics (2) 3, 1901–02, 35–39).",
         })
     }
 
@@ -255,6 +261,10 @@ impl Probe for NimProbe {
 
 /// Most values `G(0..=n)` the `subtraction` probe prints (`n`).
 pub const MAX_API_N: usize = 1_000_000;
+
+/// Most steps (values × moves of the set) one `subtraction` request of the
+/// API computes.
+pub const MAX_API_WORK: usize = 50_000_000;
 
 /// The `subtraction` probe (`/api/v1/subtraction?set=1,3,4&n=20&heaps=…`):
 /// [`subtraction_answer`] in memory, the JSON `gametables query
@@ -278,6 +288,14 @@ impl Probe for SubtractionProbe {
                 "n = {n}: at most {MAX_API_N} values are printed here (ask `gametables query subtraction` for more)"
             )));
         }
+        // Each value looks at every move: bounded before it is spent.
+        let moves = parse_list::<u32>(&set, "set")?.len();
+        let work = (n.max(QUERY_PERIOD_SEARCH) + 1).saturating_mul(moves);
+        if work > MAX_API_WORK {
+            return Err(ProbeError::bad(format!(
+                "set of {moves} numbers and n = {n}: {work} steps, more than the {MAX_API_WORK} answered here (ask `gametables query subtraction`)"
+            )));
+        }
         Ok(subtraction_answer(&set, n, param(params, "heaps"))?.json())
     }
 
@@ -286,7 +304,7 @@ impl Probe for SubtractionProbe {
         serde_json::json!({
             "view": "heaps", "title": "Subtraction games", "take": "set",
             "example": "10,15,20", "set": "1,3,4",
-            "rules": "Sub(S): a move takes s tokens from one heap, for s in the set S; whoever cannot move loses. Grundy values are periodic (Berlekamp, Conway and Guy, Winning Ways, ch. 4).",
+            "rules": "Sub(S): a move takes s tokens from one heap, for s in the set S; whoever cannot move loses. Grundy values are periodic (Berlekamp, Conway and Guy, Winning Ways for your Mathematical Plays).",
         })
     }
 
@@ -301,7 +319,7 @@ impl Probe for SubtractionProbe {
 
 /// Most edges of a tree `query hackenbush` takes (every cut is answered:
 /// quadratic in the edges).
-pub const MAX_HACKENBUSH_EDGES: usize = 2_000;
+pub const MAX_HACKENBUSH_EDGES: usize = 500;
 
 /// The answer of [`hackenbush_answer`]: a Green Hackenbush tree, its
 /// Grundy value by the colon principle and every cut with the value it
@@ -427,7 +445,7 @@ impl Probe for HackenbushProbe {
     fn describe(&self) -> serde_json::Value {
         serde_json::json!({
             "view": "hackenbush", "title": "Green Hackenbush", "example": "0,1,1,0,4",
-            "rules": "Green Hackenbush on a tree standing on the ground: a move cuts one edge, and everything no longer joined to the ground falls. Whoever cannot move loses. The value of a tree is found by the colon principle (Berlekamp, Conway and Guy, Winning Ways, ch. 7). A tree is written as the parent of vertex 1, 2, 3, … (0 is the ground).",
+            "rules": "Green Hackenbush on a tree standing on the ground: a move cuts one edge, and everything no longer joined to the ground falls. Whoever cannot move loses. The value of a tree is found by the colon principle (Berlekamp, Conway and Guy, Winning Ways for your Mathematical Plays). A tree is written as the parent of vertex 1, 2, 3, … (0 is the ground).",
         })
     }
 

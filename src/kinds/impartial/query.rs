@@ -66,7 +66,7 @@ struct OctalQuery {
     /// An `octal` run directory of this code.
     #[arg(long)]
     run_dir: Option<PathBuf>,
-    /// Heaps of a sum to play, e.g. 5,7 (each at most 1,000): its Grundy
+    /// Heaps of a sum to play, e.g. 5,7 (at most 64 heaps, 1,000 tokens in all): its Grundy
     /// value and every move with the value it leaves, instead of G(0..=N).
     #[arg(long, conflicts_with_all = ["run_dir", "period"])]
     heaps: Option<String>,

@@ -534,7 +534,7 @@ impl Probe for ThreeRowProbe {
     fn describe(&self) -> serde_json::Value {
         serde_json::json!({
             "view": "three-row", "title": "Three-row Chomp", "run_dir": self.run_dir(),
-            "rules": "Chomp on three rows of p ≥ q ≥ r squares. For each q and r there is at most one p that makes (p, q, r) a P-position, f(q, r); each row r's values settle into a class (A. E. Brouwer, G. Horváth, I. Molnár-Sáska and C. Szabó, On three-rowed Chomp, INTEGERS 5, 2005, G07; row classes after G. Nivasch).",
+            "rules": "Chomp on three rows of p ≥ q ≥ r squares. For each q and r there is at most one p that makes (p, q, r) a P-position, f(q, r); each row r's values settle into a class (A. E. Brouwer, G. Horváth, I. Molnár-Sáska and C. Szabó, On three-rowed Chomp, INTEGERS 5, 2005, G07).",
         })
     }
 
