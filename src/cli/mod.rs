@@ -311,42 +311,16 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             threads,
             rank,
             attempt,
-        } => {
-            if let Some(t) = threads {
-                set_worker_threads(t as usize);
-            }
-            let durability = if defer_sync {
-                Durability::Deferred
-            } else {
-                Durability::Now
-            };
-            run_worker_rank(
-                &registry(),
-                &manifest,
-                run_dir.as_deref(),
-                durability,
-                Duration::from_secs(latency_wait),
-                rank.zip(attempt)
-                    .map(|(rank, attempt)| RankOf { rank, attempt }),
-            )?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Merge { dir, latency_wait } => {
-            let view = RunView::open(&dir, &registry())?;
-            let _lock = view.dir.lock()?;
-            view.dir.wait_for_shards(
-                view.plan.jobs.iter().map(|j| j.id.as_str()),
-                Duration::from_secs(latency_wait),
-            );
-            let r = merge::merge(&view)?;
-            outln!(
-                "merged {} shard(s), {} table(s); root {}",
-                r.shards.len(),
-                r.tables.len(),
-                r.root
-            );
-            Ok(ExitCode::SUCCESS)
-        }
+        } => cmd_worker(
+            &manifest,
+            run_dir.as_deref(),
+            defer_sync,
+            latency_wait,
+            threads,
+            rank.zip(attempt)
+                .map(|(rank, attempt)| RankOf { rank, attempt }),
+        ),
+        Command::Merge { dir, latency_wait } => cmd_merge(&dir, latency_wait),
         Command::Status { dir, json } => cmd_status(&dir, json),
         Command::Verify {
             dir,
@@ -367,38 +341,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 cmd_verify(&dir, against.as_deref(), json)
             }
         }
-        Command::Plot { dir } => {
-            let view = RunView::open(&dir, &registry())?;
-            merge::require_merged(&view)?;
-            let drawn = crate::pipeline::plots::write_plots(&view)?;
-            if drawn.is_empty() {
-                outln!("kind `{}` draws no pictures", view.kind.name());
-            }
-            for (p, svg, png) in drawn {
-                outln!("{}: {} ({})", svg.display(), p.title, png.display());
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Report { dir, json } => {
-            let view = RunView::open(&dir, &registry())?;
-            merge::require_merged(&view)?;
-            let claims = merge::report(&view, &registry().works())?;
-            if json {
-                outln!(
-                    "{}",
-                    serde_json::to_string_pretty(&claims_json(&view.dir, &claims))?
-                );
-            } else {
-                print_claims_summary(&view.dir, &claims);
-            }
-            Ok(
-                if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
-                    ExitCode::from(EXIT_MISMATCH)
-                } else {
-                    ExitCode::SUCCESS
-                },
-            )
-        }
+        Command::Plot { dir } => cmd_plot(&dir),
+        Command::Report { dir, json } => cmd_report(&dir, json),
         Command::Query(q) => {
             if let Some(m) = q.memory {
                 set_allocation_limit(m);
@@ -411,35 +355,126 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             cache_mb,
             max_work,
             time_limit,
-        } => {
-            let limits = crate::serve::Limits {
-                max_work,
-                time_limit: Duration::from_secs_f64(time_limit),
-                ..crate::serve::Limits::default()
-            };
-            // Requests computing at once share the allocation bound.
-            set_allocation_limit(
-                crate::pipeline::resources::default_allocation_limit() / limits.concurrent as u64,
-            );
-            let probes = registry().probes(&dirs, cache_mb << 20)?;
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-                .context("starting the tokio runtime")?;
-            let served = rt.block_on(crate::serve::serve(probes, bind, limits, |addr| {
-                outln!(
-                    "serving {} run director{} on http://{addr}/ (Ctrl-C stops)",
-                    dirs.len(),
-                    if dirs.len() == 1 { "y" } else { "ies" }
-                );
-            }));
-            // Computations told to stop end at their next check; do not
-            // wait for one that does not.
-            rt.shutdown_timeout(Duration::from_millis(300));
-            served.with_context(|| format!("serving on {bind}"))?;
-            Ok(ExitCode::SUCCESS)
-        }
+        } => cmd_serve(&dirs, bind, cache_mb, max_work, time_limit),
     }
+}
+
+/// `worker`: runs one job from its manifest (or one rank of a split job).
+fn cmd_worker(
+    manifest: &Path,
+    run_dir: Option<&Path>,
+    defer_sync: bool,
+    latency_wait: u64,
+    threads: Option<u32>,
+    rank: Option<RankOf>,
+) -> anyhow::Result<ExitCode> {
+    if let Some(t) = threads {
+        set_worker_threads(t as usize);
+    }
+    let durability = if defer_sync {
+        Durability::Deferred
+    } else {
+        Durability::Now
+    };
+    run_worker_rank(
+        &registry(),
+        manifest,
+        run_dir,
+        durability,
+        Duration::from_secs(latency_wait),
+        rank,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `merge`: verifies every shard and assembles the tables.
+fn cmd_merge(dir: &Path, latency_wait: u64) -> anyhow::Result<ExitCode> {
+    let view = RunView::open(dir, &registry())?;
+    let _lock = view.dir.lock()?;
+    view.dir.wait_for_shards(
+        view.plan.jobs.iter().map(|j| j.id.as_str()),
+        Duration::from_secs(latency_wait),
+    );
+    let r = merge::merge(&view)?;
+    outln!(
+        "merged {} shard(s), {} table(s); root {}",
+        r.shards.len(),
+        r.tables.len(),
+        r.root
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `plot`: draws the merged tables' pictures.
+fn cmd_plot(dir: &Path) -> anyhow::Result<ExitCode> {
+    let view = RunView::open(dir, &registry())?;
+    merge::require_merged(&view)?;
+    let drawn = crate::pipeline::plots::write_plots(&view)?;
+    if drawn.is_empty() {
+        outln!("kind `{}` draws no pictures", view.kind.name());
+    }
+    for (p, svg, png) in drawn {
+        outln!("{}: {} ({})", svg.display(), p.title, png.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `report`: writes report.md; exit 3 on a mismatching claim.
+fn cmd_report(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
+    let view = RunView::open(dir, &registry())?;
+    merge::require_merged(&view)?;
+    let claims = merge::report(&view, &registry().works())?;
+    if json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&claims_json(&view.dir, &claims))?
+        );
+    } else {
+        print_claims_summary(&view.dir, &claims);
+    }
+    Ok(
+        if claims.iter().any(|c| c.status == ClaimStatus::Mismatch) {
+            ExitCode::from(EXIT_MISMATCH)
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
+}
+
+/// `serve`: the JSON API and the page, until Ctrl-C.
+fn cmd_serve(
+    dirs: &[PathBuf],
+    bind: std::net::SocketAddr,
+    cache_mb: u64,
+    max_work: u64,
+    time_limit: f64,
+) -> anyhow::Result<ExitCode> {
+    let limits = crate::serve::Limits {
+        max_work,
+        time_limit: Duration::from_secs_f64(time_limit),
+        ..crate::serve::Limits::default()
+    };
+    // Requests computing at once share the allocation bound.
+    set_allocation_limit(
+        crate::pipeline::resources::default_allocation_limit() / limits.concurrent as u64,
+    );
+    let probes = registry().probes(dirs, cache_mb << 20)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the tokio runtime")?;
+    let served = rt.block_on(crate::serve::serve(probes, bind, limits, |addr| {
+        outln!(
+            "serving {} run director{} on http://{addr}/ (Ctrl-C stops)",
+            dirs.len(),
+            if dirs.len() == 1 { "y" } else { "ies" }
+        );
+    }));
+    // Computations told to stop end at their next check; do not
+    // wait for one that does not.
+    rt.shutdown_timeout(Duration::from_millis(300));
+    served.with_context(|| format!("serving on {bind}"))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `verify`: exit 0 when everything verifies, 3 on mismatches (listed), 1

@@ -6,6 +6,7 @@
 //! the caller hands in. Only this layer knows about files and formats.
 
 pub mod atomic;
+pub mod claim_table;
 pub mod codec;
 pub mod digest;
 pub mod error;

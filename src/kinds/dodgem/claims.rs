@@ -8,26 +8,9 @@ use super::whole;
 use crate::games::dodgem::{DodgemLayers, Move, Position, Side};
 use crate::games::engine::{LayeredGame, Value};
 use crate::kinds::engine::{RunFacts, RunValues};
-use crate::pipeline::kind::{Claim, ClaimStatus};
-
-// Claim sources: names of this game's `sources::WORKS`.
-const ARTICLE: &str = super::sources::SEN_DODGEM;
-const WW: &str = "Winning Ways (Dodgem), as cited in the sen-ltd Dodgem article";
-const GC: &str = "GamesCrafters via Wikipedia “Dodgem”, as cited in the sen-ltd Dodgem article";
-const FLEURY: &str = "Fleury 1996-03-04, rec.games.abstract 1996";
-const ERICKSON4: &str = "Erickson 1996-03-04, rec.games.abstract 1996";
-const ERICKSON11: &str = "Erickson 1996-03-11, rec.games.abstract 1996";
-const DJ: &str = "desJardins 1996-03, rec.games.abstract 1996";
-
-fn known(source: &str, claim: &str, expected: impl ToString, ours: impl ToString) -> Claim {
-    Claim {
-        source: source.into(),
-        claim: claim.into(),
-        expected: expected.to_string(),
-        ours: ours.to_string(),
-        status: ClaimStatus::KnownDiscrepancy,
-    }
-}
+use crate::pipeline::claim_table::{Fact, claims_from_table};
+use crate::pipeline::error::Result;
+use crate::pipeline::kind::Claim;
 
 fn pct(a: u64, b: u64) -> String {
     format!("{:.1}%", 100.0 * a as f64 / b.max(1) as f64)
@@ -155,132 +138,61 @@ fn first_moves(values: &RunValues<'_, DodgemLayers>) -> BTreeMap<String, String>
         .collect()
 }
 
-/// Every published Dodgem number we know (the 1996 rec.games.abstract thread,
-/// Winning Ways, GamesCrafters, the sen-ltd Dodgem article), with our value
-/// where this run covers it.
+/// The claim table: every published Dodgem number we know (the 1996
+/// rec.games.abstract thread, Winning Ways, GamesCrafters, the sen-ltd
+/// Dodgem article), as data.
+pub const TABLE: &str = include_str!("claims.toml");
+
+/// The facts [`dodgem_claims`] computes (a row's `fact` starts with one).
+pub const FACTS: &[&str] = &[
+    "positions",
+    "placements",
+    "both-sides-placements",
+    "layer",
+    "start",
+    "first-move",
+    "first-moves",
+    "first-moves-all-draw",
+    "reachable-wins-losses",
+    "reachable-draws",
+    "lost-for-both",
+    "longest",
+    "longest-depth",
+    "both-sides-draw-share",
+    "draw-shares",
+    "erickson-third-diagram",
+    "desjardins-bangs",
+    "desjardins-d3-off",
+    "desjardins-replies",
+    "desjardins-c1-c2",
+    "desjardins-a4-b4",
+];
+
+/// Every claim of [`TABLE`] with our value where this run covers it.
+///
+/// # Errors
+/// If the table cannot be read (a test reads it on every build).
 pub fn dodgem_claims(
     params: &toml::Table,
     facts: &RunFacts,
     values: &RunValues<'_, DodgemLayers>,
-) -> Vec<Claim> {
+) -> Result<Vec<Claim>> {
     let s = &Facts::of(params, facts, values);
     let n = s.n as usize;
-    let mut c = Vec::new();
-    // Counts: compared only with what this run counted, over the whole of
-    // its own board (issue 27: they were computed by formula whatever the
-    // run, and a run with `max_cars = 0` "matched" six published counts).
-    let whole_run = s.max_cars.is_none();
-    let counted = |m: usize| m == n && whole_run;
+    let firsts = first_moves(values);
+    // Counts are compared only with what this run counted, over the whole of
+    // its own board (issue 27: a run with `max_cars = 0` once "matched" six
+    // published counts computed by formula).
     let count_why = match s.max_cars {
         None => format!("this run counts the {n}×{n} board only"),
         Some(m) => format!("this run counts only the {n}×{n} layers with at most {m} cars a side"),
     };
-    for (m, published) in [(3usize, 2_846u128), (4, 555_986), (5, 240_060_402)] {
-        let claim = format!("{m}×{m}: positions with side to move");
-        if counted(m) {
-            c.push(Claim::compare(
-                ARTICLE,
-                &claim,
-                sep(published),
-                sep(u128::from(s.positions)),
-            ));
-        } else {
-            c.push(Claim::not_covered(
-                ARTICLE,
-                &claim,
-                sep(published),
-                &count_why,
-            ));
-        }
-    }
-    {
-        let claim = "5×5: positions in the largest layer (4, 4)";
-        let layer = s.layers.get(&(4, 4));
-        match layer.filter(|_| n == 5) {
-            Some(l) => c.push(Claim::compare(
-                ARTICLE,
-                claim,
-                sep(151_420_500),
-                sep(u128::from(*l)),
-            )),
-            None => c.push(Claim::not_covered(
-                ARTICLE,
-                claim,
-                sep(151_420_500),
-                &if n == 5 {
-                    count_why.clone()
-                } else {
-                    format!("this run counts the {n}×{n} board only")
-                },
-            )),
-        }
-    }
-    for (m, published) in [(2usize, 21u128), (3, 1_495), (4, 303_433), (5, 197_841_801)] {
-        let claim = format!(
-            "{m}×{m}: legal positions (Erickson's count; ours: ≤ n−1 cars per side on distinct squares)"
-        );
-        if !counted(m) {
-            c.push(Claim::not_covered(
-                ERICKSON11,
-                &claim,
-                sep(published),
-                &count_why,
-            ));
-            continue;
-        }
-        let ours = u128::from(s.positions) / 2;
-        if ours == published {
-            c.push(Claim::compare(
-                ERICKSON11,
-                &claim,
-                sep(published),
-                sep(ours),
-            ));
-        } else {
-            c.push(known(
-                ERICKSON11,
-                &claim,
-                sep(published),
-                format!(
-                    "{} (does not reproduce; the sen-ltd Dodgem article agrees)",
-                    sep(ours)
-                ),
-            ));
-        }
-    }
-    {
-        let claim = "3×3: placements with both sides on the board = 2 × 666";
-        if counted(3) {
-            let placements = u128::from(s.both_sides_placements);
-            c.push(Claim::compare(
-                FLEURY,
-                claim,
-                "1,332 = 2 × 666",
-                format!("{} = 2 × {}", sep(placements), sep(placements / 2)),
-            ));
-        } else {
-            c.push(Claim::not_covered(
-                FLEURY,
-                claim,
-                "1,332 = 2 × 666",
-                &count_why,
-            ));
-        }
-    }
-    let firsts = first_moves(values);
-    let lost_n = s.lost_for_both.len();
-    let longest = {
-        let m = s.longest_win.max(s.longest_loss);
-        let kind = if s.longest_win >= s.longest_loss {
-            "win"
-        } else {
-            "loss"
-        };
-        format!("{m} (a {kind} in {m}; longest win {})", s.longest_win)
+    // Every other claim about a board needs all of it (the start,
+    // reachability, counts over every layer).
+    let why = match s.max_cars {
+        None => format!("this run solves {n}×{n}"),
+        Some(m) => format!("this run solves the {n}×{n} layers with at most {m} cars a side"),
     };
-    // Every claim about a board needs all of it (the start, reachability,
-    // counts over every layer).
-    let whole = s.max_cars.is_none();
     let [ra, rw, rl, rd] = [
         s.reachable,
         s.reachable_wins,
@@ -288,294 +200,125 @@ pub fn dodgem_claims(
         s.reachable_draws,
     ]
     .map(|v| v.unwrap_or(0));
-    let covered = |m: usize| m == n && whole;
-    let why = match s.max_cars {
-        None => format!("this run solves {n}×{n}"),
-        Some(m) => format!("this run solves the {n}×{n} layers with at most {m} cars a side"),
-    };
-    let add = |c: &mut Vec<Claim>,
-               m: usize,
-               source: &str,
-               claim: &str,
-               expected: String,
-               ours: &dyn Fn() -> String| {
-        let claim = format!("{m}×{m}: {claim}");
-        if covered(m) {
-            c.push(Claim::compare(source, &claim, &expected, ours()));
-        } else {
-            c.push(Claim::not_covered(source, &claim, expected, &why));
-        }
-    };
-    // 3×3.
-    add(
-        &mut c,
-        3,
-        WW,
-        "the start is a first-player win, in plies",
-        "win in 19".into(),
-        &|| s.start.clone().unwrap_or_default(),
-    );
-    add(
-        &mut c,
-        3,
-        ARTICLE,
-        "first moves: the only winning one advances the car farthest from the corner; the others lose in 18 and 16",
-        "a3-b3 win in 19; a2-b2 loss in 18; a2-a1 loss in 16".into(),
-        &|| {
-            ["a3-b3", "a2-b2", "a2-a1"]
-                .iter()
-                .map(|m| format!("{m} {}", firsts.get(*m).cloned().unwrap_or_default()))
-                .collect::<Vec<_>>()
-                .join("; ")
-        },
-    );
-    add(
-        &mut c,
-        3,
-        GC,
-        "reachable from the start: wins + losses, draws",
-        "1,963 = 1,123 + 840, 0 draws".into(),
-        &|| {
-            format!(
+    let mut game: Option<Result<GameFacts, String>> = None;
+    claims_from_table("src/kinds/dodgem/claims.toml", TABLE, |row| {
+        let m: usize = row.on.as_deref()?.parse().ok()?;
+        let mut words = row.fact.split_whitespace();
+        let name = words.next().filter(|w| FACTS.contains(w))?;
+        let args: Vec<&str> = words.collect();
+        let covered = m == n && s.max_cars.is_none();
+        let fact = match name {
+            "positions" | "placements" | "both-sides-placements" if !covered => {
+                Fact::NotCovered(count_why.clone())
+            }
+            "positions" => Fact::ours(sep(s.positions.into())),
+            "placements" => Fact::ours(sep(u128::from(s.positions) / 2)),
+            "both-sides-placements" => {
+                let p = u128::from(s.both_sides_placements);
+                Fact::Ours(format!("{} = 2 × {}", sep(p), sep(p / 2)))
+            }
+            "layer" => {
+                let (a, b) = args.first()?.split_once('-')?;
+                let ab = (a.parse().ok()?, b.parse().ok()?);
+                match s.layers.get(&ab).filter(|_| m == n) {
+                    Some(l) => Fact::ours(sep(u128::from(*l))),
+                    None if m == n => Fact::NotCovered(count_why.clone()),
+                    None => Fact::NotCovered(format!("this run counts the {n}×{n} board only")),
+                }
+            }
+            _ if !covered => Fact::NotCovered(why.clone()),
+            "start" => Fact::ours(s.start.clone().unwrap_or_default()),
+            "first-move" => Fact::ours(firsts.get(*args.first()?).cloned().unwrap_or_default()),
+            "first-moves" => Fact::Ours(
+                args.iter()
+                    .map(|m| format!("{m} {}", firsts.get(*m).cloned().unwrap_or_default()))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            ),
+            "first-moves-all-draw" => {
+                let draws = firsts.values().filter(|v| *v == "draw").count();
+                Fact::Ours(if draws == firsts.len() {
+                    format!("draw ×{draws}")
+                } else {
+                    format!("{firsts:?}")
+                })
+            }
+            "reachable-wins-losses" => Fact::Ours(format!(
                 "{} = {} + {}, {} draws",
                 sep(ra.into()),
                 sep(rw.into()),
                 sep(rl.into()),
                 rd
-            )
-        },
-    );
-    add(
-        &mut c,
-        3,
-        ERICKSON4,
-        "positions lost for whoever moves (3 mirror pairs)",
-        "6".into(),
-        &|| lost_n.to_string(),
-    );
-    add(
-        &mut c,
-        3,
-        ARTICLE,
-        "longest decided position (a win)",
-        "21 (a win in 21; longest win 21)".into(),
-        &|| longest.clone(),
-    );
-    if covered(3) {
-        let third = {
-            let board = values.game().board();
-            let p = board.parse_position("blue:a3,b3 red:c1,c2").expect("valid");
-            let word = |q: &Position| {
-                values
-                    .value(q)
-                    .map_or_else(|e| format!("? ({e})"), |v| v.to_string())
-            };
-            format!(
-                "blue to move: {}; red to move: {}",
-                word(&p),
-                word(&p.with_to_move(Side::Red))
-            )
-        };
-        let truth = [
-            "blue:a3,b3 red:a2,b2 to-move:blue",
-            "blue:b1,b2 red:c1,c2 to-move:blue",
-        ];
-        let has_truth = truth.iter().all(|t| s.lost_for_both.iter().any(|x| x == t));
-        c.push(known(ERICKSON4, "3×3: his third diagram (blue a3,b3; red c1,c2) is lost for whoever moves",
-            "lost for whoever moves",
-            format!("{third}; the true third pair is blue a3,b3 red a2,b2 and blue b1,b2 red c1,c2 ({})",
-                if has_truth { "both found" } else { "NOT found" })));
-    } else {
-        c.push(Claim::not_covered(
-            ERICKSON4,
-            "3×3: his third diagram (blue a3,b3; red c1,c2) is lost for whoever moves",
-            "lost for whoever moves",
-            &why,
-        ));
-    }
-    // 4×4.
-    add(&mut c, 4, DJ, "the start", "draw".into(), &|| {
-        s.start.clone().unwrap_or_default()
-    });
-    add(
-        &mut c,
-        4,
-        DJ,
-        "1. b1-a1 (his notation; a2-a1 in ours) loses, in plies",
-        "loss in 38".into(),
-        &|| firsts.get("a2-a1").cloned().unwrap_or_default(),
-    );
-    add(
-        &mut c,
-        4,
-        ARTICLE,
-        "positions lost for whoever moves",
-        "14".into(),
-        &|| lost_n.to_string(),
-    );
-    add(
-        &mut c,
-        4,
-        ARTICLE,
-        "reachable from the start, draws among them",
-        "393,900, 35,281 draws (9.0%)".into(),
-        &|| {
-            format!(
+            )),
+            "reachable-draws" => Fact::Ours(format!(
                 "{}, {} draws ({})",
                 sep(ra.into()),
                 sep(rd.into()),
                 pct(rd, ra)
-            )
-        },
-    );
-    add(
-        &mut c,
-        4,
-        ARTICLE,
-        "longest decided position (a loss)",
-        "42 (a loss in 42; longest win 41)".into(),
-        &|| longest.clone(),
-    );
-    let game = if covered(4) {
-        desjardins_game(values)
-    } else {
-        Err(why.clone())
-    };
-    let add_game = |c: &mut Vec<Claim>,
-                    claim: &str,
-                    expected: &str,
-                    pick: &dyn Fn(&GameFacts) -> String,
-                    discrepancy: bool| {
-        let claim = format!("4×4: desJardins' game: {claim}");
-        match &game {
-            Ok(g) if discrepancy => c.push(known(DJ, &claim, expected, pick(g))),
-            Ok(g) => c.push(Claim::compare(ARTICLE, &claim, expected, pick(g))),
-            // The same source whether or not the run covers the claim.
-            Err(w) if discrepancy => c.push(Claim::not_covered(DJ, &claim, expected, w)),
-            Err(w) => c.push(Claim::not_covered(ARTICLE, &claim, expected, w)),
-        }
-    };
-    add_game(
-        &mut c,
-        "each \"!\" move is the only drawing move",
-        "3 of 3",
-        &|g| format!("{} of 3", g.bangs_only_draw),
-        false,
-    );
-    add_game(
-        &mut c,
-        "12. d3-off (his notation) is legal",
-        "illegal (c4-off meant)",
-        &|g| g.d3_off.clone(),
-        false,
-    );
-    add_game(
-        &mut c,
-        "O's replies to 1. d1-d2: a2-b2, a3-b3, a2-a1, a4-b4",
-        "draw, draw, loss in 32, loss in 38",
-        &|g| g.replies.clone(),
-        false,
-    );
-    add_game(
-        &mut c,
-        "after 1… a4-b4, 2. c1-c2",
-        "win in 37",
-        &|g| g.c1c2.clone(),
-        false,
-    );
-    add_game(
-        &mut c,
-        "the game is best play by both sides (O's first move a4-b4)",
-        "best play (draw)",
-        &|g| format!("1… a4-b4 is a {}; 2. d2-d3 throws the win away", g.a4b4),
-        true,
-    );
-    // 5×5.
-    add(&mut c, 5, DJ, "the start", "draw".into(), &|| {
-        s.start.clone().unwrap_or_default()
-    });
-    add(
-        &mut c,
-        5,
-        ARTICLE,
-        "all five first moves (including 1. b1-a1, his notation)",
-        "draw ×5".into(),
-        &|| {
-            let draws = firsts.values().filter(|v| *v == "draw").count();
-            if draws == firsts.len() {
-                format!("draw ×{draws}")
-            } else {
-                format!("{firsts:?}")
+            )),
+            "lost-for-both" => Fact::ours(s.lost_for_both.len()),
+            "longest" => {
+                let m = s.longest_win.max(s.longest_loss);
+                let kind = if s.longest_win >= s.longest_loss {
+                    "win"
+                } else {
+                    "loss"
+                };
+                Fact::Ours(format!(
+                    "{m} (a {kind} in {m}; longest win {})",
+                    s.longest_win
+                ))
             }
-        },
-    );
-    add(
-        &mut c,
-        5,
-        DJ,
-        "1. b1-a1 (his notation; a2-a1 in ours)",
-        "draw".into(),
-        &|| firsts.get("a2-a1").cloned().unwrap_or_default(),
-    );
-    add(
-        &mut c,
-        5,
-        ARTICLE,
-        "positions lost for whoever moves",
-        "36".into(),
-        &|| lost_n.to_string(),
-    );
-    add(
-        &mut c,
-        5,
-        ARTICLE,
-        "draws among positions with both sides on the board",
-        "35.7%".into(),
-        &|| pct(s.both_sides_draws, s.both_sides_positions),
-    );
-    add(
-        &mut c,
-        5,
-        ARTICLE,
-        "reachable from the start, draws among them",
-        "164,308,067, 52,703,322 draws (32.1%)".into(),
-        &|| {
-            format!(
-                "{}, {} draws ({})",
-                sep(ra.into()),
-                sep(rd.into()),
-                pct(rd, ra)
-            )
-        },
-    );
-    add(
-        &mut c,
-        5,
-        ARTICLE,
-        "longest decided position",
-        "81".into(),
-        &|| s.longest_win.max(s.longest_loss).to_string(),
-    );
-    if covered(5) {
-        c.push(known(
-            DJ,
-            "5×5: about 40% of positions are draws (his estimate)",
-            "≈ 40%",
-            format!(
+            "longest-depth" => Fact::ours(s.longest_win.max(s.longest_loss)),
+            "both-sides-draw-share" => Fact::Ours(pct(s.both_sides_draws, s.both_sides_positions)),
+            "draw-shares" => Fact::Ours(format!(
                 "{} of positions with both sides on the board, {} of reachable positions",
                 pct(s.both_sides_draws, s.both_sides_positions),
                 pct(rd, ra)
-            ),
-        ));
-    } else {
-        c.push(Claim::not_covered(
-            DJ,
-            "5×5: about 40% of positions are draws (his estimate)",
-            "≈ 40%",
-            &why,
-        ));
-    }
-    c
+            )),
+            "erickson-third-diagram" => Fact::Ours(erickson_third_diagram(values, s)),
+            d if d.starts_with("desjardins-") => {
+                match game.get_or_insert_with(|| desjardins_game(values)) {
+                    Err(w) => Fact::NotCovered(w.clone()),
+                    Ok(g) => Fact::Ours(match d {
+                        "desjardins-bangs" => format!("{} of 3", g.bangs_only_draw),
+                        "desjardins-d3-off" => g.d3_off.clone(),
+                        "desjardins-replies" => g.replies.clone(),
+                        "desjardins-c1-c2" => g.c1c2.clone(),
+                        "desjardins-a4-b4" => {
+                            format!("1… a4-b4 is a {}; 2. d2-d3 throws the win away", g.a4b4)
+                        }
+                        _ => return None,
+                    }),
+                }
+            }
+            _ => return None,
+        };
+        Some(fact)
+    })
+}
+
+/// Erickson's third 3×3 diagram (blue a3,b3; red c1,c2) read from the run,
+/// and whether the true third pair is among the positions lost for both.
+fn erickson_third_diagram(values: &RunValues<'_, DodgemLayers>, s: &Facts) -> String {
+    let board = values.game().board();
+    let word = |q: &Position| {
+        values
+            .value(q)
+            .map_or_else(|e| format!("? ({e})"), |v| v.to_string())
+    };
+    let p = board.parse_position("blue:a3,b3 red:c1,c2").expect("valid");
+    let truth = [
+        "blue:a3,b3 red:a2,b2 to-move:blue",
+        "blue:b1,b2 red:c1,c2 to-move:blue",
+    ];
+    let has_truth = truth.iter().all(|t| s.lost_for_both.iter().any(|x| x == t));
+    format!(
+        "blue to move: {}; red to move: {}; the true third pair is blue a3,b3 red a2,b2 and blue b1,b2 red c1,c2 ({})",
+        word(&p),
+        word(&p.with_to_move(Side::Red)),
+        if has_truth { "both found" } else { "NOT found" }
+    )
 }
 
 struct GameFacts {
@@ -641,4 +384,23 @@ fn desjardins_game(values: &RunValues<'_, DodgemLayers>) -> Result<GameFacts, St
         c1c2: word(value_of_move(&q, dj(&q, "c1-c2")?)),
         a4b4: word(value_of_move(&s, dj(&s, "a4-b4")?)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::claim_table::read_table;
+
+    #[test]
+    fn every_row_of_the_table_names_a_fact_and_a_board_the_code_knows() {
+        let (_, rows) = read_table("dodgem/claims.toml", TABLE).unwrap();
+        assert_eq!(rows.len(), 33);
+        for r in &rows {
+            let name = r.fact.split_whitespace().next().unwrap();
+            assert!(FACTS.contains(&name), "{}: fact `{}`", r.claim, r.fact);
+            let m: usize = r.on.as_deref().unwrap().parse().unwrap();
+            assert!((2..=5).contains(&m), "{}", r.claim);
+            assert!(r.claim.starts_with(&format!("{m}×{m}: ")), "{}", r.claim);
+        }
+    }
 }

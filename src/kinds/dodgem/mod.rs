@@ -301,7 +301,7 @@ impl EngineGame for Dodgem {
         params: &toml::Table,
         facts: &RunFacts,
         values: &RunValues<'_, DodgemLayers>,
-    ) -> Vec<Claim> {
+    ) -> crate::pipeline::error::Result<Vec<Claim>> {
         claims::dodgem_claims(params, facts, values)
     }
 

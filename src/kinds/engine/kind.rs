@@ -366,7 +366,7 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
         let s = read_summary::<S>(run)?;
         let game = game_of::<S>(S::KIND, run.params())?;
         let values = super::values::RunValues::new(&game, run);
-        let claims = S::claims(run.params(), &s.facts(), &values);
+        let claims = S::claims(run.params(), &s.facts(), &values)?;
         // A value the claims could not read would show as a mismatch with
         // the published one: refuse them instead, naming the shard.
         if let Some(e) = values.errors().into_iter().next() {

@@ -232,7 +232,7 @@ pub trait EngineGame: Send + Sync + 'static {
         params: &toml::Table,
         facts: &RunFacts,
         values: &RunValues<'_, Self::Game>,
-    ) -> Vec<Claim>;
+    ) -> crate::pipeline::error::Result<Vec<Claim>>;
     /// The works the claims cite.
     fn works() -> &'static [Work];
 }

@@ -245,8 +245,8 @@ impl EngineGame for Quixo {
         params: &toml::Table,
         facts: &RunFacts,
         _: &RunValues<'_, QuixoLayers>,
-    ) -> Vec<Claim> {
-        quixo_claims(n_of(params).unwrap_or(0), facts)
+    ) -> crate::pipeline::error::Result<Vec<Claim>> {
+        Ok(quixo_claims(n_of(params).unwrap_or(0), facts))
     }
 
     fn works() -> &'static [Work] {

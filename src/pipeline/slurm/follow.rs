@@ -396,6 +396,25 @@ impl Task {
     pub(super) fn slurm_id(&self) -> String {
         format!("{}_{}", self.array, self.index)
     }
+
+    /// Takes node, state and elapsed time from the task's queue row; returns
+    /// the line to print when it has just started running.
+    fn update(&mut self, r: &QueueRow, plan: &PlanFile) -> Option<String> {
+        if !r.node.is_empty() {
+            self.node = r.node.clone();
+        }
+        let started = self.state != r.state && r.state == "RUNNING";
+        self.state = r.state.clone();
+        self.elapsed = r.elapsed.clone();
+        started.then(|| {
+            format!(
+                "running {} (Slurm {} on {})",
+                plan.jobs[self.job].name,
+                self.slurm_id(),
+                r.node
+            )
+        })
+    }
 }
 
 pub(super) fn log_of_task(dir: &RunDir, slurm_id: &str) -> PathBuf {
@@ -446,35 +465,7 @@ pub(super) fn wait(
     summary: &mut RunSummary,
     opts: &SlurmOptions,
 ) -> Result<Vec<Failure>> {
-    let index: BTreeMap<&str, usize> = plan
-        .jobs
-        .iter()
-        .enumerate()
-        .map(|(i, j)| (j.id.as_str(), i))
-        .collect();
-    let mut tasks: Vec<Task> = Vec::new();
-    for a in &record.arrays {
-        for (t, id) in a.jobs.iter().enumerate() {
-            let job = index[id.as_str()];
-            // Adopted: a shard that was there already is counted as skipped.
-            let seen = if summary.skipped.contains(&plan.jobs[job].name) {
-                Seen::Done
-            } else {
-                Seen::Queued
-            };
-            tasks.push(Task {
-                job,
-                array: a.slurm_job_id.clone(),
-                index: t as u32,
-                seen,
-                minutes: a.time_minutes,
-                mem_mib: a.mem_mib,
-                node: String::new(),
-                state: String::new(),
-                elapsed: String::new(),
-            });
-        }
-    }
+    let mut tasks = tasks_of(plan, record, summary);
     let pb = job_progress_bar(plan.jobs.len() as u64, opts.progress);
     pb.set_position((summary.skipped.len() + summary.computed.len()) as u64);
     let say = |line: &str| pb.suspend(|| errln!("{line}"));
@@ -502,21 +493,7 @@ pub(super) fn wait(
                 t.seen = Seen::Done;
                 summary.computed.push(plan.jobs[t.job].name.clone());
                 pb.inc(1);
-                say(&format!(
-                    "done {} (Slurm {} on {}, {} elapsed)",
-                    plan.jobs[t.job].name,
-                    t.slurm_id(),
-                    if t.node.is_empty() {
-                        "?"
-                    } else {
-                        t.node.as_str()
-                    },
-                    if t.elapsed.is_empty() {
-                        "?"
-                    } else {
-                        t.elapsed.as_str()
-                    }
-                ));
+                say(&done_line(plan, t));
             }
         }
         if merge_seen != Seen::Done && dir.result_path().exists() {
@@ -563,20 +540,8 @@ pub(super) fn wait(
                         .filter(|t| matches!(t.seen, Seen::Queued | Seen::Gone(_)))
                     {
                         let row = rows.get(&(t.array.clone(), Some(t.index)));
-                        if let Some(r) = row {
-                            if !r.node.is_empty() {
-                                t.node = r.node.clone();
-                            }
-                            if t.state != r.state && r.state == "RUNNING" {
-                                say(&format!(
-                                    "running {} (Slurm {} on {})",
-                                    plan.jobs[t.job].name,
-                                    t.slurm_id(),
-                                    r.node
-                                ));
-                            }
-                            t.state = r.state.clone();
-                            t.elapsed = r.elapsed.clone();
+                        if let Some(line) = row.and_then(|r| t.update(r, plan)) {
+                            say(&line);
                         }
                         match row.map(|r| r.state.as_str()) {
                             Some("RUNNING" | "COMPLETING") => running += 1,
@@ -584,51 +549,11 @@ pub(super) fn wait(
                             _ => {}
                         }
                         if let Some(why) = judge(row, &mut t.seen, now, grace) {
-                            let j = &plan.jobs[t.job];
-                            let sid = t.slurm_id();
-                            let log = log_of_task(dir, &sid);
-                            let not_run = row.is_some_and(|r| r.reason.contains("Dependency"));
-                            let line = format!(
-                                "job {} ({}): Slurm job {sid} {why}{}{}; log: {}{}",
-                                j.name,
-                                &j.id[..12],
-                                if t.node.is_empty() {
-                                    String::new()
-                                } else {
-                                    format!(" on {}", t.node)
-                                },
-                                if t.elapsed.is_empty() || not_run {
-                                    String::new()
-                                } else {
-                                    format!(" after {}", t.elapsed)
-                                },
-                                log.display(),
-                                if log.exists() || not_run {
-                                    ""
-                                } else {
-                                    " (missing: is the run directory on a filesystem the nodes share?)"
-                                }
-                            );
-                            if !not_run {
-                                say(&format!("FAILED {line}"));
+                            let f = task_failure(dir, plan, t, row, &why);
+                            if !f.not_run {
+                                say(&format!("FAILED {}", f.line));
                             }
-                            failures.push(Failure {
-                                job: Some(t.job),
-                                slurm_id: sid,
-                                state: row.map_or("GONE".to_string(), |r| {
-                                    if r.state == "COMPLETED" {
-                                        "GONE".to_string()
-                                    } else {
-                                        r.state.clone()
-                                    }
-                                }),
-                                node: t.node.clone(),
-                                minutes: t.minutes,
-                                mem_mib: t.mem_mib,
-                                log,
-                                not_run,
-                                line,
-                            });
+                            failures.push(f);
                             t.seen = Seen::Failed(why);
                         }
                     }
@@ -643,21 +568,7 @@ pub(super) fn wait(
                                 merge_seen = Seen::Failed(String::new());
                             }
                         } else if let Some(why) = judge(row, &mut merge_seen, now, grace) {
-                            let log = dir.root().join(format!("logs/slurm-{merge_id}-merge.out"));
-                            failures.push(Failure {
-                                job: None,
-                                slurm_id: merge_id.clone(),
-                                state: row.map_or("GONE".to_string(), |r| r.state.clone()),
-                                node: row.map_or(String::new(), |r| r.node.clone()),
-                                minutes: 0,
-                                mem_mib: 0,
-                                log: log.clone(),
-                                not_run: false,
-                                line: format!(
-                                    "merge: Slurm job {merge_id} {why}; log: {}",
-                                    log.display()
-                                ),
-                            });
+                            failures.push(merge_failure(dir, &merge_id, row, &why));
                             merge_seen = Seen::Failed(why);
                         }
                     }
@@ -683,6 +594,133 @@ pub(super) fn wait(
     // none of them, so that `run` again (or the next submission) does not
     // meet them.
     pb.set_message("slurm: waiting for the jobs to leave the queue");
+    drain(tools, record);
+    pb.finish_and_clear();
+    Ok(failures)
+}
+
+/// One task a submission record names, for each job of its arrays; a job
+/// whose shard was there already (adopted, counted as skipped) is done.
+fn tasks_of(plan: &PlanFile, record: &SubmissionRecord, summary: &RunSummary) -> Vec<Task> {
+    let index: BTreeMap<&str, usize> = plan
+        .jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (j.id.as_str(), i))
+        .collect();
+    let mut tasks: Vec<Task> = Vec::new();
+    for a in &record.arrays {
+        for (t, id) in a.jobs.iter().enumerate() {
+            let job = index[id.as_str()];
+            let seen = if summary.skipped.contains(&plan.jobs[job].name) {
+                Seen::Done
+            } else {
+                Seen::Queued
+            };
+            tasks.push(Task {
+                job,
+                array: a.slurm_job_id.clone(),
+                index: t as u32,
+                seen,
+                minutes: a.time_minutes,
+                mem_mib: a.mem_mib,
+                node: String::new(),
+                state: String::new(),
+                elapsed: String::new(),
+            });
+        }
+    }
+    tasks
+}
+
+/// `done JOB (Slurm ID on NODE, ELAPSED elapsed)`.
+fn done_line(plan: &PlanFile, t: &Task) -> String {
+    let or_unknown = |s: &str| if s.is_empty() { "?" } else { s }.to_string();
+    format!(
+        "done {} (Slurm {} on {}, {} elapsed)",
+        plan.jobs[t.job].name,
+        t.slurm_id(),
+        or_unknown(&t.node),
+        or_unknown(&t.elapsed)
+    )
+}
+
+/// The failure of task `t` (its queue row `row`, `None` once it left the
+/// queue) for reason `why`: one line naming the job, the Slurm job, the
+/// node, the time it ran and its log. A task that never ran because a job
+/// it depends on failed is marked `not_run`.
+fn task_failure(
+    dir: &RunDir,
+    plan: &PlanFile,
+    t: &Task,
+    row: Option<&QueueRow>,
+    why: &str,
+) -> Failure {
+    let j = &plan.jobs[t.job];
+    let sid = t.slurm_id();
+    let log = log_of_task(dir, &sid);
+    let not_run = row.is_some_and(|r| r.reason.contains("Dependency"));
+    let line = format!(
+        "job {} ({}): Slurm job {sid} {why}{}{}; log: {}{}",
+        j.name,
+        &j.id[..12],
+        if t.node.is_empty() {
+            String::new()
+        } else {
+            format!(" on {}", t.node)
+        },
+        if t.elapsed.is_empty() || not_run {
+            String::new()
+        } else {
+            format!(" after {}", t.elapsed)
+        },
+        log.display(),
+        if log.exists() || not_run {
+            ""
+        } else {
+            " (missing: is the run directory on a filesystem the nodes share?)"
+        }
+    );
+    Failure {
+        job: Some(t.job),
+        slurm_id: sid,
+        state: row.map_or("GONE".to_string(), |r| {
+            if r.state == "COMPLETED" {
+                "GONE".to_string()
+            } else {
+                r.state.clone()
+            }
+        }),
+        node: t.node.clone(),
+        minutes: t.minutes,
+        mem_mib: t.mem_mib,
+        log,
+        not_run,
+        line,
+    }
+}
+
+/// The failure of the merge job `merge_id` for reason `why`.
+fn merge_failure(dir: &RunDir, merge_id: &str, row: Option<&QueueRow>, why: &str) -> Failure {
+    let log = dir.root().join(format!("logs/slurm-{merge_id}-merge.out"));
+    Failure {
+        job: None,
+        slurm_id: merge_id.to_string(),
+        state: row.map_or("GONE".to_string(), |r| r.state.clone()),
+        node: row.map_or(String::new(), |r| r.node.clone()),
+        minutes: 0,
+        mem_mib: 0,
+        log: log.clone(),
+        not_run: false,
+        line: format!("merge: Slurm job {merge_id} {why}; log: {}", log.display()),
+    }
+}
+
+/// Waits (up to 2 minutes) until the queue holds none of `record`'s jobs: a
+/// task whose shard appeared, or the merge job after writing result.toml,
+/// may still be finishing, and `run` again (or the next submission) must
+/// not meet them.
+fn drain(tools: &Tools, record: &SubmissionRecord) {
     let ids: BTreeSet<String> = record.slurm_ids().into_iter().collect();
     let t_drain = Instant::now();
     while t_drain.elapsed() < Duration::from_secs(120) {
@@ -692,6 +730,4 @@ pub(super) fn wait(
         }
         std::thread::sleep(Duration::from_millis(500));
     }
-    pb.finish_and_clear();
-    Ok(failures)
 }

@@ -102,6 +102,7 @@ mod tests;
 
 pub use self::claims::*;
 use self::parts::*;
+use crate::pipeline::claim_table::{Fact, claims_from_table};
 
 /// The window of a box job: its box and rank range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1146,7 +1147,7 @@ impl JobKind for ChompBoxes {
     fn claims(&self, run: &dyn RunAccess) -> Result<Vec<Claim>> {
         let text = String::from_utf8(run.table("rectangles.csv")?).unwrap_or_default();
         let rects = parse_rectangles_csv(&text).map_err(|e| Error::job(self.name(), e))?;
-        Ok(chomp_claims(run, &rects))
+        chomp_claims(run, &rects)
     }
 
     /// The exact policy odds table ([`super::policy`]).

@@ -49,13 +49,10 @@ use crate::games::three_row::{
     ColState, LiveRow, PERIOD_MAX, RowClass, RowState, TileGeom, TileInput, TileOutput, TileRecord,
     WinningMove, classify, naive_f, solve_tile_blocked,
 };
-use crate::kinds::chomp::sources::{BROUWER, SEN_CHOMP};
 use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
 use crate::pipeline::jobfile::{check_plan_size, error_at_key, parse_params};
-use crate::pipeline::kind::{
-    Claim, ClaimStatus, JobKind, JobSpec, RunAccess, ShardSource, TableFile,
-};
+use crate::pipeline::kind::{Claim, JobKind, JobSpec, RunAccess, ShardSource, TableFile};
 use crate::pipeline::shard::{Section, Shard};
 
 mod claims;
@@ -956,7 +953,7 @@ impl JobKind for ThreeRow {
 
     fn claims(&self, run: &dyn RunAccess) -> Result<Vec<Claim>> {
         let m = merge_run(run)?;
-        Ok(three_row_claims(&m))
+        three_row_claims(&m)
     }
 
     /// `three-row-f-minus-q`: d = f(q, r) − q over the triangle from the
