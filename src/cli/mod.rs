@@ -174,13 +174,7 @@ fn cmd_verify_full(
         });
     }
     if let Some(r) = &ok {
-        outln!(
-            "ok: {} shard(s) and {} table(s) verify; root {}{}",
-            r.shards.len(),
-            r.tables.len(),
-            r.root,
-            against.map_or(String::new(), |a| format!("; matches {}", a.display()))
-        );
+        outln!("{}", verified_line(r, against));
     }
     outln!(
         "full check ({seconds:.1} s, {} thread(s)): {} bad value(s)",
@@ -477,6 +471,17 @@ fn cmd_serve(
     Ok(ExitCode::SUCCESS)
 }
 
+/// `ok: N shard(s) and M table(s) verify; root R[; matches MANIFEST]`.
+fn verified_line(r: &ResultFile, against: Option<&Path>) -> String {
+    format!(
+        "ok: {} shard(s) and {} table(s) verify; root {}{}",
+        r.shards.len(),
+        r.tables.len(),
+        r.root,
+        against.map_or(String::new(), |a| format!("; matches {}", a.display()))
+    )
+}
+
 /// `verify`: exit 0 when everything verifies, 3 on mismatches (listed), 1
 /// when the run cannot be verified at all.
 fn cmd_verify(dir: &Path, against: Option<&Path>, json: bool) -> anyhow::Result<ExitCode> {
@@ -484,13 +489,7 @@ fn cmd_verify(dir: &Path, against: Option<&Path>, json: bool) -> anyhow::Result<
     let outcome = merge::verify(&view, against);
     if !json {
         let r = outcome?;
-        outln!(
-            "ok: {} shard(s) and {} table(s) verify; root {}{}",
-            r.shards.len(),
-            r.tables.len(),
-            r.root,
-            against.map_or(String::new(), |a| format!("; matches {}", a.display()))
-        );
+        outln!("{}", verified_line(&r, against));
         return Ok(ExitCode::SUCCESS);
     }
     let against = against.map(|a| a.display().to_string());

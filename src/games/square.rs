@@ -17,9 +17,26 @@ pub fn parse_square(text: &str, n: usize) -> Option<usize> {
     (x < n && (1..=n).contains(&rank)).then(|| x + n * (rank - 1))
 }
 
+/// The name of square `sq` of an n×n board (`a1` for 0), the inverse of
+/// [`parse_square`].
+pub fn square_name(sq: usize, n: usize) -> String {
+    format!("{}{}", (b'a' + (sq % n) as u8) as char, sq / n + 1)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::parse_square;
+    use super::{parse_square, square_name};
+
+    #[test]
+    fn square_names_are_parsed_back_to_their_square() {
+        for n in 2..=6 {
+            for sq in 0..n * n {
+                assert_eq!(parse_square(&square_name(sq, n), n), Some(sq));
+            }
+        }
+        assert_eq!(square_name(0, 3), "a1");
+        assert_eq!(square_name(5, 3), "c2");
+    }
 
     #[test]
     fn squares_parse_to_their_index_and_nothing_else_does() {

@@ -19,7 +19,7 @@ use tokio::task::JoinSet;
 
 use super::error::{Error, Result};
 use super::kind::JobKind;
-use super::plan::PlanFile;
+use super::plan::{PlanFile, PlannedJob};
 use super::rundir::RunDir;
 use super::state::{JobState, job_states, written_state};
 
@@ -235,33 +235,7 @@ async fn run_jobs(
 
     let pb = job_progress_bar(plan.jobs.len() as u64, opts.progress);
     pb.set_position(done.len() as u64);
-    if !summary.skipped.is_empty() {
-        say(
-            &pb,
-            &format!("{} job(s) already done, skipped", summary.skipped.len()),
-        );
-    }
-    for (name, why) in &summary.damaged {
-        say(
-            &pb,
-            &format!("job {name}: shard damaged ({why}); recomputing"),
-        );
-    }
-    for name in &summary.deleted {
-        say(
-            &pb,
-            &format!("job {name}: shard deleted (the run had it); recomputing"),
-        );
-    }
-    if !summary.old.is_empty() {
-        say(
-            &pb,
-            &format!(
-                "{} job(s) have shards in an older shard format (written by an older gametables); recomputing them",
-                summary.old.len()
-            ),
-        );
-    }
+    announce_resume(&pb, &summary);
 
     let mut running: BTreeMap<u64, (usize, Instant)> = BTreeMap::new();
     let mut set: JoinSet<(u64, std::io::Result<std::process::ExitStatus>, WorkerOutput)> =
@@ -293,48 +267,7 @@ async fn run_jobs(
             if opts.force {
                 let _ = std::fs::remove_file(dir.shard_path(&j.id));
             }
-            // The worker's stdout and stderr share one pipe, which the
-            // coordinator copies to the job's log: if the log cannot be
-            // written (a full disk), the worker's last line still reaches the
-            // user through `run`.
-            let log_path = dir.log_path(&j.id);
-            let (reader, writer) = std::io::pipe().map_err(Error::io(&log_path))?;
-            let writer2 = writer.try_clone().map_err(Error::io(&log_path))?;
-            let mut cmd = tokio::process::Command::new(&opts.exe);
-            cmd.arg("worker")
-                .arg(dir.manifest_path(&j.id))
-                .arg("--run-dir")
-                .arg(dir.root())
-                .arg("--defer-sync")
-                .arg("--threads")
-                .arg(j.threads.max(1).min(opts.cores.max(1) as u32).to_string())
-                .stdin(Stdio::null())
-                .stdout(Stdio::from(writer))
-                .stderr(Stdio::from(writer2));
-            let coordinator = std::process::id();
-            // SAFETY: between fork and exec the closure calls only
-            // async-signal-safe functions (prctl, getppid) and allocates
-            // nothing.
-            unsafe {
-                cmd.pre_exec(move || {
-                    // A worker dies with its coordinator (also on kill -9),
-                    // instead of finishing an orphaned job whose shard the
-                    // next run would compute again anyway.
-                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    if libc::getppid() as u32 != coordinator {
-                        // The coordinator died before prctl took effect.
-                        libc::_exit(1);
-                    }
-                    Ok(())
-                });
-            }
-            let mut child = cmd.spawn().map_err(Error::io(&opts.exe))?;
-            // Our copies of the pipe's write end go with the command, so that
-            // the relay sees the end of the output when the worker exits.
-            drop(cmd);
-            let relay = tokio::task::spawn_blocking(move || relay_output(reader, &log_path));
+            let (mut child, relay) = spawn_worker(dir, j, opts)?;
             let task = next_task;
             next_task += 1;
             running.insert(task, (i, Instant::now()));
@@ -357,34 +290,10 @@ async fn run_jobs(
         let (task, status, output) = res.map_err(|e| Error::job("executor", e.to_string()))?;
         let (i, t0) = running.remove(&task).expect("task is running");
         let j = &plan.jobs[i];
-        let log = output.log_note(&dir.log_path(&j.id));
-        let ok = match &status {
-            // The cheap check (trailer and header identity): the body is
-            // decoded by the jobs that read it and by merge.
-            Ok(s) if s.success() => match written_state(dir, &plan.kind, j) {
-                JobState::Done => true,
-                other => {
-                    failures.push(format!(
-                        "job {} exited 0 but its shard is {other:?}; log: {log}",
-                        j.name,
-                    ));
-                    false
-                }
-            },
-            Ok(s) => {
-                failures.push(format!(
-                    "job {} ({}) failed with {s}{}; log: {log}",
-                    j.name,
-                    &j.id[..12],
-                    output
-                        .last_line
-                        .as_deref()
-                        .map_or(String::new(), |l| format!(": {l}")),
-                ));
-                false
-            }
-            Err(e) => {
-                failures.push(format!("job {}: could not wait for worker: {e}", j.name));
+        let ok = match job_outcome(dir, plan, j, &status, &output) {
+            Ok(()) => true,
+            Err(line) => {
+                failures.push(line);
                 false
             }
         };
@@ -416,4 +325,123 @@ async fn run_jobs(
         ));
     }
     Ok(summary)
+}
+
+/// Says what a resumed run found: shards already done, damaged, deleted or
+/// in an older format (the last three are computed again).
+fn announce_resume(pb: &ProgressBar, summary: &RunSummary) {
+    if !summary.skipped.is_empty() {
+        say(
+            pb,
+            &format!("{} job(s) already done, skipped", summary.skipped.len()),
+        );
+    }
+    for (name, why) in &summary.damaged {
+        say(
+            pb,
+            &format!("job {name}: shard damaged ({why}); recomputing"),
+        );
+    }
+    for name in &summary.deleted {
+        say(
+            pb,
+            &format!("job {name}: shard deleted (the run had it); recomputing"),
+        );
+    }
+    if !summary.old.is_empty() {
+        say(
+            pb,
+            &format!(
+                "{} job(s) have shards in an older shard format (written by an older gametables); recomputing them",
+                summary.old.len()
+            ),
+        );
+    }
+}
+
+/// Starts the worker process of job `j`. Its stdout and stderr share one
+/// pipe, which a blocking task copies to the job's log (the returned
+/// handle gives the output's last line).
+fn spawn_worker(
+    dir: &RunDir,
+    j: &PlannedJob,
+    opts: &LocalOptions,
+) -> Result<(tokio::process::Child, tokio::task::JoinHandle<WorkerOutput>)> {
+    // The worker's stdout and stderr share one pipe, which the
+    // coordinator copies to the job's log: if the log cannot be
+    // written (a full disk), the worker's last line still reaches the
+    // user through `run`.
+    let log_path = dir.log_path(&j.id);
+    let (reader, writer) = std::io::pipe().map_err(Error::io(&log_path))?;
+    let writer2 = writer.try_clone().map_err(Error::io(&log_path))?;
+    let mut cmd = tokio::process::Command::new(&opts.exe);
+    cmd.arg("worker")
+        .arg(dir.manifest_path(&j.id))
+        .arg("--run-dir")
+        .arg(dir.root())
+        .arg("--defer-sync")
+        .arg("--threads")
+        .arg(j.threads.max(1).min(opts.cores.max(1) as u32).to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::from(writer2));
+    let coordinator = std::process::id();
+    // SAFETY: between fork and exec the closure calls only
+    // async-signal-safe functions (prctl, getppid) and allocates
+    // nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            // A worker dies with its coordinator (also on kill -9),
+            // instead of finishing an orphaned job whose shard the
+            // next run would compute again anyway.
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::getppid() as u32 != coordinator {
+                // The coordinator died before prctl took effect.
+                libc::_exit(1);
+            }
+            Ok(())
+        });
+    }
+    let child = cmd.spawn().map_err(Error::io(&opts.exe))?;
+    // Our copies of the pipe's write end go with the command, so that
+    // the relay sees the end of the output when the worker exits.
+    drop(cmd);
+    let relay = tokio::task::spawn_blocking(move || relay_output(reader, &log_path));
+    Ok((child, relay))
+}
+
+/// Whether job `j` succeeded: its worker exited 0 and its shard is whole
+/// (trailer and header identity; the body is decoded by the jobs that read
+/// it and by merge). `Err`: one line saying what failed, with its log.
+fn job_outcome(
+    dir: &RunDir,
+    plan: &PlanFile,
+    j: &PlannedJob,
+    status: &std::io::Result<std::process::ExitStatus>,
+    output: &WorkerOutput,
+) -> std::result::Result<(), String> {
+    let log = output.log_note(&dir.log_path(&j.id));
+    match status {
+        // The cheap check (trailer and header identity): the body is
+        // decoded by the jobs that read it and by merge.
+        Ok(s) if s.success() => match written_state(dir, &plan.kind, j) {
+            JobState::Done => Ok(()),
+            other => Err(format!(
+                "job {} exited 0 but its shard is {other:?}; log: {log}",
+                j.name,
+            )),
+        },
+        Ok(s) => Err(format!(
+            "job {} ({}) failed with {s}{}; log: {log}",
+            j.name,
+            &j.id[..12],
+            output
+                .last_line
+                .as_deref()
+                .map_or(String::new(), |l| format!(": {l}")),
+        )),
+        Err(e) => Err(format!("job {}: could not wait for worker: {e}", j.name)),
+    }
 }

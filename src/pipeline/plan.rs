@@ -146,6 +146,15 @@ impl PlannedJob {
 }
 
 impl PlanFile {
+    /// Each job's place in [`PlanFile::jobs`], by job id.
+    pub fn index_by_id(&self) -> std::collections::BTreeMap<&str, usize> {
+        self.jobs
+            .iter()
+            .enumerate()
+            .map(|(i, j)| (j.id.as_str(), i))
+            .collect()
+    }
+
     /// Whether `other` is the same computation: the same job file, kind,
     /// parameters and jobs (names, ids, inputs, parameters), whatever the
     /// estimates (cost, memory, threads, shard size, CPU), which are not
@@ -289,12 +298,7 @@ impl PlanFile {
     /// (every task fits its node when the plan was split to fit).
     pub fn wall_seconds(&self, nodes: u32, cores: u32) -> f64 {
         let total = f64::from(nodes.max(1)) * f64::from(cores.max(1));
-        let index: std::collections::HashMap<&str, usize> = self
-            .jobs
-            .iter()
-            .enumerate()
-            .map(|(i, j)| (j.id.as_str(), i))
-            .collect();
+        let index = self.index_by_id();
         let mut end = vec![f64::INFINITY; self.jobs.len()];
         // (time a job ends, cores it frees)
         let mut running: Vec<(f64, f64)> = Vec::new();
@@ -549,6 +553,16 @@ impl Manifest {
             ));
         }
         Ok(m)
+    }
+
+    /// The header of the job's shard (its sections are added as written).
+    pub fn shard_header(&self) -> super::shard::ShardHeader {
+        super::shard::ShardHeader {
+            kind: self.kind.clone(),
+            job_name: self.name.clone(),
+            job_id: self.job_id.clone(),
+            sections: Vec::new(),
+        }
     }
 
     /// The job as the kind sees it (resource estimates are not in manifests:

@@ -8,7 +8,7 @@ use super::kind::Kinds;
 use super::plan::{Manifest, run_dir_of_manifest};
 use super::ranks::{FileRanks, FileStore};
 use super::rundir::RunDir;
-use super::shard::{self, Durability, ShardHeader};
+use super::shard::{self, Durability};
 use super::state::DirShards;
 
 /// Test hook: milliseconds the worker sleeps after solving and before writing
@@ -160,12 +160,7 @@ pub fn run_worker_rank(
         kind: &m.kind,
         jobs: m.inputs.clone(),
     };
-    let header = ShardHeader {
-        kind: m.kind.clone(),
-        job_name: m.name.clone(),
-        job_id: m.job_id.clone(),
-        sections: Vec::new(),
-    };
+    let header = m.shard_header();
     let mut sink = LazySink {
         writer: None,
         open: || shard::ShardWriter::create(&out, &header, kind.zstd_level(), durability),
@@ -461,12 +456,7 @@ fn run_one_rank(
         .map_err(|e| Error::job(&m.name, e))?;
     let mut shard_bytes = 0;
     if me == 0 {
-        let header = ShardHeader {
-            kind: m.kind.clone(),
-            job_name: m.name.clone(),
-            job_id: m.job_id.clone(),
-            sections: Vec::new(),
-        };
+        let header = m.shard_header();
         let mut sink = LazySink {
             writer: None,
             open: || shard::ShardWriter::create(out, &header, kind.zstd_level(), durability),

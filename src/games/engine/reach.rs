@@ -91,6 +91,10 @@ pub fn count(bits: &[u64]) -> u64 {
 ///
 /// # Errors
 /// The transport's, as text.
+///
+/// Long on purpose (a solver inner loop): the part's bits, the frontier,
+/// the per-owner outboxes and the `mark` closure over them are shared by
+/// the parents' pass and every round of the frontier's expansion.
 pub fn reach_part<G: LayeredGame>(
     game: &G,
     layer: usize,

@@ -455,8 +455,7 @@ impl Rules {
             "cell {cell} on a {0}×{0} board",
             self.n
         );
-        let (x, y) = (cell as usize % self.n, cell as usize / self.n);
-        format!("{}{}", (b'a' + x as u8) as char, y + 1)
+        crate::games::square::square_name(usize::from(cell), self.n)
     }
 
     /// The cell named `text` (`a1` … e.g. `e5`), case-insensitive.

@@ -339,6 +339,37 @@ pub fn parse_staircase(s: &str) -> ProbeResult<Staircase> {
 
 /// The boxes of box-based runs (`chomp-boxes`, `chomp-grundy`): `(rows,
 /// cols, run directory)` in the order given, then plan order.
+/// The answer `read` gives from the first of `runs` whose boxes cover `s`
+/// (or its transpose), with the source "JOB (RUN_DIR)".
+///
+/// # Errors
+/// `read`'s; [`ProbeError::NotSolved`] naming the run directories when no
+/// run covers `s`.
+pub fn from_first_run<T>(
+    runs: &[BoxRun],
+    req: &ChompRequest,
+    s: &Staircase,
+    read: impl Fn(&BoxRun, &Staircase) -> ProbeResult<Option<(String, T)>>,
+) -> ProbeResult<(String, T)> {
+    for v in runs {
+        if let Some((name, answer)) = read(v, s)? {
+            return Ok((
+                format!("{} ({})", name, v.view().dir.root().display()),
+                answer,
+            ));
+        }
+    }
+    let what = if req.is_rectangle {
+        req.label.clone()
+    } else {
+        format!("the position {s}")
+    };
+    Err(ProbeError::NotSolved(format!(
+        "no box in {} covers {what} (nor its transpose)",
+        crate::pipeline::probe::run_dirs(runs.iter().map(BoxRun::view))
+    )))
+}
+
 pub fn box_list<'a>(runs: impl IntoIterator<Item = &'a RunView>) -> Vec<(u32, u32, String)> {
     use crate::pipeline::RunAccess;
     let mut out = Vec::new();

@@ -96,7 +96,7 @@ fn job_range(job: &JobSpec) -> Result<RangeParams> {
 pub fn decode_census(shard: &Shard) -> Result<(CensusMeta, Vec<u64>)> {
     let job = &shard.header.job_name;
     let bad = |m: &str| Error::job(job, format!("malformed shard: {m}"));
-    let meta: CensusMeta = codec::decode(shard.section("meta")?).map_err(|e| bad(&e))?;
+    let meta: CensusMeta = shard.meta()?;
     let raw = shard.section("p-positions")?;
     let len = meta
         .rank_end

@@ -75,7 +75,7 @@ fn job_box(job: &JobSpec) -> Result<(u32, u32)> {
 pub fn decode_grundy(shard: &Shard) -> Result<(GrundyMeta, Vec<u32>)> {
     let job = &shard.header.job_name;
     let bad = |m: &str| Error::job(job, format!("malformed shard: {m}"));
-    let meta: GrundyMeta = codec::decode(shard.section("meta")?).map_err(|e| bad(&e))?;
+    let meta: GrundyMeta = shard.meta()?;
     let values =
         decode_values(shard.section("values")?, meta.width).ok_or_else(|| bad("values width"))?;
     if values.len() as u64 != meta.ranks {

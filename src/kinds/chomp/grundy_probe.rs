@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use crate::games::chomp::grundy::grundy_values;
 use crate::games::chomp::{ChompBox, Staircase};
-use crate::kinds::chomp::box_run::{BoxRun, ChompRequest, box_list};
+use crate::kinds::chomp::box_run::{BoxRun, ChompRequest, box_list, from_first_run};
 use crate::kinds::chomp::grundy::GrundyMeta;
 use crate::pipeline::RunView;
 use crate::pipeline::codec;
 use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES};
-use crate::pipeline::probe::{ProbeError, ProbeResult, run_dirs};
+use crate::pipeline::probe::{ProbeError, ProbeResult};
 
 /// Checks a `chomp-grundy` meta against its box; returns the value width.
 fn check_grundy_meta(bytes: &[u8], b: &ChompBox) -> Result<u8, String> {
@@ -179,27 +179,7 @@ impl GrundyProbe {
                 g[b.rank_of(s).map_err(ProbeError::bad)? as usize],
             )
         } else {
-            let mut found = None;
-            for v in &self.runs {
-                if let Some((name, value)) = grundy_from_blocks(v, s)? {
-                    found = Some((
-                        format!("{} ({})", name, v.view().dir.root().display()),
-                        value,
-                    ));
-                    break;
-                }
-            }
-            found.ok_or_else(|| {
-                let what = if req.is_rectangle {
-                    req.label.clone()
-                } else {
-                    format!("the position {s}")
-                };
-                ProbeError::NotSolved(format!(
-                    "no box in {} covers {what} (nor its transpose)",
-                    run_dirs(self.runs.iter().map(BoxRun::view))
-                ))
-            })?
+            from_first_run(&self.runs, req, s, grundy_from_blocks)?
         };
         Ok(GrundyAnswer {
             label: req.label.clone(),

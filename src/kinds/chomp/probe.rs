@@ -17,10 +17,10 @@ use crate::pipeline::RunView;
 use crate::pipeline::probe::blocks::{BlockCache, DEFAULT_CACHE_BYTES};
 
 pub use super::box_run::{
-    BoxRun, ChompRequest, MAX_QUERY_ROWS, QUERY_IN_MEMORY_LIMIT, box_list, parse_rectangle,
-    parse_staircase, winning_from_run,
+    BoxRun, ChompRequest, MAX_QUERY_ROWS, QUERY_IN_MEMORY_LIMIT, box_list, from_first_run,
+    parse_rectangle, parse_staircase, winning_from_run,
 };
-use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, Work, flag, run_dirs};
+use crate::pipeline::probe::{Params, Probe, ProbeError, ProbeResult, Work, flag};
 
 /// The answer of [`ChompProbe::answer`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -153,27 +153,7 @@ impl ChompProbe {
                 b.winning_moves(&p, s).map_err(ProbeError::bad)?,
             )
         } else {
-            let mut found = None;
-            for v in &self.runs {
-                if let Some((name, moves)) = winning_from_run(v, s)? {
-                    found = Some((
-                        format!("{} ({})", name, v.view().dir.root().display()),
-                        moves,
-                    ));
-                    break;
-                }
-            }
-            found.ok_or_else(|| {
-                let what = if req.is_rectangle {
-                    req.label.clone()
-                } else {
-                    format!("the position {s}")
-                };
-                ProbeError::NotSolved(format!(
-                    "no box in {} covers {what} (nor its transpose)",
-                    run_dirs(self.runs.iter().map(BoxRun::view))
-                ))
-            })?
+            from_first_run(&self.runs, req, s, winning_from_run)?
         };
         Ok(ChompAnswer {
             label: req.label.clone(),

@@ -31,7 +31,6 @@ use super::layout::{
 };
 use super::spec::EngineGame;
 use crate::games::engine::rules::{LayeredGame, Terminal};
-use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
 use crate::pipeline::fullcheck::{Checker, Coverage, Ctx, for_chunks, le_u64s};
 use crate::pipeline::shard::Shard;
@@ -344,7 +343,7 @@ fn reach_of(
     name: &str,
     len: u64,
 ) -> std::result::Result<(ReachMeta, Vec<u64>), String> {
-    let meta: ReachMeta = codec::decode(shard.section("meta").map_err(|e| e.to_string())?)?;
+    let meta: ReachMeta = shard.meta().map_err(|e| e.to_string())?;
     if meta.layer != name {
         return Err(format!("its meta names layer {}", meta.layer));
     }

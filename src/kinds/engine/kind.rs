@@ -243,8 +243,7 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
         let l = layer_id(&game, &name)
             .ok_or_else(|| Error::job(&job.name, format!("no layer {name}")))?;
         if task == Task::Reach {
-            let meta: ReachMeta =
-                codec::decode(shard.section("meta")?).map_err(|e| Error::job(&job.name, e))?;
+            let meta: ReachMeta = shard.meta()?;
             let size = game.layer_size(l);
             let len = shard.section("reachable")?.len() as u64;
             if meta.layer != name || meta.positions != size || len != size.div_ceil(64) * 8 {

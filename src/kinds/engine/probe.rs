@@ -376,89 +376,8 @@ impl<S: EngineGame> EngineProbe<S> {
             }
         };
         let game = &board.game;
-        let mut p = match &req.position {
-            Some(t) => S::parse(game, t).map_err(ProbeError::bad)?,
-            None => S::start(game)
-                .ok_or_else(|| ProbeError::bad("this game has no start: give a position"))?,
-        };
-        for m in req.moves.as_deref().unwrap_or("").split_whitespace() {
-            // Move numbers of a game record (`1.`, `12...`, `…`) are skipped.
-            let m = m.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '…');
-            if m.is_empty() {
-                continue;
-            }
-            p = if req.other_notation {
-                let ours = S::from_other_notation(game, m).map_err(ProbeError::bad)?;
-                let notation = S::OTHER_NOTATION.map_or("", |(n, _)| n);
-                S::play(game, &p, &ours).map_err(|e| {
-                    ProbeError::bad(format!(
-                        "move {m} (in {notation} notation; {ours} here): {e}"
-                    ))
-                })?
-            } else {
-                S::play(game, &p, m).map_err(ProbeError::bad)?
-            };
-        }
-        let lookup = |q: &S::Shown| -> ProbeResult<Option<Value>> {
-            let (l, r) = game.rank(&S::position(q));
-            // One byte per position, or two for a layer deeper than 119
-            // plies (the section's length says which).
-            let (bytes, wide): ([u8; 2], bool) = match &board.source {
-                Source::Run {
-                    shards,
-                    values,
-                    solved,
-                    ..
-                } => {
-                    if !solved[l] {
-                        return Err(ProbeError::NotSolved(format!(
-                            "{} lies in layer {}, which the run {} does not solve",
-                            S::show(game, q),
-                            game.layer_name(l),
-                            shards.view().dir.root().display()
-                        )));
-                    }
-                    let h = match values[l].get() {
-                        Some(h) => h,
-                        None if !io => return Ok(None),
-                        None => {
-                            let h = shards.section(&layer_job(&game.layer_name(l)), "values")?;
-                            values[l].get_or_init(|| h)
-                        }
-                    };
-                    let wide = h.len() == 2 * game.layer_size(l) && !h.is_empty();
-                    let w = if wide { 2 } else { 1 };
-                    let mut b = [0u8; 2];
-                    for (i, x) in b.iter_mut().take(w as usize).enumerate() {
-                        let at = r * w + i as u64;
-                        *x = if io {
-                            shards.byte_at(h, at)?
-                        } else {
-                            match shards.cached_byte(h, at) {
-                                Some(b) => b,
-                                None => return Ok(None),
-                            }
-                        };
-                    }
-                    (b, wide)
-                }
-                Source::Memory(cell, _) => {
-                    if !io && cell.get().is_none() {
-                        return Ok(None);
-                    }
-                    let t = cell.get_or_init(|| solve_all(game, 1).expect("a small board solves"));
-                    let wide = is_wide(&t[l], game.layer_size(l)) == Some(true);
-                    let i = if wide { 2 * r as usize } else { r as usize };
-                    ([t[l][i], if wide { t[l][i + 1] } else { 0 }], wide)
-                }
-            };
-            value_at(&bytes, wide, 0).map(Some).ok_or_else(|| {
-                ProbeError::Run(crate::pipeline::Error::job(
-                    layer_job(&game.layer_name(l)),
-                    format!("bytes {bytes:?} at rank {r} are not a value"),
-                ))
-            })
-        };
+        let p = position_of::<S>(game, req)?;
+        let lookup = |q: &S::Shown| board.value_of(q, io);
         let Some(value) = lookup(&p)? else {
             return Ok(None);
         };
@@ -498,6 +417,105 @@ impl<S: EngineGame> EngineProbe<S> {
             moves,
             source,
         }))
+    }
+}
+
+/// The position a request names: its `position` (or the start) after its
+/// `moves` (in the game's other notation when asked).
+fn position_of<S: EngineGame>(game: &S::Game, req: &EngineRequest) -> ProbeResult<S::Shown> {
+    let mut p = match &req.position {
+        Some(t) => S::parse(game, t).map_err(ProbeError::bad)?,
+        None => S::start(game)
+            .ok_or_else(|| ProbeError::bad("this game has no start: give a position"))?,
+    };
+    for m in req.moves.as_deref().unwrap_or("").split_whitespace() {
+        // Move numbers of a game record (`1.`, `12...`, `…`) are skipped.
+        let m = m.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '…');
+        if m.is_empty() {
+            continue;
+        }
+        p = if req.other_notation {
+            let ours = S::from_other_notation(game, m).map_err(ProbeError::bad)?;
+            let notation = S::OTHER_NOTATION.map_or("", |(n, _)| n);
+            S::play(game, &p, &ours).map_err(|e| {
+                ProbeError::bad(format!(
+                    "move {m} (in {notation} notation; {ours} here): {e}"
+                ))
+            })?
+        } else {
+            S::play(game, &p, m).map_err(ProbeError::bad)?
+        };
+    }
+    Ok(p)
+}
+
+impl<S: EngineGame> BoardSource<S> {
+    /// The value of position `q`, read from the run's shards or the board
+    /// solved in memory; `Ok(None)` when `io` is false and it is not cached.
+    ///
+    /// # Errors
+    /// [`ProbeError::NotSolved`] if the run does not solve `q`'s layer; a
+    /// read error of the shard; bytes that are not a value.
+    fn value_of(&self, q: &S::Shown, io: bool) -> ProbeResult<Option<Value>> {
+        let game = &self.game;
+        let (l, r) = game.rank(&S::position(q));
+        // One byte per position, or two for a layer deeper than 119
+        // plies (the section's length says which).
+        let (bytes, wide): ([u8; 2], bool) = match &self.source {
+            Source::Run {
+                shards,
+                values,
+                solved,
+                ..
+            } => {
+                if !solved[l] {
+                    return Err(ProbeError::NotSolved(format!(
+                        "{} lies in layer {}, which the run {} does not solve",
+                        S::show(game, q),
+                        game.layer_name(l),
+                        shards.view().dir.root().display()
+                    )));
+                }
+                let h = match values[l].get() {
+                    Some(h) => h,
+                    None if !io => return Ok(None),
+                    None => {
+                        let h = shards.section(&layer_job(&game.layer_name(l)), "values")?;
+                        values[l].get_or_init(|| h)
+                    }
+                };
+                let wide = h.len() == 2 * game.layer_size(l) && !h.is_empty();
+                let w = if wide { 2 } else { 1 };
+                let mut b = [0u8; 2];
+                for (i, x) in b.iter_mut().take(w as usize).enumerate() {
+                    let at = r * w + i as u64;
+                    *x = if io {
+                        shards.byte_at(h, at)?
+                    } else {
+                        match shards.cached_byte(h, at) {
+                            Some(b) => b,
+                            None => return Ok(None),
+                        }
+                    };
+                }
+                (b, wide)
+            }
+            Source::Memory(cell, _) => {
+                if !io && cell.get().is_none() {
+                    return Ok(None);
+                }
+                let t = cell.get_or_init(|| solve_all(game, 1).expect("a small board solves"));
+                let wide = is_wide(&t[l], game.layer_size(l)) == Some(true);
+                let i = if wide { 2 * r as usize } else { r as usize };
+                ([t[l][i], if wide { t[l][i + 1] } else { 0 }], wide)
+            }
+        };
+        value_at(&bytes, wide, 0).map(Some).ok_or_else(|| {
+            ProbeError::Run(crate::pipeline::Error::job(
+                layer_job(&game.layer_name(l)),
+                format!("bytes {bytes:?} at rank {r} are not a value"),
+            ))
+        })
     }
 }
 

@@ -26,7 +26,6 @@
 //! cost far more than the solve).
 
 use super::layout::{RangeMeta, Summary};
-use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
 
 use crate::pipeline::fullcheck::{Checker, Coverage, Ctx, for_chunks, le_u32s};
@@ -150,10 +149,7 @@ impl Checker for OctalChecker {
                 return Ok(vec![]);
             }
             let vals = cx.load(&job.name).and_then(|shard| {
-                let meta: Option<RangeMeta> = shard
-                    .section("meta")
-                    .ok()
-                    .and_then(|s| codec::decode(s).ok());
+                let meta: Option<RangeMeta> = shard.meta().ok();
                 let vals = shard.section("values").ok().and_then(le_u32s);
                 match (meta, vals) {
                     (Some(meta), Some(vals)) if vals.len() as u64 == end - start => {

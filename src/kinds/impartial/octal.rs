@@ -151,7 +151,7 @@ fn range_params(job: &JobSpec) -> Result<(OctalCode, usize, usize)> {
 pub fn decode_range(shard: &Shard) -> Result<(RangeMeta, Vec<u32>)> {
     let job = &shard.header.job_name;
     let bad = |m: &str| Error::job(job, format!("malformed shard: {m}"));
-    let meta: RangeMeta = codec::decode(shard.section("meta")?).map_err(|e| bad(&e))?;
+    let meta: RangeMeta = shard.meta()?;
     let raw = shard.section("values")?;
     if raw.len() % 4 != 0 || (raw.len() / 4) as u64 != meta.end.saturating_sub(meta.start) {
         return Err(bad("values length"));

@@ -224,6 +224,16 @@ impl fmt::Display for OctalAnswer {
     }
 }
 
+/// What a Grundy value says of a position: a P-position (0, the player to
+/// move loses) or an N-position.
+pub fn pn_words(grundy: u64) -> &'static str {
+    if grundy == 0 {
+        "P-position: the player to move loses"
+    } else {
+        "N-position"
+    }
+}
+
 /// Values separated by spaces.
 pub fn values_text(v: &[u32]) -> String {
     v.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
@@ -702,11 +712,7 @@ impl fmt::Display for OctalHeapsAnswer {
             self.code,
             list(&self.heaps),
             self.grundy,
-            if self.grundy == 0 {
-                "P-position: the player to move loses"
-            } else {
-                "N-position"
-            }
+            pn_words(u64::from(self.grundy))
         )?;
         for m in &self.moves {
             writeln!(

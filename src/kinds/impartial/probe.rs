@@ -7,7 +7,7 @@ use std::fmt;
 
 use crate::games::impartial::nim::{self, NimMove, Play};
 use crate::games::impartial::subtraction::{Period, Subtraction};
-use crate::kinds::impartial::octal_probe::values_text;
+use crate::kinds::impartial::octal_probe::{pn_words, values_text};
 
 use crate::pipeline::probe::{
     Params, Probe, ProbeError, ProbeResult, Work, flag, param, parse_list, required,
@@ -406,11 +406,7 @@ impl fmt::Display for HackenbushAnswer {
             tree_text(&self.parents),
             self.parents.len(),
             self.grundy,
-            if self.grundy == 0 {
-                "P-position: the player to move loses"
-            } else {
-                "N-position"
-            }
+            pn_words(self.grundy)
         )?;
         for (v, left, g) in &self.cuts {
             writeln!(

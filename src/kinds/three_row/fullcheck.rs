@@ -46,7 +46,6 @@
 use std::collections::BTreeMap;
 
 use super::layout::TileMeta;
-use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
 
 use crate::pipeline::fullcheck::{Checker, Coverage, Ctx, group, le_u32s};
@@ -239,10 +238,7 @@ struct Tile {
 /// Reads one tile shard; `None` (and a finding) if it is unusable.
 fn read_tile(cx: &Ctx, name: &str, g: TileMeta) -> Option<Tile> {
     let shard = cx.load(name)?;
-    let meta: Option<TileMeta> = shard
-        .section("meta")
-        .ok()
-        .and_then(|m| codec::decode(m).ok());
+    let meta: Option<TileMeta> = shard.meta().ok();
     let sec = |s: &str| shard.section(s).ok().and_then(le_u32s);
     let (Some(meta), Some(rows), Some(cols), Some(diag), Some(p_count), Some(w), Some(sf)) = (
         meta,
@@ -457,18 +453,7 @@ impl Checker for ThreeRowChecker {
             .and_then(|v| v.as_integer())
             .and_then(|v| u32::try_from(v).ok())
             .ok_or_else(|| Error::job("three-row", "no usable `q_max` parameter"))?;
-        // Tiles by q range, each range's tiles by r.
-        let mut ranges: BTreeMap<u32, Vec<(String, TileMeta)>> = BTreeMap::new();
-        for job in run.jobs() {
-            let Some(g) = geom_of(job) else {
-                cx.bad(&job.name, "parameters", "no q0/q1/r0/r1/q_max");
-                continue;
-            };
-            ranges.entry(g.q0).or_default().push((job.name.clone(), g));
-        }
-        for v in ranges.values_mut() {
-            v.sort_by_key(|(_, g)| g.r0);
-        }
+        let ranges = tile_ranges(cx);
         let cells = |q: u64| (q + 1) * (q + 2) / 2;
         cx.set_total(cells(u64::from(q_max)));
         let bound = 3 * q_max as usize + 200;
@@ -509,28 +494,9 @@ impl Checker for ThreeRowChecker {
                 }
                 let q1 = list[0].1.q1;
                 expect_q = q1;
-                let mut tiles: Vec<Tile> = Vec::new();
-                let mut r_next = 0;
-                for (name, g) in list {
-                    if g.q1 != q1 || g.r0 != r_next || g.q_max != q_max {
-                        cx.bad(name, "plan", "tiles of one q range do not stack");
-                        return Ok(());
-                    }
-                    r_next = g.r1;
-                    cx.job(name);
-                    match read_tile(cx, name, *g) {
-                        Some(t) => tiles.push(t),
-                        None => return Ok(()),
-                    }
-                }
-                if r_next < q1.min(q_max + 1) {
-                    cx.bad(
-                        &list[0].0,
-                        "plan",
-                        format!("rows from {r_next} of columns {q0}..{q1} are in no tile"),
-                    );
+                let Some(mut tiles) = read_range(cx, list, q_max) else {
                     return Ok(());
-                }
+                };
                 for q in q0..q1 {
                     let mut bits = Bits {
                         col: &mut colbits,
@@ -569,45 +535,7 @@ impl Checker for ThreeRowChecker {
             }
             Ok(())
         })?;
-        let all = cells(u64::from(q_max));
-        let derived = if swept == 0 {
-            0
-        } else {
-            cells(u64::from(swept - 1))
-        };
-        let names = [
-            "small-f",
-            "diagonal",
-            "P-counts",
-            "3×p winning moves",
-            "row states",
-            "column states",
-        ];
-        let list: Vec<String> = names
-            .iter()
-            .zip(items)
-            .map(|(n, c)| format!("{n} {}", group(c)))
-            .collect();
-        Ok(vec![
-            Coverage {
-                what: format!(
-                    "cells f(q, r), q ≤ {}: every move of (p, q, r) enumerated from the rules",
-                    rq - 1
-                ),
-                stored: all,
-                checked: if rules_done { cells(rq as u64 - 1) } else { 0 },
-            },
-            Coverage {
-                what: "cells f(q, r), all q: least p with no row-1/row-2 move to a P-position (row, diagonal and column sets), dead by a row-0 move".into(),
-                stored: all,
-                checked: derived.min(all),
-            },
-            Coverage {
-                what: format!("stored items compared with them ({})", list.join(", ")),
-                stored: items.iter().sum(),
-                checked: items.iter().sum(),
-            },
-        ])
+        Ok(coverage(q_max, rq as u32, rules_done, swept, items))
     }
 }
 
@@ -785,6 +713,97 @@ fn sweep_column(
     }
 }
 
+/// The run's tiles by q range (their q0), each range's tiles by r.
+fn tile_ranges(cx: &Ctx) -> BTreeMap<u32, Vec<(String, TileMeta)>> {
+    let mut ranges: BTreeMap<u32, Vec<(String, TileMeta)>> = BTreeMap::new();
+    for job in cx.run().jobs() {
+        let Some(g) = geom_of(job) else {
+            cx.bad(&job.name, "parameters", "no q0/q1/r0/r1/q_max");
+            continue;
+        };
+        ranges.entry(g.q0).or_default().push((job.name.clone(), g));
+    }
+    for v in ranges.values_mut() {
+        v.sort_by_key(|(_, g)| g.r0);
+    }
+    ranges
+}
+
+/// Reads the tiles of one q range, after checking that they stack (same
+/// q1, rows from 0 up without a gap); `None` after reporting what is wrong.
+fn read_range(cx: &Ctx, list: &[(String, TileMeta)], q_max: u32) -> Option<Vec<Tile>> {
+    let (q0, q1) = (list[0].1.q0, list[0].1.q1);
+    let mut tiles: Vec<Tile> = Vec::new();
+    let mut r_next = 0;
+    for (name, g) in list {
+        if g.q1 != q1 || g.r0 != r_next || g.q_max != q_max {
+            cx.bad(name, "plan", "tiles of one q range do not stack");
+            return None;
+        }
+        r_next = g.r1;
+        cx.job(name);
+        match read_tile(cx, name, *g) {
+            Some(t) => tiles.push(t),
+            None => return None,
+        }
+    }
+    if r_next < q1.min(q_max + 1) {
+        cx.bad(
+            &list[0].0,
+            "plan",
+            format!("rows from {r_next} of columns {q0}..{q1} are in no tile"),
+        );
+        return None;
+    }
+    Some(tiles)
+}
+
+/// What the check covered: `rq` columns from the rules, `swept` columns
+/// derived, and the stored items compared (`items`: small-f, diagonal,
+/// P-counts, wins, row states, column states).
+fn coverage(q_max: u32, rq: u32, rules_done: bool, swept: u32, items: [u64; 6]) -> Vec<Coverage> {
+    let cells = |q: u64| (q + 1) * (q + 2) / 2;
+    let all = cells(u64::from(q_max));
+    let derived = if swept == 0 {
+        0
+    } else {
+        cells(u64::from(swept - 1))
+    };
+    let names = [
+        "small-f",
+        "diagonal",
+        "P-counts",
+        "3×p winning moves",
+        "row states",
+        "column states",
+    ];
+    let list: Vec<String> = names
+        .iter()
+        .zip(items)
+        .map(|(n, c)| format!("{n} {}", group(c)))
+        .collect();
+    vec![
+        Coverage {
+            what: format!(
+                "cells f(q, r), q ≤ {}: every move of (p, q, r) enumerated from the rules",
+                rq - 1
+            ),
+            stored: all,
+            checked: if rules_done { cells(u64::from(rq) - 1) } else { 0 },
+        },
+        Coverage {
+            what: "cells f(q, r), all q: least p with no row-1/row-2 move to a P-position (row, diagonal and column sets), dead by a row-0 move".into(),
+            stored: all,
+            checked: derived.min(all),
+        },
+        Coverage {
+            what: format!("stored items compared with them ({})", list.join(", ")),
+            stored: items.iter().sum(),
+            checked: items.iter().sum(),
+        },
+    ]
+}
+
 /// Compares a tile's stored items, once the sweep has left its q range.
 /// `diag_at[v]`: the `a` with `f(a, a) = v` (`u32::MAX` if none so far).
 fn finish_tile(
@@ -797,7 +816,27 @@ fn finish_tile(
 ) {
     let g = t.g;
     let name = t.name.clone();
-    // small-f
+    check_small_f(cx, t, &name);
+    items[0] += t.small_f.len() as u64;
+    check_diag(cx, t, &name, diag);
+    items[1] += t.diag.len() as u64;
+    check_p_counts(cx, t, &name);
+    items[2] += t.p_count.len() as u64;
+    check_wins(cx, t, &name);
+    items[3] += t.wins.len() as u64;
+    items[4] += check_row_states(cx, t, &name, rows, diag_at);
+    items[5] += if t.cols.is_empty() {
+        0
+    } else {
+        u64::from(g.q1 - g.q0)
+    };
+    if !t.cols.is_empty() && t.col_at != t.cols.len() {
+        cx.bad(&name, "cols", "more column states than columns");
+    }
+}
+
+/// The tile's `small-f` (f(q, r) for q ≤ 255) against the rules'.
+fn check_small_f(cx: &Ctx, t: &Tile, name: &str) {
     if t.small_f != t.my_small_f {
         let i = t
             .small_f
@@ -807,12 +846,12 @@ fn finish_tile(
             .unwrap_or(t.small_f.len().min(t.my_small_f.len()));
         match (t.small_f.get(i), t.my_small_f.get(i)) {
             (Some(&(q, r, f)), Some(&(mq, mr, mf))) if (q, r) == (mq, mr) => cx.bad(
-                &name,
+                name,
                 format!("f({q}, {r})"),
                 format!("stored {f}, the rules give {mf}"),
             ),
             _ => cx.bad(
-                &name,
+                name,
                 "small-f",
                 format!(
                     "{} entries stored, {} cells with q ≤ 255 in the tile",
@@ -822,25 +861,31 @@ fn finish_tile(
             ),
         }
     }
-    items[0] += t.small_f.len() as u64;
-    // diag: at least min(r1, q1) values, each f(a, a).
+}
+
+/// The tile's `diag`: at least min(r1, q1) values, each f(a, a).
+fn check_diag(cx: &Ctx, t: &Tile, name: &str, diag: &[u32]) {
+    let g = t.g;
     let need = g.r1.min(g.q1) as usize;
     if t.diag.len() < need {
         cx.bad(
-            &name,
+            name,
             "diag",
             format!("{} values, {need} expected", t.diag.len()),
         );
     }
     if let Some(a) = (0..t.diag.len().min(diag.len())).find(|&a| t.diag[a] != diag[a]) {
         cx.bad(
-            &name,
+            name,
             format!("f({a}, {a})"),
             format!("stored {}, the rules give {}", t.diag[a], diag[a]),
         );
     }
-    items[1] += t.diag.len() as u64;
-    // P-counts
+}
+
+/// The tile's P-position counts by p against the rules'.
+fn check_p_counts(cx: &Ctx, t: &Tile, name: &str) {
+    let g = t.g;
     let trim = |v: &[u32]| -> Vec<u32> {
         let mut v = v.to_vec();
         while v.last() == Some(&0) {
@@ -854,7 +899,7 @@ fn finish_tile(
             .find(|&i| s.get(i) != m.get(i))
             .unwrap_or(0);
         cx.bad(
-            &name,
+            name,
             format!("P-positions with p = {}", g.q0 as usize + i),
             format!(
                 "stored count {}, the rules give {}",
@@ -863,8 +908,10 @@ fn finish_tile(
             ),
         );
     }
-    items[2] += t.p_count.len() as u64;
-    // wins
+}
+
+/// The tile's winning moves of 3×p against the rules'.
+fn check_wins(cx: &Ctx, t: &mut Tile, name: &str) {
     let mut sw = t.wins.clone();
     sw.sort_unstable();
     t.my_wins.sort_unstable();
@@ -877,7 +924,7 @@ fn finish_tile(
             .map(|(p, r, c)| format!("3×{p} bite ({r}, {c})"))
             .collect();
         cx.bad(
-            &name,
+            name,
             "wins",
             format!(
                 "stored winning moves of 3×p differ from the rules' (first: {})",
@@ -885,8 +932,12 @@ fn finish_tile(
             ),
         );
     }
-    items[3] += t.wins.len() as u64;
-    // row states at column q1
+}
+
+/// The tile's row states at column q1 against the derived rows; returns
+/// how many rows it compared.
+fn check_row_states(cx: &Ctx, t: &Tile, name: &str, rows: &Rows, diag_at: &[u32]) -> u64 {
+    let g = t.g;
     let q1 = g.q1;
     let mut at = 0usize;
     let v = &t.rows;
@@ -896,8 +947,8 @@ fn finish_tile(
         let dead = rows.dead(ri);
         let pos = format!("row {r} at column {q1}");
         let Some(&tag) = v.get(at) else {
-            cx.bad(&name, &pos, "missing from the row states");
-            return;
+            cx.bad(name, &pos, "missing from the row states");
+            return n;
         };
         n += 1;
         if tag == 1 {
@@ -905,7 +956,7 @@ fn finish_tile(
             at += 2;
             if dead != c {
                 cx.bad(
-                    &name,
+                    name,
                     &pos,
                     format!(
                         "stored dead at column {}, the rules give {}",
@@ -918,18 +969,18 @@ fn finish_tile(
         }
         let hdr = v.get(at + 1..at + 4);
         let Some(&[m, base, len]) = hdr else {
-            cx.bad(&name, &pos, "truncated");
-            return;
+            cx.bad(name, &pos, "truncated");
+            return n;
         };
         let len = len as usize;
         let Some(body) = v.get(at + 4..at + 4 + 2 * len + 2 * PERIODS) else {
-            cx.bad(&name, &pos, "truncated");
-            return;
+            cx.bad(name, &pos, "truncated");
+            return n;
         };
         at += 4 + 2 * len + 2 * PERIODS;
         if let Some(d) = dead {
             cx.bad(
-                &name,
+                name,
                 &pos,
                 format!("stored live, the rules give dead at column {d}"),
             );
@@ -985,19 +1036,11 @@ fn finish_tile(
             problems.push(format!("run starts {run:?}, derived {:?}", rows.run[ri]));
         }
         if !problems.is_empty() {
-            cx.bad(&name, &pos, problems.join("; "));
+            cx.bad(name, &pos, problems.join("; "));
         }
     }
     if at != v.len() {
-        cx.bad(&name, "rows", "longer than the tile's rows");
+        cx.bad(name, "rows", "longer than the tile's rows");
     }
-    items[4] += n;
-    items[5] += if t.cols.is_empty() {
-        0
-    } else {
-        u64::from(g.q1 - g.q0)
-    };
-    if !t.cols.is_empty() && t.col_at != t.cols.len() {
-        cx.bad(&name, "cols", "more column states than columns");
-    }
+    n
 }

@@ -241,8 +241,16 @@ impl Chart for ThreeRowChart {
             font(14.0).pos(left_mid),
         )))?;
 
-        // Side panel: the share of each class among the rows of each band.
-        let mut side_chart = ChartBuilder::on(&side)
+        self.draw_side(&side)
+    }
+}
+
+impl ThreeRowChart {
+    /// The side panel: the share of each row class among the rows of each
+    /// band of `step` rows.
+    fn draw_side<DB: DrawingBackend>(&self, side: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
+        let top = self.q_max + 1;
+        let mut side_chart = ChartBuilder::on(side)
             .margin_left(25)
             .margin_top(15)
             .margin_bottom(15)
@@ -262,7 +270,7 @@ impl Chart for ThreeRowChart {
         let mut bars = Vec::new();
         let mut r0 = 0u32;
         while r0 < top {
-            let r1 = (r0 + s).min(top);
+            let r1 = (r0 + self.step).min(top);
             let band = &self.classes[r0 as usize..(r1 as usize).min(self.classes.len())];
             let mut x = 0.0;
             for kind in RowKind::ALL {

@@ -32,7 +32,7 @@ pub const TICTACTOE: &dyn JobKind = &EngineKind::<TicTacToeGame>::NEW;
 /// The cells in move order (the order of the engine's moves), named as
 /// squares: `a1`, `b1`, `c1`, `a2`, … `c3`.
 fn cell_name(c: usize) -> String {
-    format!("{}{}", (b'a' + (c % 3) as u8) as char, c / 3 + 1)
+    crate::games::square::square_name(c, 3)
 }
 
 /// A tic-tac-toe job file's own keys: none.

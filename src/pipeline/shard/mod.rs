@@ -163,4 +163,19 @@ impl Shard {
                 )
             })
     }
+
+    /// The shard's `meta` section, decoded as the kind's meta type `T`
+    /// (written with [`crate::pipeline::codec`]).
+    ///
+    /// # Errors
+    /// [`Error::Job`] naming the job if the section is absent or is not a
+    /// `T`.
+    pub fn meta<T: serde::de::DeserializeOwned>(&self) -> Result<T> {
+        crate::pipeline::codec::decode(self.section("meta")?).map_err(|e| {
+            Error::job(
+                &self.header.job_name,
+                format!("section `meta` malformed: {e}"),
+            )
+        })
+    }
 }

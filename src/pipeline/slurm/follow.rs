@@ -224,12 +224,7 @@ pub(super) fn follow(
     mut record: SubmissionRecord,
     mut summary: RunSummary,
 ) -> Result<SlurmOutcome> {
-    let index: BTreeMap<&str, usize> = plan
-        .jobs
-        .iter()
-        .enumerate()
-        .map(|(i, j)| (j.id.as_str(), i))
-        .collect();
+    let index = plan.index_by_id();
     // An adopted submission carries what earlier coordinators resubmitted.
     let mut retries: BTreeMap<usize, Retry> = BTreeMap::new();
     for r in &record.resubmitted {
@@ -602,12 +597,7 @@ pub(super) fn wait(
 /// One task a submission record names, for each job of its arrays; a job
 /// whose shard was there already (adopted, counted as skipped) is done.
 fn tasks_of(plan: &PlanFile, record: &SubmissionRecord, summary: &RunSummary) -> Vec<Task> {
-    let index: BTreeMap<&str, usize> = plan
-        .jobs
-        .iter()
-        .enumerate()
-        .map(|(i, j)| (j.id.as_str(), i))
-        .collect();
+    let index = plan.index_by_id();
     let mut tasks: Vec<Task> = Vec::new();
     for a in &record.arrays {
         for (t, id) in a.jobs.iter().enumerate() {

@@ -126,12 +126,7 @@ pub(super) fn parts_with(
     let none = Retry::default();
     let retry = |i: usize| retries.get(&i).unwrap_or(&none);
     let is_pending: BTreeSet<usize> = pending.iter().copied().collect();
-    let index: BTreeMap<&str, usize> = plan
-        .jobs
-        .iter()
-        .enumerate()
-        .map(|(i, j)| (j.id.as_str(), i))
-        .collect();
+    let index = plan.index_by_id();
     let pending_inputs = |i: usize| -> Vec<usize> {
         plan.jobs[i]
             .inputs

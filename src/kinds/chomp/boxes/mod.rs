@@ -403,7 +403,7 @@ fn rectangles(b: &ChompBox, win: &BoxWindow, earlier: &EarlierParts) -> Result<V
 pub fn check_box_shard(job: &JobSpec, shard: &Shard) -> Result<BoxMeta> {
     let (w, _) = job_window(job)?;
     let bad = |m: &str| Error::job(&job.name, format!("malformed shard: {m}"));
-    let meta: BoxMeta = codec::decode(shard.section("meta")?).map_err(|e| bad(&e))?;
+    let meta: BoxMeta = shard.meta()?;
     if (meta.rows, meta.cols, meta.ranks, meta.start, meta.end)
         != (w.rows, w.cols, w.ranks, w.start, w.end)
     {

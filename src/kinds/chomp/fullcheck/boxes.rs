@@ -22,7 +22,6 @@
 //! be exactly the bites whose child is a stored P-position, sorted.
 
 use super::super::layout::{BoxMeta, RunBox, run_boxes};
-use crate::pipeline::codec;
 use crate::pipeline::error::Result;
 use crate::pipeline::kind::JobSpec;
 
@@ -213,10 +212,7 @@ fn read_box(
     shard: &crate::pipeline::shard::Shard,
     b: &BoxRanks,
 ) -> Option<Vec<u64>> {
-    let meta: Option<BoxMeta> = shard
-        .section("meta")
-        .ok()
-        .and_then(|s| codec::decode(s).ok());
+    let meta: Option<BoxMeta> = shard.meta().ok();
     let Some(meta) = meta else {
         cx.bad(job, "meta", "section missing or malformed");
         return None;

@@ -23,7 +23,6 @@
 //! 123 M positions, ≈ 77 MB with two threads).
 
 use super::super::layout::CensusMeta;
-use crate::pipeline::codec;
 use crate::pipeline::error::{Error, Result};
 
 use crate::pipeline::fullcheck::{Checker, Coverage, Ctx, bit, group, le_u64s};
@@ -222,171 +221,15 @@ impl Checker for CensusChecker {
         let pr = Parts::new(n_max);
         let total: u64 = (1..=n_max).map(|s| pr.count(s)).sum();
         cx.set_total(total);
-        // The stored P-bits of every size, assembled from the range jobs.
-        let mut pbits: Vec<Vec<u64>> = (0..=n_max)
-            .map(|s| vec![0u64; pr.count(s).div_ceil(64) as usize])
-            .collect();
-        let mut jobs = Vec::new();
-        let mut readable = vec![true; n_max + 1];
-        let mut covered: Vec<u64> = vec![0; n_max + 1];
-        for job in run.jobs() {
-            cx.job(&job.name);
-            let get = |k: &str| job.params.get(k).and_then(|v| v.as_integer());
-            let (Some(s), Some(a), Some(b)) = (get("size"), get("rank_start"), get("rank_end"))
-            else {
-                cx.bad(&job.name, "parameters", "no size/rank_start/rank_end");
-                continue;
-            };
-            let (s, a, b) = (s as usize, a as u64, b as u64);
-            if s == 0 || s > n_max || a > b || b > pr.count(s) {
-                cx.bad(&job.name, "parameters", format!("size {s} ranks {a}..{b}"));
-                continue;
-            }
-            covered[s] += b - a;
-            let Some(shard) = cx.load(&job.name) else {
-                readable[s] = false;
-                continue;
-            };
-            let meta: Option<CensusMeta> = shard
-                .section("meta")
-                .ok()
-                .and_then(|m| codec::decode(m).ok());
-            let bits = shard.section("p-positions").ok().and_then(le_u64s);
-            let (Some(meta), Some(bits)) = (meta, bits) else {
-                cx.bad(
-                    &job.name,
-                    "shard",
-                    "meta or p-positions missing or malformed",
-                );
-                readable[s] = false;
-                continue;
-            };
-            if bits.len() as u64 != (b - a).div_ceil(64)
-                || ((b - a) % 64 != 0 && bits.last().is_some_and(|w| w >> ((b - a) % 64) != 0))
-            {
-                cx.bad(&job.name, "p-positions", format!("not {} bits", b - a));
-                readable[s] = false;
-                continue;
-            }
-            let p: u64 = bits.iter().map(|w| u64::from(w.count_ones())).sum();
-            if (meta.size as usize, meta.rank_start, meta.rank_end, meta.p) != (s, a, b, p)
-                || meta.p + meta.one + meta.several != b - a
-            {
-                cx.bad(
-                    &job.name,
-                    "meta",
-                    format!(
-                        "says size {} ranks {}..{} with P {} one {} several {}; the job is size {s} ranks {a}..{b} with {p} P-bits",
-                        meta.size, meta.rank_start, meta.rank_end, meta.p, meta.one, meta.several
-                    ),
-                );
-            }
-            for i in 0..b - a {
-                if bit(&bits, i) {
-                    let x = a + i;
-                    pbits[s][(x / 64) as usize] |= 1 << (x % 64);
-                }
-            }
-            jobs.push((job.name.clone(), s, a, b, meta));
-        }
-        for s in 1..=n_max {
-            if covered[s] != pr.count(s) {
-                cx.bad(
-                    "plan",
-                    format!("size {s}"),
-                    format!(
-                        "the jobs cover {} of its {} positions",
-                        covered[s],
-                        pr.count(s)
-                    ),
-                );
-                readable[s] = false;
-            }
-        }
-        // Push from every stored P-position (of sizes < n_max).
-        cx.job("winning bites from every P-position");
-        let ps: Vec<(usize, u64)> = (1..n_max)
-            .flat_map(|s| {
-                let len = pr.count(s);
-                let bits = &pbits[s];
-                (0..len).filter(move |&x| bit(bits, x)).map(move |x| (s, x))
-            })
-            .collect();
-        let threads = cx.threads().min(ps.len().max(1));
-        let mut parts: Vec<Counters> = std::thread::scope(|sc| {
-            let hs: Vec<_> = (0..threads)
-                .map(|t| {
-                    let (ps, pr) = (&ps, &pr);
-                    sc.spawn(move || {
-                        let mut c = Counters::new(pr, n_max);
-                        let mut rows = Vec::new();
-                        for &(s, x) in ps.iter().skip(t).step_by(threads) {
-                            pr.unrank(s, x, &mut rows);
-                            for_each_unbite(pr, n_max, &rows, &mut |s2, y| c.bump(s2, y));
-                        }
-                        c
-                    })
-                })
-                .collect();
-            hs.into_iter()
-                .map(|h| h.join().expect("census thread"))
-                .collect()
-        });
-        let mut c = parts.pop().expect("one thread at least");
-        for o in parts {
-            c.absorb(o);
-        }
-        // Compare, job by job.
+        let stored = read_stored(cx, &pr, n_max);
+        let c = bites_from_p_positions(cx, &pr, n_max, &stored.pbits);
         let mut checked = 0u64;
-        let mut rows = Vec::new();
-        for (name, s, a, b, meta) in &jobs {
+        for (name, s, a, b, meta) in &stored.jobs {
             cx.job(name);
-            if !readable[*s] {
+            if !stored.readable[*s] {
                 continue;
             }
-            let (mut one, mut several) = (0u64, 0u64);
-            for x in *a..*b {
-                let p = bit(&pbits[*s], x);
-                let (o, m) = (bit(&c.once[*s], x), bit(&c.more[*s], x));
-                one += u64::from(o && !m);
-                several += u64::from(m);
-                if p == o {
-                    pr.unrank(*s, x, &mut rows);
-                    let pos = format!(
-                        "{} (size {s}, rank {x})",
-                        rows.iter()
-                            .map(u32::to_string)
-                            .collect::<Vec<_>>()
-                            .join(",")
-                    );
-                    if p {
-                        cx.bad(
-                            name,
-                            pos,
-                            "stored as a P-position, but a bite leads to a P-position",
-                        );
-                    } else {
-                        cx.bad(
-                            name,
-                            pos,
-                            "stored as an N-position, but no bite leads to a P-position",
-                        );
-                    }
-                }
-            }
-            if (meta.one, meta.several) != (one, several) {
-                cx.bad(
-                    name,
-                    format!("size {s} ranks {a}..{b}"),
-                    format!(
-                        "meta counts {} with one winning bite and {} with several; the bites give {} and {}",
-                        group(meta.one),
-                        group(meta.several),
-                        group(one),
-                        group(several)
-                    ),
-                );
-            }
+            compare_job(cx, &pr, &stored.pbits[*s], &c, name, (*s, *a, *b), meta);
             checked += b - a;
             cx.advance(b - a);
         }
@@ -398,6 +241,200 @@ impl Checker for CensusChecker {
             stored: total,
             checked,
         }])
+    }
+}
+
+/// One range job of the run: name, size, ranks `a..b` and its meta.
+type StoredJob = (String, usize, u64, u64, CensusMeta);
+
+/// The run's stored P-bits of every size, assembled from its range jobs,
+/// with each job and whether every job of a size could be read (and the
+/// jobs cover every rank of it).
+struct Stored {
+    pbits: Vec<Vec<u64>>,
+    jobs: Vec<StoredJob>,
+    readable: Vec<bool>,
+}
+
+/// Reads every range job's shard, reporting what is malformed.
+fn read_stored(cx: &Ctx, pr: &Parts, n_max: usize) -> Stored {
+    // The stored P-bits of every size, assembled from the range jobs.
+    let mut pbits: Vec<Vec<u64>> = (0..=n_max)
+        .map(|s| vec![0u64; pr.count(s).div_ceil(64) as usize])
+        .collect();
+    let mut jobs = Vec::new();
+    let mut readable = vec![true; n_max + 1];
+    let mut covered: Vec<u64> = vec![0; n_max + 1];
+    for job in cx.run().jobs() {
+        cx.job(&job.name);
+        let get = |k: &str| job.params.get(k).and_then(|v| v.as_integer());
+        let (Some(s), Some(a), Some(b)) = (get("size"), get("rank_start"), get("rank_end")) else {
+            cx.bad(&job.name, "parameters", "no size/rank_start/rank_end");
+            continue;
+        };
+        let (s, a, b) = (s as usize, a as u64, b as u64);
+        if s == 0 || s > n_max || a > b || b > pr.count(s) {
+            cx.bad(&job.name, "parameters", format!("size {s} ranks {a}..{b}"));
+            continue;
+        }
+        covered[s] += b - a;
+        let Some(shard) = cx.load(&job.name) else {
+            readable[s] = false;
+            continue;
+        };
+        let meta: Option<CensusMeta> = shard.meta().ok();
+        let bits = shard.section("p-positions").ok().and_then(le_u64s);
+        let (Some(meta), Some(bits)) = (meta, bits) else {
+            cx.bad(
+                &job.name,
+                "shard",
+                "meta or p-positions missing or malformed",
+            );
+            readable[s] = false;
+            continue;
+        };
+        if bits.len() as u64 != (b - a).div_ceil(64)
+            || ((b - a) % 64 != 0 && bits.last().is_some_and(|w| w >> ((b - a) % 64) != 0))
+        {
+            cx.bad(&job.name, "p-positions", format!("not {} bits", b - a));
+            readable[s] = false;
+            continue;
+        }
+        let p: u64 = bits.iter().map(|w| u64::from(w.count_ones())).sum();
+        if (meta.size as usize, meta.rank_start, meta.rank_end, meta.p) != (s, a, b, p)
+            || meta.p + meta.one + meta.several != b - a
+        {
+            cx.bad(
+                &job.name,
+                "meta",
+                format!(
+                    "says size {} ranks {}..{} with P {} one {} several {}; the job is size {s} ranks {a}..{b} with {p} P-bits",
+                    meta.size, meta.rank_start, meta.rank_end, meta.p, meta.one, meta.several
+                ),
+            );
+        }
+        for i in 0..b - a {
+            if bit(&bits, i) {
+                let x = a + i;
+                pbits[s][(x / 64) as usize] |= 1 << (x % 64);
+            }
+        }
+        jobs.push((job.name.clone(), s, a, b, meta));
+    }
+    for s in 1..=n_max {
+        if covered[s] != pr.count(s) {
+            cx.bad(
+                "plan",
+                format!("size {s}"),
+                format!(
+                    "the jobs cover {} of its {} positions",
+                    covered[s],
+                    pr.count(s)
+                ),
+            );
+            readable[s] = false;
+        }
+    }
+    Stored {
+        pbits,
+        jobs,
+        readable,
+    }
+}
+
+/// Marks every position one bite above a stored P-position (of sizes
+/// < n_max), on all threads: a position is P iff no mark reaches it.
+fn bites_from_p_positions(cx: &Ctx, pr: &Parts, n_max: usize, pbits: &[Vec<u64>]) -> Counters {
+    // Push from every stored P-position (of sizes < n_max).
+    cx.job("winning bites from every P-position");
+    let ps: Vec<(usize, u64)> = (1..n_max)
+        .flat_map(|s| {
+            let len = pr.count(s);
+            let bits = &pbits[s];
+            (0..len).filter(move |&x| bit(bits, x)).map(move |x| (s, x))
+        })
+        .collect();
+    let threads = cx.threads().min(ps.len().max(1));
+    let mut parts: Vec<Counters> = std::thread::scope(|sc| {
+        let hs: Vec<_> = (0..threads)
+            .map(|t| {
+                let ps = &ps;
+                sc.spawn(move || {
+                    let mut c = Counters::new(pr, n_max);
+                    let mut rows = Vec::new();
+                    for &(s, x) in ps.iter().skip(t).step_by(threads) {
+                        pr.unrank(s, x, &mut rows);
+                        for_each_unbite(pr, n_max, &rows, &mut |s2, y| c.bump(s2, y));
+                    }
+                    c
+                })
+            })
+            .collect();
+        hs.into_iter()
+            .map(|h| h.join().expect("census thread"))
+            .collect()
+    });
+    let mut c = parts.pop().expect("one thread at least");
+    for o in parts {
+        c.absorb(o);
+    }
+    c
+}
+
+/// Compares one job's ranks `a..b` of size `s` with the marks: P iff no
+/// bite reaches a P-position, and the meta's one/several counts.
+fn compare_job(
+    cx: &Ctx,
+    pr: &Parts,
+    pbits: &[u64],
+    c: &Counters,
+    name: &str,
+    (s, a, b): (usize, u64, u64),
+    meta: &CensusMeta,
+) {
+    let mut rows = Vec::new();
+    let (mut one, mut several) = (0u64, 0u64);
+    for x in a..b {
+        let p = bit(pbits, x);
+        let (o, m) = (bit(&c.once[s], x), bit(&c.more[s], x));
+        one += u64::from(o && !m);
+        several += u64::from(m);
+        if p == o {
+            pr.unrank(s, x, &mut rows);
+            let pos = format!(
+                "{} (size {s}, rank {x})",
+                rows.iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            );
+            if p {
+                cx.bad(
+                    name,
+                    pos,
+                    "stored as a P-position, but a bite leads to a P-position",
+                );
+            } else {
+                cx.bad(
+                    name,
+                    pos,
+                    "stored as an N-position, but no bite leads to a P-position",
+                );
+            }
+        }
+    }
+    if (meta.one, meta.several) != (one, several) {
+        cx.bad(
+            name,
+            format!("size {s} ranks {a}..{b}"),
+            format!(
+                "meta counts {} with one winning bite and {} with several; the bites give {} and {}",
+                group(meta.one),
+                group(meta.several),
+                group(one),
+                group(several)
+            ),
+        );
     }
 }
 

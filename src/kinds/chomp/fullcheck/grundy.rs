@@ -10,7 +10,6 @@
 //! zeros) is checked against the values.
 
 use super::super::layout::GrundyMeta;
-use crate::pipeline::codec;
 use crate::pipeline::error::Result;
 
 use super::boxes::box_params;
@@ -68,10 +67,7 @@ fn read_values(
     shard: &crate::pipeline::shard::Shard,
     b: &BoxRanks,
 ) -> Option<Vec<u32>> {
-    let meta: Option<GrundyMeta> = shard
-        .section("meta")
-        .ok()
-        .and_then(|s| codec::decode(s).ok());
+    let meta: Option<GrundyMeta> = shard.meta().ok();
     let Some(meta) = meta else {
         cx.bad(job, "meta", "section missing or malformed");
         return None;

@@ -377,9 +377,7 @@ pub struct TileShard {
 }
 
 fn decode_meta(shard: &Shard) -> Result<TileMeta> {
-    let job = &shard.header.job_name;
-    codec::decode(shard.section("meta")?)
-        .map_err(|e| Error::job(job, format!("malformed shard: meta: {e}")))
+    shard.meta()
 }
 
 /// Decodes a tile shard (all sections but `cols`; `rows` only when
