@@ -287,37 +287,44 @@ fn split_12x24_passes_verify_full() {
     );
 }
 
-/// Issue 25, acceptance 5: the 10×80 box (5.7·10¹² staircases) plans into
-/// parts of at most 12 GB (so every job fits a 16 GB node), covering every
-/// rank, and `plan` names the jobs, the largest job's memory, the total CPU
-/// and the shard size.
+/// The next frontier boxes, planned for a cluster: 10×80 (C(90, 10) =
+/// 5.7·10¹² staircases), 23×23 (C(46, 23) = 8.2·10¹²) and 13×40 (C(53, 13)
+/// = 8.4·10¹¹) plan into parts of at most 12 GB (so every job fits a 16 GB
+/// node), covering every rank, and `plan` names the jobs, the largest job's
+/// memory, the total CPU and the shard size.
 #[test]
-fn plan_of_the_10x80_box_fits_16_gb_per_job() {
-    let t = tempfile::tempdir().unwrap();
-    let dir = t.path().join("run");
-    let out = plan_output(&repo().join("tests/jobs/chomp-10x80.toml"), &dir);
-    let p = plan(&dir);
-    assert!(p.jobs.len() > 10, "{out}");
-    let mut next = 0u64;
-    for (k, j) in p.jobs.iter().enumerate() {
-        assert_eq!(j.name, format!("box-10x80-part-{}", k + 1));
-        assert!(j.memory <= 12 << 30, "{} needs {} bytes", j.name, j.memory);
-        assert_eq!(j.inputs.len(), k);
-        let start = j.params["start"].as_integer().unwrap() as u64;
-        assert_eq!(start, next);
-        next = j.params["end"].as_integer().unwrap() as u64;
+fn plans_of_the_10x80_23x23_and_13x40_boxes_fit_16_gb_per_job() {
+    for (bx, ranks) in [
+        ("10x80", 5_720_645_481_903u64),
+        ("23x23", 8_233_430_727_600),
+        ("13x40", 841_392_966_470),
+    ] {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("run");
+        let out = plan_output(&repo().join(format!("tests/jobs/chomp-{bx}.toml")), &dir);
+        let p = plan(&dir);
+        assert!(p.jobs.len() > 10, "{out}");
+        let mut next = 0u64;
+        for (k, j) in p.jobs.iter().enumerate() {
+            assert_eq!(j.name, format!("box-{bx}-part-{}", k + 1));
+            assert!(j.memory <= 12 << 30, "{} needs {} bytes", j.name, j.memory);
+            assert_eq!(j.inputs.len(), k);
+            let start = j.params["start"].as_integer().unwrap() as u64;
+            assert_eq!(start, next);
+            next = j.params["end"].as_integer().unwrap() as u64;
+        }
+        assert_eq!(next, ranks, "the parts of {bx} cover every rank");
+        let start = format!("{} job(s); largest box-{bx}-part-", p.jobs.len());
+        assert_plan_summary(&out, &start, &[" GiB peak memory", "shards ≈ "]);
     }
-    assert_eq!(next, 5_720_645_481_903, "the parts cover C(90, 10) ranks");
-    let start = format!("{} job(s); largest box-10x80-part-", p.jobs.len());
-    assert_plan_summary(&out, &start, &[" GiB peak memory", "shards ≈ "]);
 }
 
-/// Issue 25, acceptance 5: the Slurm dry runs of the 22×22 and 10×80 boxes
-/// ask, array by array, for the memory and threads the plan estimated, all
+/// The Slurm dry runs of the 22×22, 10×80, 23×23 and 13×40 boxes ask,
+/// array by array, for the memory and threads the plan estimated, all
 /// within 16 GB.
 #[test]
-fn slurm_dry_runs_of_22x22_and_10x80_ask_for_the_planned_memory() {
-    for name in ["chomp-22x22", "chomp-10x80"] {
+fn slurm_dry_runs_of_the_frontier_boxes_ask_for_the_planned_memory() {
+    for name in ["chomp-22x22", "chomp-10x80", "chomp-23x23", "chomp-13x40"] {
         let t = tempfile::tempdir().unwrap();
         let job = repo().join(format!("tests/jobs/{name}.toml"));
         plan_output(&job, &t.path().join("plan"));
