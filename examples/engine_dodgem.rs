@@ -17,6 +17,7 @@ fn main() {
         let t = std::time::Instant::now();
         let mut done: Vec<Option<Vec<u8>>> = vec![None; g.layer_count()];
         for l in solve_order(&g) {
+            let tl = std::time::Instant::now();
             let v = match g.image_layer(l) {
                 Some(src) => image_values(&g, l, done[src].as_ref().unwrap(), threads),
                 None => {
@@ -28,6 +29,9 @@ fn main() {
                     solve_layer(&g, l, &below, threads).unwrap()
                 }
             };
+            if std::env::var_os("GT_LAYER_TIMES").is_some() {
+                eprintln!("layer {} {:?}", g.layer_name(l), tl.elapsed());
+            }
             done[l] = Some(v);
         }
         println!("engine {:?} ({} layers)", t.elapsed(), done.len());
