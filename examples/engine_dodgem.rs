@@ -1,5 +1,6 @@
 //! Times the generic retrograde engine against Dodgem's own solver on one
-//! board: `cargo run --release --example engine_dodgem -- N THREADS [engine|solver|both]`.
+//! board: `cargo run --release --example engine_dodgem -- N THREADS [engine|solver|both]`
+//! (with `GT_LAYER_TIMES=1`, each layer's time on stderr).
 //! The engine solves the layers as a `dodgem` run does: each layer with
 //! more blue than red cars copied as the image of its partner
 //! (`image_values`), the others solved (`solve_layer`).
