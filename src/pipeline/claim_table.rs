@@ -114,6 +114,29 @@ pub fn read_table(name: &str, text: &str) -> Result<(BTreeMap<String, String>, V
     Ok((t.sources, t.claim))
 }
 
+/// The rows of a claim table, after checking that each names a fact (its
+/// `fact`'s first word) among `facts`, those the game's code computes: for
+/// each game's test of its table.
+///
+/// # Errors
+/// As [`read_table`], or the first row naming another fact.
+pub fn rows_naming(name: &str, text: &str, facts: &[&str]) -> Result<Vec<ClaimRow>> {
+    let (_, rows) = read_table(name, text)?;
+    if let Some(r) = rows
+        .iter()
+        .find(|r| !facts.contains(&r.fact.split_whitespace().next().unwrap_or("")))
+    {
+        return Err(Error::Manifest {
+            path: name.into(),
+            message: format!(
+                "claim `{}` names fact `{}`, which the code does not compute",
+                r.claim, r.fact
+            ),
+        });
+    }
+    Ok(rows)
+}
+
 /// Every claim of the table, in its order, each compared with the fact
 /// `fact(row)` computes (`None`: the game knows no such fact, reported as a
 /// mismatch so it cannot pass unseen).
@@ -240,5 +263,10 @@ on = "big"
         let bad = T.replace("fact = \"x\"", "fact = \"x\"\nexpect = \"3\"");
         let e = read_table("t.toml", &bad).unwrap_err().to_string();
         assert!(e.contains("t.toml") && e.contains("expect"), "{e}");
+        assert_eq!(rows_naming("t.toml", T, &["x", "y", "z"]).unwrap().len(), 3);
+        let e = rows_naming("t.toml", T, &["x", "y"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("fact `z`"), "{e}");
     }
 }
