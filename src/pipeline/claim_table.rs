@@ -153,26 +153,27 @@ pub fn claims_from_table(
         .iter()
         .map(|row| {
             let source = &sources[&row.source];
+            // Scopes, innermost last, are appended to the claim's words.
+            let mut claim = row.claim.clone();
             let mut fact = fact(row);
-            let mut row = row.clone();
             while let Some(Fact::Scoped(scope, inner)) = fact {
-                row.claim = format!("{} ({scope})", row.claim);
+                claim = format!("{claim} ({scope})");
                 fact = Some(*inner);
             }
             match fact {
                 None => Claim {
                     source: source.clone(),
-                    claim: row.claim.clone(),
+                    claim,
                     expected: row.expected.clone(),
                     ours: format!("no fact `{}` in this game's code", row.fact),
                     status: ClaimStatus::Mismatch,
                 },
                 Some(Fact::NotCovered(why)) => {
-                    Claim::not_covered(source, &row.claim, &row.expected, &why)
+                    Claim::not_covered(source, &claim, &row.expected, &why)
                 }
                 Some(Fact::Scoped(..)) => unreachable!("unwrapped above"),
                 Some(Fact::Ours(ours)) => {
-                    let c = Claim::compare(source, &row.claim, &row.expected, &ours);
+                    let c = Claim::compare(source, &claim, &row.expected, &ours);
                     let true_value = row.truth.as_ref().is_none_or(|t| *t == ours);
                     match (row.status, c.status) {
                         (Some(KnownStatus::Known), ClaimStatus::Mismatch) if true_value => Claim {
