@@ -3,9 +3,9 @@
 //! BENCHMARKS.md).
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gametables::games::chomp::ChompBox;
-use gametables::games::chomp::census::census;
-use gametables::games::chomp::grundy::grundy_values;
+use gametables::solvers::chomp::ChompBox;
+use gametables::solvers::chomp::census::census;
+use gametables::solvers::chomp::grundy::grundy_values;
 
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("chomp-census");

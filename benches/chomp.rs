@@ -3,7 +3,7 @@
 //! article's solver in Node: ~2 min).
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gametables::games::chomp::ChompBox;
+use gametables::solvers::chomp::ChompBox;
 use std::hint::black_box;
 
 fn solvers(c: &mut Criterion) {

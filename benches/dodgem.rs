@@ -2,7 +2,7 @@
 //! the 3×3 board, one thread and two. Target (issue #3): 4×4 ≤ 0.1 s.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gametables::games::dodgem::{Board, Tables};
+use gametables::solvers::dodgem::{Board, Tables};
 
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("dodgem");

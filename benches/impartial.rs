@@ -2,7 +2,7 @@
 //! Dawson's Kayles (0.07) to n = 2^16 and 2^20, plus the periodicity proof.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gametables::games::impartial::octal::{OctalCode, find_period};
+use gametables::solvers::impartial::octal::{OctalCode, find_period};
 use std::hint::black_box;
 use std::time::Duration;
 

@@ -60,9 +60,9 @@ use std::io::BufRead;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use gametables::games::dodgem::{Board, Layer, Position, Tables, Value};
-use gametables::games::engine::Value as EngineValue;
 use gametables::pipeline::RunView;
+use gametables::solvers::dodgem::{Board, Layer, Position, Tables, Value};
+use gametables::solvers::engine::Value as EngineValue;
 
 fn env_or(k: &str, d: usize) -> usize {
     std::env::var(k)
@@ -375,7 +375,7 @@ fn main() {
 
     // The reference: every layer decoded whole.
     let board = Board::new(5).unwrap();
-    let view = RunView::open(run.as_ref(), &gametables::kinds::registry()).unwrap();
+    let view = RunView::open(run.as_ref(), &gametables::games::registry()).unwrap();
     let n = board.n();
     let all: Vec<(usize, usize)> = (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).collect();
     let tables = tables_from_run(&view, board, &all);

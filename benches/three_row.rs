@@ -6,7 +6,7 @@
 //! (BENCHMARKS.md, Three-row Chomp).
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gametables::games::three_row::{TileGeom, TileInput, TileRecord, solve_tile_blocked};
+use gametables::solvers::three_row::{TileGeom, TileInput, TileRecord, solve_tile_blocked};
 use std::hint::black_box;
 use std::time::Duration;
 

@@ -21,8 +21,8 @@
 //! order must make at least that many single marks, however it schedules
 //! them. Arguments: `m n [check]` (e.g. `cargo run --release --example
 //! chomp_mark_bound -- 10 30`); memory: four bitsets of C(m+n, m) bits.
-use gametables::games::chomp::ChompBox;
-use gametables::kinds::chomp::fullcheck::rules::binomial;
+use gametables::games::chomp::fullcheck::rules::binomial;
+use gametables::solvers::chomp::ChompBox;
 use std::time::Instant;
 
 /// The reversed rank order of an m×n box: staircases ordered by their last

@@ -2,13 +2,13 @@
 //! and prints wall time, staircases per second per core and the P-position
 //! count; with `check`, compares every rank with `ChompBox::solve` (needs two
 //! bitsets of the whole box); `ranks` or `prefixes` forces that scan
-//! (`gametables::games::chomp::Scan`; default: the one the box's shape picks).
+//! (`gametables::solvers::chomp::Scan`; default: the one the box's shape picks).
 //! Arguments: m, n, threads, W [, check] [, ranks | prefixes]; W = 0
 //! runs `ChompBox::solve` alone
 //! (e.g. `cargo run --release --example chomp_window -- 16 16 2 1`).
 //! Memory: the window being solved plus the P-positions of the earlier
 //! windows as a list of ranks.
-use gametables::games::chomp::{ChompBox, Scan};
+use gametables::solvers::chomp::{ChompBox, Scan};
 use std::time::Instant;
 
 fn main() {

@@ -4,7 +4,7 @@
 //! goes before planning a run (e.g. `cargo run --release --example d6probe
 //! -- 6 2 5 2` for the 6×6 layers up to (2, 5)). Arguments: n, MAXA, MAXB,
 //! threads. Memory: every layer solved is kept (1 byte per position).
-use gametables::games::dodgem::*;
+use gametables::solvers::dodgem::*;
 use std::time::Instant;
 fn main() {
     let args: Vec<usize> = std::env::args()

@@ -4,8 +4,8 @@
 //! The engine solves the layers as a `dodgem` run does: each layer with
 //! more blue than red cars copied as the image of its partner
 //! (`image_values`), the others solved (`solve_layer`).
-use gametables::games::dodgem::{Board, DodgemLayers, Tables};
-use gametables::games::engine::{LayeredGame, image_values, solve_layer, solve_order};
+use gametables::solvers::dodgem::{Board, DodgemLayers, Tables};
+use gametables::solvers::engine::{LayeredGame, image_values, solve_layer, solve_order};
 
 fn main() {
     let mut a = std::env::args().skip(1);

@@ -1,8 +1,8 @@
 //! Times the generic retrograde engine on Quixo:
 //! `cargo run --release --example engine_quixo -- N THREADS [plain]`
 //! (`plain`: without symmetry reduction).
-use gametables::games::engine::solve_all;
-use gametables::games::quixo::QuixoLayers;
+use gametables::solvers::engine::solve_all;
+use gametables::solvers::quixo::QuixoLayers;
 
 fn main() {
     let mut a = std::env::args().skip(1);

@@ -2,9 +2,9 @@
 //! without symmetry reduction (a cross-check of the reduction on layers too
 //! large for the tests): `cargo run --release --example engine_quixo_layer
 //! -- N LAYER RUN_DIR THREADS [plain]`, e.g. `5 12-11 runs/quixo-5-24 2 plain`.
-use gametables::games::engine::{LayerStats, LayeredGame, solve_layer};
-use gametables::games::quixo::QuixoLayers;
 use gametables::pipeline::shard::ShardFile;
+use gametables::solvers::engine::{LayerStats, LayeredGame, solve_layer};
+use gametables::solvers::quixo::QuixoLayers;
 
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();

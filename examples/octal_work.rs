@@ -2,7 +2,7 @@
 //! G(0..n) for a few codes: the calibration of the octal kind's CPU
 //! estimate (BENCHMARKS.md). `cargo run --release --example octal_work`.
 
-use gametables::games::impartial::octal::OctalCode;
+use gametables::solvers::impartial::octal::OctalCode;
 
 fn cpu() -> f64 {
     // SAFETY: getrusage writes into the zeroed struct we own.

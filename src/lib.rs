@@ -2,9 +2,10 @@
 //! that runs them as jobs, writes checksummed shards, merges and verifies the
 //! global tables, and checks them against published results.
 //!
-//! - [`games`]: pure solvers, one folder per game.
-//! - [`kinds`]: one folder per game joining it to the pipeline, and the registry
-//!   [`kinds::GAMES`].
+//! - [`solvers`]: pure rules and solvers, one folder per game (no I/O).
+//! - [`games`]: one folder per game joining its solver to the pipeline (job
+//!   kinds, probes, full checkers, claims, pictures), and the registry
+//!   [`games::GAMES`].
 //! - [`pipeline`]: job files, planning, manifests, shards, executors, merge,
 //!   verify, report; generic over [`pipeline::JobKind`].
 //! - [`plot`]: pictures of merged tables (SVG and PNG), drawn with plotters.
@@ -17,8 +18,8 @@
 pub mod output;
 pub mod cli;
 pub mod games;
-pub mod kinds;
 pub mod pipeline;
 pub mod plot;
 pub mod serve;
+pub mod solvers;
 pub mod util;

@@ -341,7 +341,7 @@ pub(super) struct QueryArgs {
 }
 
 /// The game of `query GAME`: one subcommand per query of every registered
-/// game ([`crate::kinds::GAMES`]), parsed by the game itself.
+/// game ([`crate::games::GAMES`]), parsed by the game itself.
 #[derive(Debug)]
 pub(super) struct GameQuery {
     pub(super) name: String,
@@ -349,7 +349,7 @@ pub(super) struct GameQuery {
 }
 
 pub(super) fn game_queries() -> impl Iterator<Item = &'static QueryCommand> {
-    crate::kinds::GAMES.iter().flat_map(|g| g.queries.iter())
+    crate::games::GAMES.iter().flat_map(|g| g.queries.iter())
 }
 
 impl clap::FromArgMatches for GameQuery {

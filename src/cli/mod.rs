@@ -35,12 +35,12 @@ use self::args::*;
 
 /// The games of this build, as the pipeline is given them.
 fn registry() -> Registry {
-    crate::kinds::registry()
+    crate::games::registry()
 }
 
 /// `--help` examples from the registered games' standard job files.
 fn with_examples(cmd: clap::Command) -> clap::Command {
-    let jobs: Vec<&StandardJob> = crate::kinds::GAMES
+    let jobs: Vec<&StandardJob> = crate::games::GAMES
         .iter()
         .flat_map(|g| g.standard_jobs.iter())
         .collect();

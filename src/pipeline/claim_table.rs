@@ -90,7 +90,7 @@ struct Table {
 }
 
 /// Reads a game's claim table (`name` names it in errors, e.g.
-/// `src/kinds/dodgem/claims.toml`).
+/// `src/games/dodgem/claims.toml`).
 ///
 /// # Errors
 /// [`Error::Manifest`] if the text is not a claim table or a row names a

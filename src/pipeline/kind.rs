@@ -1,7 +1,7 @@
 //! The job-kind trait: what a game must provide to run through the pipeline.
 //!
 //! A game implements [`JobKind`] for each of its computations in its own
-//! folder (`src/kinds/<game>/`) and lists them in its
+//! folder (`src/games/<game>/`) and lists them in its
 //! [`Game`](super::registry::Game) value; planning, manifests, shards,
 //! executors, merge, verify and report are shared.
 

@@ -2,7 +2,7 @@
 //! processes → shards → merge → tables and `result.toml` → verify and report.
 //!
 //! Everything here is generic over [`JobKind`] and names no game: the games
-//! plug in through a [`Registry`] (made by `crate::kinds::registry()`) that
+//! plug in through a [`Registry`] (made by `crate::games::registry()`) that
 //! the caller hands in. Only this layer knows about files and formats.
 
 pub mod atomic;

@@ -1,9 +1,9 @@
 //! The registry: the games this build knows, as the pipeline sees them.
 //!
-//! The pipeline names no game. Each game's folder (`src/kinds/<game>/`)
+//! The pipeline names no game. Each game's folder (`src/games/<game>/`)
 //! defines one [`Game`] value — its job kinds, full checkers, probes,
 //! `query` subcommands, the published works its claims cite and its standard
-//! job files — and `src/kinds/mod.rs` lists them; the caller (the CLI, a
+//! job files — and `src/games/mod.rs` lists them; the caller (the CLI, a
 //! test) hands that list to the pipeline as a [`Registry`]. Every list the
 //! pipeline needs (the kinds a job file may name, the checker of a kind, the
 //! works `report.md` cites, `serve`'s probes, `gametables query GAME`) is
@@ -68,7 +68,7 @@ pub struct StandardJob {
 
 /// One game: everything the pipeline, `serve` and the CLI know of it.
 pub struct Game {
-    /// The folder name (`src/kinds/NAME/`).
+    /// The folder name (`src/games/NAME/`).
     pub name: &'static str,
     /// Its job kinds (the `kind = "…"` values of job files).
     pub kinds: &'static [&'static dyn JobKind],
@@ -85,7 +85,7 @@ pub struct Game {
     pub standard_jobs: &'static [StandardJob],
 }
 
-/// Every game of this build (`crate::kinds::registry()` makes it).
+/// Every game of this build (`crate::games::registry()` makes it).
 #[derive(Clone, Copy)]
 pub struct Registry {
     /// The games, in the order `--help` and `serve` list them.

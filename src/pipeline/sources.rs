@@ -1,7 +1,7 @@
 //! The published works that `report.md` compares with: the short name a
 //! claim's `source` column cites each by, and the full reference a reader
 //! can find. Each game lists the works it cites in its folder
-//! (`src/kinds/<game>/sources.rs`); [`Registry::works`](super::registry::Registry::works)
+//! (`src/games/<game>/sources.rs`); [`Registry::works`](super::registry::Registry::works)
 //! joins them.
 //!
 //! A claim's source is free text that contains one or more of these names

@@ -15,7 +15,7 @@
 //! without DejaVu substitutes its own sans-serif (the layout was measured
 //! with DejaVu).
 //!
-//! The charts themselves live with their games (`src/kinds/<game>/picture.rs`),
+//! The charts themselves live with their games (`src/games/<game>/picture.rs`),
 //! each a [`Chart`] over plain data; this module knows no game.
 
 use std::sync::Once;

@@ -12,16 +12,16 @@
 //!
 //! - the graph has no cycle;
 //! - the graph of top-level folders (each module collapsed to its first
-//!   segment: `games`, `kinds`, `pipeline`, `plot`, `serve`, `cli`, `util`,
+//!   segment: `solvers`, `games`, `pipeline`, `plot`, `serve`, `cli`, `util`,
 //!   …) has no cycle either, so the folders form layers;
 //! - `util` reaches nothing in the crate;
-//! - `games` (the pure solvers) reaches nothing outside `games`;
+//! - `solvers` (the pure solvers) reaches nothing outside `solvers`;
 //! - a full checker (any module with a `fullcheck` segment) reaches no solver
-//!   (`games`), directly or through other modules, except the trait of
-//!   layered games' rules (`games::engine::rules`), which reaches
+//!   (`solvers`), directly or through other modules, except the trait of
+//!   layered games' rules (`solvers::engine::rules`), which reaches
 //!   nothing and through which the engine games' checker moves;
 //! - the generic pipeline (`pipeline`, `plot`) reaches no game's
-//!   folder (`kinds`) and no solver;
+//!   folder (`games`) and no solver;
 //! - only `serve` knows HTTP (no `axum`, `StatusCode` or `http_status`
 //!   elsewhere).
 
@@ -572,22 +572,22 @@ fn violations(
 #[test]
 fn solvers_import_nothing_of_the_pipeline() {
     let g = Graph::of_src();
-    let v = violations(&g, |m| starts(m, "games"), |t| !starts(t, "games"));
+    let v = violations(&g, |m| starts(m, "solvers"), |t| !starts(t, "solvers"));
     assert!(
         v.is_empty(),
-        "a solver reaches outside games/:\n{}",
+        "a solver reaches outside solvers/:\n{}",
         v.join("\n")
     );
 }
 
-/// The one module of `games` a full checker may reach: the trait a
-/// layered game's rules implement (`games::engine::rules`: moves,
+/// The one module of `solvers` a full checker may reach: the trait a
+/// layered game's rules implement (`solvers::engine::rules`: moves,
 /// terminal values, ranks), through which the engine games' checker
 /// generates moves. It holds no solver and reaches nothing else.
 /// The engine's rules trait and its value type, which a full checker (and
 /// the claims) may import: both reach nothing.
 fn rules_trait(t: &Module) -> bool {
-    t.len() == 3 && t[0] == "games" && t[1] == "engine" && (t[2] == "rules" || t[2] == "value")
+    t.len() == 3 && t[0] == "solvers" && t[1] == "engine" && (t[2] == "rules" || t[2] == "value")
 }
 
 #[test]
@@ -596,7 +596,7 @@ fn full_checkers_import_no_solver() {
     let v = violations(
         &g,
         |m| m.iter().any(|s| s == "fullcheck"),
-        |t| starts(t, "games") && !rules_trait(t),
+        |t| starts(t, "solvers") && !rules_trait(t),
     );
     assert!(
         v.is_empty(),
@@ -609,12 +609,12 @@ fn full_checkers_import_no_solver() {
 fn the_rules_trait_reaches_nothing() {
     let g = Graph::of_src();
     for leaf in ["rules", "value"] {
-        let m: Module = vec!["games".into(), "engine".into(), leaf.into()];
-        assert!(g.modules.contains(&m), "games::engine::{leaf} is gone");
+        let m: Module = vec!["solvers".into(), "engine".into(), leaf.into()];
+        assert!(g.modules.contains(&m), "solvers::engine::{leaf} is gone");
         let reached: Vec<String> = g.reach(&m).into_keys().map(|t| show(&t)).collect();
         assert!(
             reached.is_empty(),
-            "games::engine::{leaf} reaches {reached:?}: a full checker may import it only while it reaches nothing"
+            "solvers::engine::{leaf} reaches {reached:?}: a full checker may import it only while it reaches nothing"
         );
     }
 }
@@ -625,7 +625,7 @@ fn the_generic_pipeline_names_no_game() {
     let v = violations(
         &g,
         |m| starts(m, "pipeline") || starts(m, "plot"),
-        |t| starts(t, "games") || starts(t, "kinds"),
+        |t| starts(t, "solvers") || starts(t, "games"),
     );
     assert!(
         v.is_empty(),
@@ -683,31 +683,34 @@ fn the_rules_fail_on_a_tree_that_breaks_them() {
     let g = Graph::of_files(
         src,
         vec![
-            file("lib.rs", "pub mod games; pub mod kinds; pub mod pipeline;"),
-            file("games/mod.rs", "pub mod g;"),
-            file("games/g/mod.rs", "use crate::pipeline::Thing;"),
-            file("pipeline/mod.rs", "pub struct Thing;"),
-            file("kinds/mod.rs", "pub mod g;"),
-            file("kinds/g/mod.rs", "pub mod kind; pub mod fullcheck;"),
             file(
-                "kinds/g/kind.rs",
-                "use crate::games::g::Solver; use super::fullcheck::C;",
+                "lib.rs",
+                "pub mod games; pub mod pipeline; pub mod solvers;",
             ),
-            file("kinds/g/fullcheck.rs", "use super::kind::Meta;"),
+            file("solvers/mod.rs", "pub mod g;"),
+            file("solvers/g/mod.rs", "use crate::pipeline::Thing;"),
+            file("pipeline/mod.rs", "pub struct Thing;"),
+            file("games/mod.rs", "pub mod g;"),
+            file("games/g/mod.rs", "pub mod kind; pub mod fullcheck;"),
+            file(
+                "games/g/kind.rs",
+                "use crate::solvers::g::Solver; use super::fullcheck::C;",
+            ),
+            file("games/g/fullcheck.rs", "use super::kind::Meta;"),
         ],
     );
     let checker = violations(
         &g,
         |m| m.iter().any(|s| s == "fullcheck"),
-        |t| starts(t, "games"),
+        |t| starts(t, "solvers"),
     );
     assert_eq!(
         checker,
-        ["kinds::g::fullcheck → kinds::g::kind → games::g"],
+        ["games::g::fullcheck → games::g::kind → solvers::g"],
         "a checker reaching a solver through its kind"
     );
-    let solver = violations(&g, |m| starts(m, "games"), |t| !starts(t, "games"));
-    assert_eq!(solver, ["games::g → pipeline"]);
+    let solver = violations(&g, |m| starts(m, "solvers"), |t| !starts(t, "solvers"));
+    assert_eq!(solver, ["solvers::g → pipeline"]);
     let cycles = g.cycles();
     assert_eq!(cycles.len(), 1, "{cycles:?}");
     assert_eq!(cycles[0].len(), 2, "{cycles:?}");
@@ -830,7 +833,7 @@ fn the_parts_of_a_split_file_are_one_module_for_the_cycle_check() {
 #[test]
 fn the_page_names_no_engine_game() {
     let page = gametables::serve::PAGE.to_lowercase();
-    let probes = gametables::kinds::registry().probes(&[], 1 << 20).unwrap();
+    let probes = gametables::games::registry().probes(&[], 1 << 20).unwrap();
     let mut engine = 0;
     for p in &probes.games {
         let d = p.describe();

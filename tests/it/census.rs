@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use gametables::games::chomp::Staircase;
-use gametables::games::chomp::census::{PartitionRanks, SizeCounts, census};
+use gametables::solvers::chomp::Staircase;
+use gametables::solvers::chomp::census::{PartitionRanks, SizeCounts, census};
 
 /// OEIS data sections as published (copied from
 /// `shared/data/literature/oeis-terms.txt`; https://oeis.org/A112470 …).

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use gametables::games::chomp::{Bite, ChompBox, PPositions, Staircase};
+use gametables::solvers::chomp::{Bite, ChompBox, PPositions, Staircase};
 use proptest::prelude::*;
 
 /// Independent naive solver: memoised game-tree search over row vectors,

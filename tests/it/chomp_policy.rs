@@ -1,9 +1,9 @@
-//! Seed 003's policy table: the exact odds of `games::chomp::policy` against
+//! Seed 003's policy table: the exact odds of `solvers::chomp::policy` against
 //! simulated games (10⁵ per bar and policy, seeded), played on
 //! [`Staircase`] values with the policies written out again here.
 
-use gametables::games::chomp::policy::{Policy, bar_odds, policy_table};
-use gametables::games::chomp::{Bite, ChompBox, PPositions, Staircase};
+use gametables::solvers::chomp::policy::{Policy, bar_odds, policy_table};
+use gametables::solvers::chomp::{Bite, ChompBox, PPositions, Staircase};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 

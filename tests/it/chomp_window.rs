@@ -1,7 +1,7 @@
 //! Windowed box solver (`ChompBox::solve_window`) against the whole-box
 //! solver (`ChompBox::solve`): any split, any thread count, same P-positions.
 
-use gametables::games::chomp::{BoxWindow, ChompBox};
+use gametables::solvers::chomp::{BoxWindow, ChompBox};
 
 /// Solves `b` in the windows between consecutive `bounds` (which start at 0
 /// and end at `b.len()`), each given the P-positions of the windows before.

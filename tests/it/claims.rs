@@ -26,33 +26,33 @@ use crate::support::{run_job, write_job};
 fn problems_of(text: &str) -> Vec<String> {
     let t = tempfile::tempdir().unwrap();
     let job = write_job(t.path(), "small.toml", text);
-    let jf = read_job_file(&job, &gametables::kinds::registry())
+    let jf = read_job_file(&job, &gametables::games::registry())
         .unwrap_or_else(|e| panic!("{text}: {e}"));
     let plan = PlanFile::from_job_file(&jf).unwrap();
     let dir = RunDir::new(t.path().join("run"));
     write_plan(&dir, &plan, false).unwrap();
     for j in &plan.jobs {
         run_worker(
-            &gametables::kinds::registry(),
+            &gametables::games::registry(),
             &dir.manifest_path(&j.id),
             Some(dir.root()),
             Durability::Deferred,
         )
         .unwrap_or_else(|e| panic!("{text}: {e}"));
     }
-    let view = RunView::open(dir.root(), &gametables::kinds::registry()).unwrap();
+    let view = RunView::open(dir.root(), &gametables::games::registry()).unwrap();
     let merged = merge::merge(&view).unwrap_or_else(|e| panic!("{text}: {e}"));
     let mut problems: Vec<String> = match merge::check_merged(&view, &merged, None) {
         Ok(_) => Vec::new(),
         Err(e) => vec![e.to_string()],
     };
-    let claims = merge::report(&view, &gametables::kinds::registry().works())
+    let claims = merge::report(&view, &gametables::games::registry().works())
         .unwrap_or_else(|e| panic!("{text}: {e}"));
     // Every claim cites a published work a reader can find (never an
     // internal name), and report.md lists the full reference of each.
     let report = std::fs::read_to_string(dir.root().join("report.md")).unwrap();
     for c in &claims {
-        if sources::cited([c.source.as_str()], &gametables::kinds::registry().works()).is_empty()
+        if sources::cited([c.source.as_str()], &gametables::games::registry().works()).is_empty()
             && !c.source.starts_with(sources::OWN_CHECK)
         {
             problems.push(format!("[{}] {}: cites no known work", c.source, c.claim));
@@ -60,7 +60,7 @@ fn problems_of(text: &str) -> Vec<String> {
     }
     for w in sources::cited(
         claims.iter().map(|c| c.source.as_str()),
-        &gametables::kinds::registry().works(),
+        &gametables::games::registry().works(),
     ) {
         if !report.contains(&format!("- **{}**: {}", w.name, w.reference)) {
             problems.push(format!(
@@ -177,7 +177,7 @@ fn read_job_file_text(text: &str) -> bool {
     let t = tempfile::tempdir().unwrap();
     read_job_file(
         &write_job(t.path(), "j.toml", text),
-        &gametables::kinds::registry(),
+        &gametables::games::registry(),
     )
     .is_ok()
 }
@@ -236,7 +236,7 @@ fn a_box_larger_than_14x14_does_not_mismatch_the_91_pairs() {
 /// contains another (a claim's source names a work by containing its name).
 #[test]
 fn work_names_are_distinct_and_not_inside_each_other() {
-    let works = gametables::kinds::registry().works();
+    let works = gametables::games::registry().works();
     assert!(works.len() >= 10, "{} works", works.len());
     for a in &works {
         for b in &works {
@@ -251,7 +251,7 @@ fn work_names_are_distinct_and_not_inside_each_other() {
 /// order, and nothing for a source that names none.
 #[test]
 fn a_source_naming_two_works_lists_both_in_order() {
-    let works = gametables::kinds::registry().works();
+    let works = gametables::games::registry().works();
     let s = sources::sources_section(["Gale 1974, as cited in the sen-ltd Chomp article"], &works);
     let chomp = s.find("**sen-ltd Chomp article**").expect("sen-ltd listed");
     let gale = s.find("**Gale 1974**").expect("Gale listed");

@@ -1,4 +1,4 @@
-//! The conformance harness: every registered game ([`gametables::kinds::GAMES`])
+//! The conformance harness: every registered game ([`gametables::games::GAMES`])
 //! passes the same checks on the smallest standard job file of each of its
 //! kinds, with no per-game code here. A new game gets these tests by
 //! registering.
@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use gametables::kinds::GAMES;
+use gametables::games::GAMES;
 use gametables::pipeline::fullcheck::{self, Options};
 use gametables::pipeline::jobfile::read_job_file;
 use gametables::pipeline::plan::{PlanFile, write_plan};
@@ -127,7 +127,7 @@ fn conform(registry: &Registry, game: &Game, job: &StandardJob, root: &Path) -> 
 
 #[test]
 fn every_registered_game_conforms() {
-    let registry = gametables::kinds::registry();
+    let registry = gametables::games::registry();
     let mut kinds_covered = Vec::new();
     for game in GAMES {
         assert!(
@@ -174,7 +174,7 @@ fn a_game_whose_merge_drops_a_table_fails_the_harness() {
     use gametables::pipeline::{Claim, Result};
 
     struct DropsATable;
-    static INNER: &dyn JobKind = gametables::kinds::dodgem::DODGEM;
+    static INNER: &dyn JobKind = gametables::games::dodgem::DODGEM;
     impl JobKind for DropsATable {
         fn name(&self) -> &'static str {
             INNER.name()
@@ -203,7 +203,7 @@ fn a_game_whose_merge_drops_a_table_fails_the_harness() {
             Ok(vec![])
         }
     }
-    let real = &gametables::kinds::dodgem::GAME;
+    let real = &gametables::games::dodgem::GAME;
     static BROKEN: std::sync::OnceLock<Game> = std::sync::OnceLock::new();
     let broken = BROKEN.get_or_init(|| Game {
         name: "broken-dodgem",
@@ -218,7 +218,7 @@ fn a_game_whose_merge_drops_a_table_fails_the_harness() {
     // The real game passes the same steps.
     let t = tempfile::tempdir().unwrap();
     conform(
-        &gametables::kinds::registry(),
+        &gametables::games::registry(),
         real,
         &real.standard_jobs[0],
         t.path(),

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use gametables::games::impartial::nim::{self, NimMove, Play};
+use gametables::solvers::impartial::nim::{self, NimMove, Play};
 
 use crate::support::{gt, show};
 

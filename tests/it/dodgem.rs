@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use gametables::games::dodgem::{
+use gametables::solvers::dodgem::{
     Board, Layer, Move, Position, ReachBits, Side, Tables, Value, from_desjardins, reach_layer,
     reach_layer_by_sweeps, reach_layer_forward, reach_layer_with_threads, reflect_layer,
 };
@@ -798,7 +798,7 @@ fn six_by_six_layers_2_2_and_3_3_are_locally_consistent() {
         Some(dir) => {
             let view = gametables::pipeline::RunView::open(
                 std::path::Path::new(&dir),
-                &gametables::kinds::registry(),
+                &gametables::games::registry(),
             )
             .unwrap();
             let which: Vec<(usize, usize)> =
@@ -1242,11 +1242,11 @@ fn six_by_six_endgame_plan_fits_this_machine() {
 #[test]
 #[ignore = "needs GT_DODGEM6_RUN (a finished dodgem-6-endgame run); about 15 min of CPU and 11 GB"]
 fn six_by_six_endgame_layers_solved_directly_equal_the_mirror_images() {
-    use gametables::games::dodgem::{solve_layer_both_classes, solve_layer_classes};
+    use gametables::solvers::dodgem::{solve_layer_both_classes, solve_layer_classes};
     let dir = std::env::var_os("GT_DODGEM6_RUN").expect("GT_DODGEM6_RUN");
     let view = gametables::pipeline::RunView::open(
         std::path::Path::new(&dir),
-        &gametables::kinds::registry(),
+        &gametables::games::registry(),
     )
     .unwrap();
     let board = Board::new(6).unwrap();
@@ -1386,7 +1386,7 @@ fn engine_run_equals_own_solver(n: usize) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join(format!("dodgem-{n}"));
     run_job_ok(&job_path(&format!("dodgem-{n}")), &dir);
-    let view = gametables::pipeline::RunView::open(&dir, &gametables::kinds::registry()).unwrap();
+    let view = gametables::pipeline::RunView::open(&dir, &gametables::games::registry()).unwrap();
     let board = Board::new(n).unwrap();
     let all: Vec<(usize, usize)> = (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).collect();
     let run = run_tables(&view, board, &all);

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use gametables::games::dodgem::{
+use gametables::solvers::dodgem::{
     Board, Layer, ReachBits, Side, Tables, Value, reach_layer_by_sweeps, reach_layer_forward,
 };
 
@@ -230,10 +230,10 @@ fn reach_sweeps_equal_forward_closure_on_random_inputs() {
 #[test]
 #[ignore = "needs GT_DODGEM5_RUN (a finished dodgem-5 run directory)"]
 fn five_by_five_layers_at_odd_thread_counts_match_the_run() {
-    use gametables::games::dodgem::{reach_layer_with_threads, solve_layer_with_threads};
     use gametables::pipeline::plan::PlanFile;
     use gametables::pipeline::rundir::RunDir;
     use gametables::pipeline::state::read_shard;
+    use gametables::solvers::dodgem::{reach_layer_with_threads, solve_layer_with_threads};
     let dir = RunDir::new(std::env::var("GT_DODGEM5_RUN").expect("GT_DODGEM5_RUN"));
     let plan = PlanFile::load(&dir).unwrap();
     let shard = |name: &str| {
@@ -248,7 +248,7 @@ fn five_by_five_layers_at_odd_thread_counts_match_the_run() {
     };
     let reach = |a: usize, b: usize| {
         let len = Layer::new(Board::new(5).unwrap(), a, b).len();
-        gametables::games::dodgem::ReachBits::from_le_bytes(
+        gametables::solvers::dodgem::ReachBits::from_le_bytes(
             len,
             shard(&format!("reach-{a}-{b}"))
                 .section("reachable")
@@ -271,7 +271,7 @@ fn five_by_five_layers_at_odd_thread_counts_match_the_run() {
     for a in [2, 3, 4] {
         let want = layer_bytes(a, a);
         let (bb, br) = (layer_bytes(a - 1, a), layer_bytes(a, a - 1));
-        let got = gametables::games::dodgem::solve_layer_both_classes(
+        let got = gametables::solvers::dodgem::solve_layer_both_classes(
             &Layer::new(board, a, a),
             Some(&bb),
             Some(&br),

@@ -8,9 +8,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use gametables::games::dodgem::{Board, Layer};
 use gametables::pipeline::RunView;
 use gametables::pipeline::shard::{self, Shard};
+use gametables::solvers::dodgem::{Board, Layer};
 
 use crate::support::{gt, job_path, run_job, text, write_job};
 
@@ -45,7 +45,7 @@ fn full(dir: &Path) -> Output {
 /// Decodes job `name`'s shard, lets `edit` change it, writes it back with a
 /// valid checksum, and merges the run again.
 fn edit_shard(dir: &Path, name: &str, edit: impl FnOnce(&mut Shard)) {
-    let view = RunView::open(dir, &gametables::kinds::registry()).unwrap();
+    let view = RunView::open(dir, &gametables::games::registry()).unwrap();
     let id = view.plan.job(name).unwrap().id.clone();
     let path = view.dir.shard_path(&id);
     let mut s = shard::decode(&std::fs::read(&path).unwrap()).unwrap();
@@ -95,9 +95,12 @@ fn clear_p_bit_of_2_1(s: &mut Shard, x: usize) {
     let p = section(s, "p-positions");
     assert_eq!(p[x / 8] >> (x % 8) & 1, 1, "2,1 is a P-position");
     p[x / 8] &= !(1 << (x % 8));
-    edit_meta(s, |meta: &mut gametables::kinds::chomp::boxes::BoxMeta| {
-        meta.p_positions -= 1;
-    });
+    edit_meta(
+        s,
+        |meta: &mut gametables::games::chomp::kind::boxes::BoxMeta| {
+            meta.p_positions -= 1;
+        },
+    );
     let sizes = section(s, "sizes");
     let at = 3 * 16 + 8; // P-positions of 3 squares
     let n = u64::from_le_bytes(sizes[at..at + 8].try_into().unwrap());
@@ -130,7 +133,7 @@ fn census_one_p_bit() {
         p[0] = 0;
         edit_meta(
             s,
-            |meta: &mut gametables::kinds::chomp::census::CensusMeta| {
+            |meta: &mut gametables::games::chomp::kind::census::CensusMeta| {
                 meta.p -= 1;
                 meta.one += 1;
             },
@@ -167,7 +170,7 @@ fn grundy_one_value() {
 #[test]
 fn octal_one_value_below_and_one_above_2_16() {
     let (_t, dir) = run_passing("kind = \"octal\"\ncode = \"0.77\"\nn_max = 70000\nranges = 2\n");
-    let view = RunView::open(&dir, &gametables::kinds::registry()).unwrap();
+    let view = RunView::open(&dir, &gametables::games::registry()).unwrap();
     let first_end = view.plan.jobs[0].params["end"].as_integer().unwrap() as usize;
     assert!(100 < first_end && first_end <= 69_999);
     // Kayles (period 12 from 72: 4 1 2 8 1 4 7 2 1 8 2 7): G(100) = 1, G(69,999) = 8.
@@ -245,7 +248,7 @@ fn dodgem_reach_bit_cleared() {
         r[(i / 8) as usize] &= !(1 << (i % 8));
         edit_meta(
             s,
-            |meta: &mut gametables::kinds::engine::layout::ReachMeta| {
+            |meta: &mut gametables::games::engine::layout::ReachMeta| {
                 meta.reachable -= 1;
             },
         );
@@ -312,7 +315,7 @@ fn three_row_one_f() {
 }
 
 /// quixo (the generic engine's checker): the 3×3 start (a win in 7 plies
-/// for X, by the independent brute-force solver of `games::quixo`) stored
+/// for X, by the independent brute-force solver of `solvers::quixo`) stored
 /// as a win in 8, and a lost board (not finished) stored as a draw.
 #[test]
 fn quixo_start_depth_off_by_one_and_loss_as_draw() {
@@ -346,7 +349,7 @@ fn quixo_start_depth_off_by_one_and_loss_as_draw() {
 /// bytes a board whose depths all fit one (the width is canonical).
 #[test]
 fn quixo_meta_depth_and_needless_two_byte_values() {
-    use gametables::kinds::engine::layout::{LayerMeta, WideLayerMeta};
+    use gametables::games::engine::layout::{LayerMeta, WideLayerMeta};
     let (_t, dir) = run_passing("kind = \"quixo\"\nn = 3\n");
     edit_shard(&dir, "layer-4-4", |s| {
         edit_meta(s, |m: &mut LayerMeta| m.max_win_depth += 50);
@@ -356,7 +359,7 @@ fn quixo_meta_depth_and_needless_two_byte_values() {
         let v = section(s, "values");
         *v = v
             .iter()
-            .flat_map(|&b| gametables::kinds::engine::layout::widen(b).to_le_bytes())
+            .flat_map(|&b| gametables::games::engine::layout::widen(b).to_le_bytes())
             .collect();
         let m: LayerMeta = gametables::pipeline::codec::decode(section(s, "meta")).unwrap();
         *section(s, "meta") = gametables::pipeline::codec::encode(&WideLayerMeta {

@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use gametables::games::chomp::grundy::grundy_values;
-use gametables::games::chomp::{ChompBox, Staircase};
+use gametables::solvers::chomp::grundy::grundy_values;
+use gametables::solvers::chomp::{ChompBox, Staircase};
 
 /// Seed 004's method: memoized recursion, value = mex of the children's
 /// values, over [`Staircase::bites`] / [`Staircase::after`] (no ranks).

@@ -506,8 +506,8 @@ fn time_limit_stops_a_request() {
 /// column by column.
 #[test]
 fn three_row_solve_cells_in_closed_form() {
-    use gametables::games::three_row::TileGeom;
-    use gametables::kinds::three_row::probe::solve_cells;
+    use gametables::games::three_row::probe::solve_cells;
+    use gametables::solvers::three_row::TileGeom;
     for q_last in [0, 1, 2, 5, 99, 300] {
         for rows in [1, 2, 3, 50, 301, 400] {
             let g = TileGeom {
@@ -530,7 +530,7 @@ fn three_row_solve_cells_in_closed_form() {
 /// 48 MiB. Measures children, so it runs in a process of its own.
 #[test]
 fn three_row_memory_estimate_holds_for_every_shape() {
-    use gametables::kinds::three_row::probe::solve_memory;
+    use gametables::games::three_row::probe::solve_memory;
     if !crate::support::in_own_process("hostile::three_row_memory_estimate_holds_for_every_shape") {
         return;
     }

@@ -3,11 +3,11 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use gametables::games::impartial::hackenbush::RootedTree;
-use gametables::games::impartial::mex;
-use gametables::games::impartial::nim::{self, NimMove, Play};
-use gametables::games::impartial::octal::{OctalCode, find_period};
-use gametables::games::impartial::subtraction::{Period, Subtraction};
+use gametables::solvers::impartial::hackenbush::RootedTree;
+use gametables::solvers::impartial::mex;
+use gametables::solvers::impartial::nim::{self, NimMove, Play};
+use gametables::solvers::impartial::octal::{OctalCode, find_period};
+use gametables::solvers::impartial::subtraction::{Period, Subtraction};
 
 const SEED1: &str = "seed 001";
 
@@ -516,7 +516,7 @@ fn hackenbush_rejects_cycles() {
 
 // ---------------------------------------------------------------- job kind `octal` and queries
 
-use gametables::kinds::impartial::octal::{parse_b_file, range_bounds};
+use gametables::games::impartial::kind::{parse_b_file, range_bounds};
 use std::path::Path;
 
 use crate::support::{gt, passed, plan_cmd, run_cmd, write_job};

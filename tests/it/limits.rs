@@ -7,9 +7,9 @@
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use gametables::kinds::impartial::octal_probe::LONG_OCTAL_WORK;
-use gametables::kinds::three_row::kind::{count_tiles, plan_tiles};
-use gametables::kinds::three_row::probe::{LONG_CELLS, solve_cells};
+use gametables::games::impartial::probe::octal::LONG_OCTAL_WORK;
+use gametables::games::three_row::kind::{count_tiles, plan_tiles};
+use gametables::games::three_row::probe::{LONG_CELLS, solve_cells};
 
 use crate::support::{EXE, gt, show};
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use gametables::kinds::chomp::boxes::BoxMeta;
+use gametables::games::chomp::kind::boxes::BoxMeta;
 use gametables::pipeline::codec;
 use gametables::pipeline::plan::PlanFile;
 use gametables::pipeline::result::ResultFile;
@@ -608,7 +608,7 @@ fn cheap_check_after_a_job_and_full_decode_in_merge() {
     assert!(matches!(
         job_state(
             &rd,
-            gametables::kinds::registry().kind(&plan.kind).unwrap(),
+            gametables::games::registry().kind(&plan.kind).unwrap(),
             b
         ),
         JobState::Damaged(_)
@@ -750,7 +750,7 @@ fn an_old_format_run_directory_is_named_old_and_recomputed() {
     }
     match job_state(
         &rd,
-        gametables::kinds::registry().kind(&plan.kind).unwrap(),
+        gametables::games::registry().kind(&plan.kind).unwrap(),
         a,
     ) {
         JobState::Old(m) => assert!(m.contains("old shard format 1"), "{m}"),
@@ -792,7 +792,7 @@ fn an_old_format_run_directory_is_named_old_and_recomputed() {
     assert_eq!(
         job_state(
             &rd,
-            gametables::kinds::registry().kind(&plan.kind).unwrap(),
+            gametables::games::registry().kind(&plan.kind).unwrap(),
             a
         ),
         JobState::Done

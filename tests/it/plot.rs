@@ -103,7 +103,7 @@ fn plot_of_an_unmerged_run_says_so() {
 /// count starts another.
 #[test]
 fn census_lines_stop_at_zero_counts() {
-    use gametables::kinds::chomp::picture::{CensusRow, positive_runs};
+    use gametables::games::chomp::picture::{CensusRow, positive_runs};
     let row = |s: u32, p: u64| CensusRow {
         squares: s,
         positions: p.max(1),
@@ -135,7 +135,7 @@ fn census_lines_stop_at_zero_counts() {
 /// saying none is.
 #[test]
 fn octal_plot_of_one_value_has_whole_ticks_and_an_honest_footer() {
-    use gametables::kinds::impartial::picture::whole_tick;
+    use gametables::games::impartial::picture::whole_tick;
     assert_eq!(whole_tick(-0.4), "");
     assert_eq!(whole_tick(-0.0), "0");
     assert_eq!(whole_tick(-1e-9), "0");

@@ -3,17 +3,17 @@
 //! job, the shard file and the block; lookups elsewhere still answer, and
 //! `verify` names the shard.
 
-use gametables::games::chomp::grundy::grundy_values;
-use gametables::games::chomp::{ChompBox, Staircase};
-use gametables::games::dodgem::{Board, Layer, Position, from_desjardins};
-use gametables::kinds::chomp::boxes::winning_moves_from_run;
-use gametables::kinds::chomp::probe::{ChompProbe, ChompRequest};
-use gametables::kinds::dodgem::Dodgem;
-use gametables::kinds::engine::probe::{EngineProbe, EngineRequest};
+use gametables::games::chomp::kind::boxes::winning_moves_from_run;
+use gametables::games::chomp::probe::{ChompProbe, ChompRequest};
+use gametables::games::dodgem::Dodgem;
+use gametables::games::engine::probe::{EngineProbe, EngineRequest};
+use gametables::solvers::chomp::grundy::grundy_values;
+use gametables::solvers::chomp::{ChompBox, Staircase};
+use gametables::solvers::dodgem::{Board, Layer, Position, from_desjardins};
 
 type DodgemProbe = EngineProbe<Dodgem>;
-use gametables::kinds::impartial::octal_probe::{OctalProbe, OctalRequest};
-use gametables::kinds::three_row::probe::{ThreeRowProbe, ThreeRowRequest};
+use gametables::games::impartial::probe::octal::{OctalProbe, OctalRequest};
+use gametables::games::three_row::probe::{ThreeRowProbe, ThreeRowRequest};
 use gametables::pipeline::RunView;
 
 use crate::support::{gt, job_path, outcome, run_job, run_job_ok, serve, text, write_job};
@@ -92,7 +92,7 @@ fn run_small(root: &std::path::Path, name: &str, job: &str) -> gametables::pipel
     let dir = root.join(name);
     let o = run_job(&file, &dir);
     assert!(matches!(o.status.code(), Some(0 | 3)), "{}", text(&o));
-    gametables::pipeline::RunView::open(&dir, &gametables::kinds::registry()).unwrap()
+    gametables::pipeline::RunView::open(&dir, &gametables::games::registry()).unwrap()
 }
 
 /// Chomp from blocks: every staircase of a 5×7 box (and, transposed, of a
@@ -109,7 +109,7 @@ fn chomp_and_grundy_block_probes_agree_with_in_memory_solves() {
     let mut probe = ChompProbe::new(0);
     probe.add_run(boxes).unwrap();
     probe.grundy.add_run(grundy).unwrap();
-    let whole = RunView::open(&t.path().join("boxes"), &gametables::kinds::registry()).unwrap();
+    let whole = RunView::open(&t.path().join("boxes"), &gametables::games::registry()).unwrap();
     let b = ChompBox::new(5, 7).unwrap();
     let p = b.solve();
     let mut rows = vec![0u32; 5];
@@ -134,7 +134,7 @@ fn chomp_and_grundy_block_probes_agree_with_in_memory_solves() {
         let at = probe.answer(&req(&tr)).unwrap();
         let mut mirrored: Vec<_> = want
             .iter()
-            .map(|m| gametables::games::chomp::Bite {
+            .map(|m| gametables::solvers::chomp::Bite {
                 row: m.col,
                 col: m.row,
             })
@@ -338,8 +338,8 @@ fn serve_answers_what_query_json_prints() {
     }
     let (status, v) = get("/api/v1/octal?code=0.77&n=4321");
     assert_eq!(status, 200, "{v}");
-    let memory = gametables::kinds::impartial::octal_probe::OctalProbe::new()
-        .answer(&gametables::kinds::impartial::octal_probe::OctalRequest {
+    let memory = gametables::games::impartial::probe::octal::OctalProbe::new()
+        .answer(&gametables::games::impartial::probe::octal::OctalRequest {
             code: "0.77".into(),
             n: 4321,
             period: false,

@@ -1,6 +1,6 @@
 //! Quixo through the generic engine: the job kind end to end, its probe,
 //! its plans, and the engine's values against the independent brute-force
-//! solver's (`games::quixo`'s tests solve 3×3 and 4×4 with a naive solver
+//! solver's (`solvers::quixo`'s tests solve 3×3 and 4×4 with a naive solver
 //! that shares nothing with the layered rules; the figures below are its).
 
 use crate::support::{gt, job_path, outcome, plan_cmd, reference_root, root_of, run_job_ok, text};
@@ -39,7 +39,7 @@ fn quixo_3_gives_the_brute_force_values_and_the_reference_digests() {
     assert_eq!(s["start_value"].as_str(), Some("win in 7"));
     assert_eq!(int("layers_solved"), 30);
     // Boards (seen by the player to move) reachable from the start, and of
-    // those won, lost, drawn: the plain search of `games::quixo`'s tests.
+    // those won, lost, drawn: the plain search of `solvers::quixo`'s tests.
     let reach = reachable(&s);
     assert_eq!(reach, [16_021, 10_126, 5_895, 0]);
     // After X's b1-b3, O to move loses in 6 whatever it plays: 17 moves,
@@ -256,8 +256,8 @@ fn quixo_4_gives_the_brute_force_values() {
 /// tables (a position's value is its board's, seen by the player to move):
 /// (reachable, wins, losses, draws).
 fn reachable_with_colour(n: usize) -> [u64; 4] {
-    use gametables::games::engine::{LayeredGame, Value, solve_all};
-    use gametables::games::quixo::{Board, QuixoLayers};
+    use gametables::solvers::engine::{LayeredGame, Value, solve_all};
+    use gametables::solvers::quixo::{Board, QuixoLayers};
     let g = QuixoLayers::new(n).unwrap();
     let values = solve_all(&g, 2).unwrap();
     let mut offset = vec![0u64; g.layer_count() + 1];

@@ -51,7 +51,7 @@ fn a_job_above_the_memory_budget_is_refused_before_anything_runs() {
     // The 14×14 box (40,116,600 ranks) is the largest job: ≈ 46 MiB estimated
     // (a bit per staircase, 1/16 byte per staircase for the P-positions the
     // solver keeps, its blocks, 25 MiB for the process).
-    let est = gametables::kinds::chomp::boxes::part_memory(14, 14, 40_116_600, 1, false);
+    let est = gametables::games::chomp::kind::boxes::part_memory(14, 14, 40_116_600, 1, false);
     assert!((30 << 20..48 << 20).contains(&est), "{est}");
     assert!(
         out.contains(&format!(

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use gametables::kinds::three_row::probe::{ThreeRowProbe, ThreeRowRequest};
+use gametables::games::three_row::probe::{ThreeRowProbe, ThreeRowRequest};
 use gametables::pipeline::probe::{Probe, ProbeError, Progress, Work};
 
 use crate::support::{EXE, KillOnDrop, gt, job_path, outcome, run_job, run_job_ok, write_job};

@@ -5,12 +5,12 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use gametables::games::chomp::ChompBox;
-use gametables::games::three_row::{
+use gametables::games::three_row::kind::{OEIS_TERMS, oeis_terms, plan_tiles, row_line};
+use gametables::solvers::chomp::ChompBox;
+use gametables::solvers::three_row::{
     RowClass, RowState, TileGeom, TileInput, TileOutput, TileRecord, classify, f_table, naive_f,
     solve_tile, solve_tile_blocked,
 };
-use gametables::kinds::three_row::kind::{OEIS_TERMS, oeis_terms, plan_tiles, row_line};
 
 use crate::support::{gt, root_of, run_cmd, table_digests, write_job};
 

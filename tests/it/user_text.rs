@@ -5,7 +5,7 @@
 //! The README's list of published sources is the one `report.md` uses.
 
 fn works() -> Vec<gametables::pipeline::sources::Work> {
-    gametables::kinds::registry().works()
+    gametables::games::registry().works()
 }
 
 use crate::support::{gt, repo};

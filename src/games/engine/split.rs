@@ -1,332 +1,478 @@
-//! A layer split over ranks: each of N ranks (processes, or threads in a
-//! test) owns a run of the layer's positions and solves it in
-//! bulk-synchronous rounds ([`super::solve_part`]), trading the updates that
-//! belong to other ranks through an [`Exchange`].
+//! Layer jobs split over ranks ([`crate::pipeline::ranks`]): which jobs are
+//! split and what a rank costs ([`split`]), and one rank's run
+//! ([`run_rank`]): its part of the layer solved by the engine
+//! ([`solve_part`]), copied through the image (an image layer), or its part
+//! of the reachable bits ([`crate::solvers::engine::reach::reach_part`]); the
+//! parts are gathered on rank 0, which writes the shard of the whole layer
+//! (the same bytes as an unsplit job).
 //!
-//! The scheme is the distributed retrograde analysis of the field: Romein
-//! and Bal ("Solving Awari with parallel retrograde analysis", IEEE
-//! Computer 36(10), 2003) spread each database over the memories of many
-//! processors and sent each update to the processor owning its position;
-//! Irving's pentago solver (arXiv 1404.0743) exchanges blocks between MPI
-//! ranks in the same way.
-//!
-//! **Parts.** Rank k owns ranks `bounds[k] .. bounds[k + 1]` of the layer
-//! ([`part_bounds`]): an even split into whole blocks of
-//! [`super::BLOCK`] positions.
-//!
-//! **Rounds.** One round per depth d, as in the one-process solve: every
-//! rank takes its positions of depth d; an update for a parent it owns is
-//! applied at once, any other is queued for the parent's owner. Queues are
-//! traded ([`Exchange::exchange`]) whenever they pass
-//! [`Exchange::batch_words`] and at the end of the round, and the ranks
-//! agree ([`Exchange::max_all`]) on the deepest depth any of them holds and
-//! on failures before the next round. An update makes a value of depth at
-//! least d + 1, so applying it at any point of round d is what the
-//! one-process solve does; the values, and so the bytes, are those of the
-//! unsplit layer for any number of ranks.
-//!
-//! An update is one `u64` ([`Update`]): what it does (count a won move,
-//! make a win, set a value), a count or value code, and the parent's rank.
+//! **Estimates** of a rank: the engine's working bytes of its part (a
+//! `1/ranks` share of [`working_bytes`]), the update queues
+//! ([`QUEUE_BYTES`]) and [`WORKER_BASE`]; CPU: the unsplit job's times
+//! [`SPLIT_CPU_FACTOR`] (the updates that cross ranks are packed, written,
+//! read and applied once more). The child layers are not counted: the ranks
+//! read them mapped from decompressed copies in the run directory's
+//! `scratch/` ([`ShardSource::mapped`]), page cache that the ranks of a node
+//! share and the kernel may drop; a node with less memory than the child
+//! layers reads them from disk, slower.
 
-use std::sync::{Barrier, Mutex};
+use super::jobs::{Resources, Task, WORKER_BASE, game_of, job_params, layer_id, resources};
+use super::layout::LayerInfo;
+use super::layout::layer_job;
+use super::spec::EngineGame;
+use crate::pipeline::error::{Error, Result};
+use crate::pipeline::kind::{JobSpec, SectionBytes, ShardSource, Split, SplitPolicy};
+use crate::pipeline::ranks::{RankStore, Ranks};
+use crate::pipeline::resources::fmt_bytes;
+use crate::pipeline::shard::SectionSink;
+use crate::solvers::engine::split::Checkpoints;
+use crate::solvers::engine::{
+    Exchange, LayerStats, LayeredGame, image::image_range, part_bounds, solve_part, working_bytes,
+};
 
-/// Positions per block: the unit of a part ([`part_bounds`]) and of the
-/// solver's flags ([`super::solve`]).
-pub const BLOCK: u64 = 1 << 12;
+/// Bytes of update queues a rank holds at most: the engine's batch of
+/// 2²³ updates of 8 bytes, as queued, as received and as joined.
+pub const QUEUE_BYTES: u64 = (3 * 8) << 23;
 
-/// The ranks of a split layer talking to each other, bulk-synchronously:
-/// every rank makes the same sequence of calls.
-pub trait Exchange {
-    /// This rank's number, `0 … ranks − 1`.
-    fn rank(&self) -> usize;
+/// The CPU of a split layer over the unsplit one's (an estimate until
+/// measured on large layers).
+pub const SPLIT_CPU_FACTOR: f64 = 1.15;
 
-    /// The number of ranks (≥ 1).
-    fn ranks(&self) -> usize;
+/// The most ranks a layer is split over.
+pub const MAX_RANKS: u32 = 4096;
 
-    /// Sends `out[k]` to rank k for every k (`out.len() == ranks`; this
-    /// rank's own entry is empty) and returns what every rank sent to this
-    /// one, by sender.
-    ///
-    /// # Errors
-    /// When the transport fails (a message lost, a rank gone): the text
-    /// says what and where.
-    fn exchange(&mut self, out: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, String>;
-
-    /// The element-wise maximum of `x` over all ranks (every rank gives the
-    /// same length).
-    ///
-    /// # Errors
-    /// As [`Exchange::exchange`].
-    fn max_all(&mut self, x: &[u64]) -> Result<Vec<u64>, String>;
-
-    /// Updates a rank queues (all destinations together) before it trades
-    /// them in the middle of a round: the bound on its message memory, 8
-    /// bytes an update. Default 2²³ (64 MiB).
-    fn batch_words(&self) -> usize {
-        1 << 23
-    }
+/// Peak memory of one of `ranks` ranks of layer `layer`'s job.
+pub fn rank_memory<S: EngineGame>(game: &S::Game, layer: usize, ranks: u32) -> u64 {
+    let part = game.layer_size(layer).div_ceil(u64::from(ranks));
+    // Queued and received updates: a batch at most, and no more than eight
+    // parents a position of the part, as queued, received and joined.
+    let queues = QUEUE_BYTES.min(3 * 8 * 8 * part);
+    working_bytes(game, layer).div_ceil(u64::from(ranks)) + queues + WORKER_BASE
 }
 
-/// Where a rank saves the state of its part between rounds and finds it
-/// again after a crash ([`super::solve_part`]): at the start of a round
-/// the part is quiescent (every update of the round before applied), and
-/// its cells, counters and pending bits are the whole state. The ranks
-/// checkpoint together, when any says one is [due](Checkpoints::due), and
-/// resume from the newest round all of them saved.
-pub trait Checkpoints {
-    /// Called at the start of every round (progress, e.g. for `status`).
-    fn round(&mut self, _round: u32) {}
-
-    /// Whether this rank would save now (e.g. minutes since the last).
-    fn due(&mut self) -> bool {
-        false
-    }
-
-    /// Saves the state at the start of round `round` of a solve with
-    /// `wide` cells: `parts` in order, whole or not at all (the previous
-    /// checkpoint stays until [`Checkpoints::keep_from`]).
-    ///
-    /// # Errors
-    /// When it cannot be written.
-    fn save(&mut self, _wide: bool, _round: u32, _parts: &[&[u8]]) -> Result<(), String> {
-        Err("this rank keeps no checkpoints".into())
-    }
-
-    /// The rounds saved whole for `wide` cells, in increasing order.
-    fn saved(&self, _wide: bool) -> Vec<u32> {
-        Vec::new()
-    }
-
-    /// Reads round `round`'s parts into `into` (their exact lengths).
-    ///
-    /// # Errors
-    /// A missing or damaged checkpoint.
-    fn load(&mut self, _wide: bool, _round: u32, _into: &mut [&mut [u8]]) -> Result<(), String> {
-        Err("this rank keeps no checkpoints".into())
-    }
-
-    /// Forgets the rounds before `round` (every rank saved `round`).
-    fn keep_from(&mut self, _round: u32) {}
-
-    /// Forgets every checkpoint: one could not be read (`why`: damaged, cut
-    /// short, another rank's), and every rank starts the layer again.
-    fn discard(&mut self, _why: &str) {}
+/// Peak memory of one of `ranks` ranks of a reachability job of a layer
+/// of `size` positions: three bits a position of its part (reached, this
+/// frontier, the next), queues of marks, [`WORKER_BASE`]; the parent layers'
+/// bits and the layer's values are mapped ([`ShardSource::mapped`]).
+pub fn reach_rank_memory(size: u64, ranks: u32) -> u64 {
+    let part = size.div_ceil(u64::from(ranks));
+    3 * part.div_ceil(8) + QUEUE_BYTES.min(3 * 8 * 8 * part) + WORKER_BASE
 }
 
-/// No checkpoints: a crash starts the layer again.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoCheckpoints;
-
-impl Checkpoints for NoCheckpoints {}
-
-/// The one rank of an unsplit layer: nothing to trade.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Alone;
-
-impl Exchange for Alone {
-    fn rank(&self) -> usize {
-        0
-    }
-    fn ranks(&self) -> usize {
-        1
-    }
-    fn exchange(&mut self, out: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, String> {
-        Ok(vec![Vec::new(); out.len()])
-    }
-    fn max_all(&mut self, x: &[u64]) -> Result<Vec<u64>, String> {
-        Ok(x.to_vec())
-    }
-}
-
-/// The first rank of each of the `ranks` parts of a layer of `size`
-/// positions, and `size` last (`ranks + 1` entries): an even split into
-/// whole blocks of [`BLOCK`] positions (a part is empty when there are
-/// fewer blocks than ranks).
+/// How the job of layer `layer` is split under `policy` (module docs), if
+/// it is: solving jobs only, `--ranks` above `policy.above` positions, or
+/// `--task-memory` when the whole job is over it.
 ///
-/// # Panics
-/// If `ranks` is 0.
-pub fn part_bounds(size: u64, ranks: usize) -> Vec<u64> {
-    assert!(ranks >= 1, "a layer is split over at least one rank");
-    let blocks = u128::from(size.div_ceil(BLOCK));
-    (0..=ranks)
-        .map(|k| {
-            let b = (blocks * k as u128 / ranks as u128) as u64;
-            (b * BLOCK).min(size)
-        })
-        .collect()
-}
-
-/// One update traded between ranks, packed in a `u64`: bits 0–45 the
-/// parent's rank in the layer, 46–61 a count or value code, 62–63 what to
-/// do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Update {
-    /// `moves` of the parent's moves lead to positions won at the round's
-    /// depth.
-    Count {
-        /// The parent's rank.
-        rank: u64,
-        /// Moves counted (≤ 255).
-        moves: u32,
-    },
-    /// The parent has a move to a position lost at the round's depth.
-    Win {
-        /// The parent's rank.
-        rank: u64,
-    },
-    /// The position takes the value code `code` of its canonical image
-    /// (after solving with symmetry reduction).
-    Set {
-        /// The position's rank.
-        rank: u64,
-        /// The value cell's code.
-        code: u32,
-    },
-}
-
-/// Ranks a traded update holds: 2⁴⁶ positions a layer.
-pub const UPDATE_RANKS: u64 = 1 << 46;
-
-impl Update {
-    /// The packed word.
-    pub fn pack(self) -> u64 {
-        let (kind, rank, x) = match self {
-            Update::Count { rank, moves } => (0u64, rank, moves),
-            Update::Win { rank } => (1, rank, 0),
-            Update::Set { rank, code } => (2, rank, code),
-        };
-        debug_assert!(rank < UPDATE_RANKS && x <= 0xFFFF);
-        kind << 62 | u64::from(x) << 46 | rank
-    }
-
-    /// The update of a packed word (`None` for a word no update packs to).
-    pub fn unpack(w: u64) -> Option<Update> {
-        let rank = w & (UPDATE_RANKS - 1);
-        let x = (w >> 46 & 0xFFFF) as u32;
-        match w >> 62 {
-            0 => Some(Update::Count { rank, moves: x }),
-            1 if x == 0 => Some(Update::Win { rank }),
-            2 => Some(Update::Set { rank, code: x }),
-            _ => None,
+/// # Errors
+/// When a rank cannot fit `task_memory` however many ranks (its child
+/// layers alone are too large), naming the layer and the bytes.
+pub fn split<S: EngineGame>(job: &JobSpec, policy: &SplitPolicy) -> Result<Option<Split>> {
+    let Ok((p, name, task)) = job_params(job) else {
+        return Ok(None);
+    };
+    let game = game_of::<S>(&job.name, &p)?;
+    let Some(l) = layer_id(&game, &name) else {
+        return Ok(None);
+    };
+    let whole = match task {
+        Task::Solve => resources::<S>(&game, l),
+        _ => Resources {
+            memory: job.memory,
+            threads: job.threads,
+            shard_bytes: job.shard_bytes,
+            cpu_seconds: job.cpu_seconds as f64,
+        },
+    };
+    let size = game.layer_size(l);
+    let value_bytes = size * if game.wide_values(l) { 2 } else { 1 };
+    let rank_memory = |n: u32| match task {
+        Task::Solve => rank_memory::<S>(&game, l, n),
+        Task::Reach => reach_rank_memory(size, n),
+        // Its part of the values, the source mapped.
+        Task::Image => value_bytes.div_ceil(u64::from(n)) + WORKER_BASE,
+    };
+    let ranks = match (policy.ranks, policy.task_memory) {
+        (Some(n), _) if game.layer_size(l) >= policy.above => n,
+        (_, Some(t)) if whole.memory > t => {
+            let Some(n) = (2..=MAX_RANKS).find(|&n| rank_memory(n) <= t) else {
+                return Err(Error::job(
+                    &job.name,
+                    format!(
+                        "no split brings a rank within {}: even {MAX_RANKS} ranks need {} each",
+                        fmt_bytes(t),
+                        fmt_bytes(rank_memory(MAX_RANKS))
+                    ),
+                ));
+            };
+            n
         }
-    }
+        _ => return Ok(None),
+    };
+    Ok(Some(Split {
+        ranks,
+        memory: rank_memory(ranks),
+        cpu_seconds: (whole.cpu_seconds * SPLIT_CPU_FACTOR).round() as u64,
+    }))
 }
 
-/// The meeting place of `ranks` threads acting as the ranks of a split
-/// layer in one process ([`Mesh::rank`] gives each its [`Exchange`]): for
-/// tests and benchmarks of the split without processes.
-pub struct Mesh {
-    ranks: usize,
-    batch: usize,
-    /// `slots[to][from]`.
-    slots: Mutex<Vec<Vec<Vec<u64>>>>,
-    maxes: Mutex<Vec<Vec<u64>>>,
-    barrier: Barrier,
-}
-
-impl Mesh {
-    /// A mesh of `ranks` (≥ 1) ranks trading whenever `batch` updates are
-    /// queued ([`Exchange::batch_words`]).
-    pub fn new(ranks: usize, batch: usize) -> Mesh {
-        Mesh {
-            ranks,
-            batch: batch.max(1),
-            slots: Mutex::new(vec![vec![Vec::new(); ranks]; ranks]),
-            maxes: Mutex::new(vec![Vec::new(); ranks]),
-            barrier: Barrier::new(ranks),
+/// The solved child layers of layer `l`, mapped from decompressed copies
+/// of their shards' values ([`ShardSource::mapped`]): the ranks of a node
+/// share their pages instead of each holding them.
+///
+/// # Errors
+/// A missing or damaged shard, or one holding another layer.
+fn map_children<G: LayeredGame>(
+    job: &JobSpec,
+    game: &G,
+    l: usize,
+    inputs: &dyn ShardSource,
+) -> Result<Vec<(usize, SectionBytes)>> {
+    let mut below = Vec::new();
+    for c in game.child_layers(l) {
+        let cname = game.layer_name(c);
+        let name = layer_job(&cname);
+        let f = inputs.open(&name)?;
+        let meta = crate::pipeline::kind::read_section(inputs, &name, &f, "meta")?;
+        let meta = LayerInfo::decode(&meta).map_err(|e| Error::job(&job.name, e))?;
+        if meta.layer != cname {
+            return Err(Error::job(
+                &job.name,
+                format!("input {name} holds layer {}", meta.layer),
+            ));
         }
+        below.push((c, inputs.mapped(&name, "values")?));
     }
-
-    /// Rank `rank`'s end of the mesh (one thread each).
-    pub fn rank(&self, rank: usize) -> MeshRank<'_> {
-        MeshRank { mesh: self, rank }
-    }
+    Ok(below)
 }
 
-/// One rank's end of a [`Mesh`].
-pub struct MeshRank<'a> {
-    mesh: &'a Mesh,
-    rank: usize,
-}
+/// The engine's [`Exchange`] over the pipeline's [`Ranks`].
+struct Over<'a>(&'a mut dyn Ranks);
 
-impl Exchange for MeshRank<'_> {
+impl Exchange for Over<'_> {
     fn rank(&self) -> usize {
-        self.rank
+        self.0.rank()
     }
     fn ranks(&self) -> usize {
-        self.mesh.ranks
+        self.0.ranks()
     }
-    fn batch_words(&self) -> usize {
-        self.mesh.batch
+    fn exchange(&mut self, out: Vec<Vec<u64>>) -> std::result::Result<Vec<Vec<u64>>, String> {
+        self.0.exchange(out)
     }
-    fn exchange(&mut self, out: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, String> {
-        {
-            let mut s = self.mesh.slots.lock().map_err(|e| e.to_string())?;
-            for (to, v) in out.into_iter().enumerate() {
-                s[to][self.rank] = v;
-            }
-        }
-        self.mesh.barrier.wait();
-        let got = {
-            let mut s = self.mesh.slots.lock().map_err(|e| e.to_string())?;
-            std::mem::replace(&mut s[self.rank], vec![Vec::new(); self.mesh.ranks])
-        };
-        self.mesh.barrier.wait();
-        Ok(got)
-    }
-    fn max_all(&mut self, x: &[u64]) -> Result<Vec<u64>, String> {
-        self.mesh.maxes.lock().map_err(|e| e.to_string())?[self.rank] = x.to_vec();
-        self.mesh.barrier.wait();
-        let m = {
-            let all = self.mesh.maxes.lock().map_err(|e| e.to_string())?;
-            let mut m = x.to_vec();
-            for v in all.iter() {
-                for (a, b) in m.iter_mut().zip(v) {
-                    *a = (*a).max(*b);
-                }
-            }
-            m
-        };
-        self.mesh.barrier.wait();
-        Ok(m)
+    fn max_all(&mut self, x: &[u64]) -> std::result::Result<Vec<u64>, String> {
+        self.0.max_all(x)
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// The engine's [`Checkpoints`] over the pipeline's [`RankStore`].
+struct Saved<'a>(&'a mut dyn RankStore);
 
-    #[test]
-    fn parts_cover_the_layer_in_whole_blocks() {
-        for (size, ranks) in [(0, 1), (1, 3), (10 * BLOCK + 7, 4), (3 * BLOCK, 3), (5, 1)] {
-            let b = part_bounds(size, ranks);
-            assert_eq!(b.len(), ranks + 1);
-            assert_eq!((b[0], b[ranks]), (0, size));
-            assert!(b.windows(2).all(|w| w[0] <= w[1]));
-            assert!(b[..ranks].iter().all(|&x| x % BLOCK == 0 || x == size));
-        }
-        assert_eq!(
-            part_bounds(10 * BLOCK, 4),
-            vec![0, 2 * BLOCK, 5 * BLOCK, 7 * BLOCK, 10 * BLOCK]
-        );
+impl Checkpoints for Saved<'_> {
+    fn round(&mut self, round: u32) {
+        self.0.round(round);
     }
+    fn due(&mut self) -> bool {
+        self.0.due()
+    }
+    fn save(&mut self, wide: bool, round: u32, parts: &[&[u8]]) -> std::result::Result<(), String> {
+        self.0.save(wide, round, parts)
+    }
+    fn saved(&self, wide: bool) -> Vec<u32> {
+        self.0.saved(wide)
+    }
+    fn load(
+        &mut self,
+        wide: bool,
+        round: u32,
+        into: &mut [&mut [u8]],
+    ) -> std::result::Result<(), String> {
+        self.0.load(wide, round, into)
+    }
+    fn keep_from(&mut self, round: u32) {
+        self.0.keep_from(round);
+    }
+    fn discard(&mut self, why: &str) {
+        self.0.discard(why);
+    }
+}
 
-    #[test]
-    fn updates_pack_and_unpack() {
-        for u in [
-            Update::Count { rank: 0, moves: 1 },
-            Update::Count {
-                rank: UPDATE_RANKS - 1,
-                moves: 255,
-            },
-            Update::Win { rank: 12345 },
-            Update::Set {
-                rank: 7,
-                code: 0xFFFF,
-            },
-        ] {
-            assert_eq!(Update::unpack(u.pack()), Some(u));
+/// Bytes of a part sent to rank 0 in one exchange while gathering.
+const GATHER_BYTES: usize = 16 << 20;
+
+/// One rank's run of a split layer job (module docs): rank 0 writes the
+/// `values` and `meta` sections to `out`.
+///
+/// # Errors
+/// As an unsplit job's, the engine's split errors, and the transport's.
+pub fn run_rank<S: EngineGame>(
+    job: &JobSpec,
+    inputs: &dyn ShardSource,
+    ranks: &mut dyn Ranks,
+    store: &mut dyn RankStore,
+    out: &mut dyn SectionSink,
+) -> Result<()> {
+    let (p, name, task) = job_params(job)?;
+    let game = game_of::<S>(&job.name, &p)?;
+    let l =
+        layer_id(&game, &name).ok_or_else(|| Error::job(&job.name, format!("no layer {name}")))?;
+    match task {
+        Task::Solve => {}
+        Task::Reach => return reach_rank::<S>(job, &game, l, inputs, ranks, out),
+        Task::Image => {
+            // This rank's part, copied from the source layer through the
+            // image (the source mapped, not held).
+            let src = game
+                .image_layer(l)
+                .ok_or_else(|| Error::job(&job.name, "the layer is not an image layer"))?;
+            let from = inputs.mapped(&layer_job(&game.layer_name(src)), "values")?;
+            let bounds = part_bounds(game.layer_size(l), ranks.ranks());
+            let me = ranks.rank();
+            let threads = crate::pipeline::worker_threads();
+            let part = image_range(&game, l, &from, bounds[me], bounds[me + 1], threads);
+            drop(from);
+            return gather_layer(job, &game, l, name, &part, ranks, out);
         }
-        assert_eq!(Update::unpack(3 << 62), None);
     }
+    let below = map_children(job, &game, l, inputs)?;
+    let below_ref: Vec<(usize, &[u8])> = below.iter().map(|(c, v)| (*c, &v[..])).collect();
+    let threads = crate::pipeline::worker_threads();
+    let (me, n) = (ranks.rank(), ranks.ranks());
+    let part = solve_part(
+        &game,
+        l,
+        &below_ref,
+        threads,
+        &mut Over(&mut *ranks),
+        &mut Saved(store),
+    )
+    .map_err(|e| Error::job(&job.name, format!("rank {me} of {n}: {e}")))?;
+    drop(below_ref);
+    drop(below);
+    gather_layer(job, &game, l, name, &part, ranks, out)
+}
+
+/// Gathers the parts of layer `l`'s values on rank 0, which writes the
+/// `values` and `meta` sections an unsplit job writes (`part` is this
+/// rank's part, in the layer's width).
+///
+/// # Errors
+/// The transport's errors, a part of the wrong length, the sink's errors.
+fn gather_layer<G: LayeredGame>(
+    job: &JobSpec,
+    game: &G,
+    l: usize,
+    name: String,
+    part: &[u8],
+    ranks: &mut dyn Ranks,
+    out: &mut dyn SectionSink,
+) -> Result<()> {
+    let (me, n) = (ranks.rank(), ranks.ranks());
+    let net = |e: String| Error::job(&job.name, format!("rank {me} of {n}: {e}"));
+    let bounds = part_bounds(game.layer_size(l), n);
+    let own = bounds[me + 1] - bounds[me];
+    // The width every part has (an empty part does not show it).
+    let width = (part.len() as u64).checked_div(own).unwrap_or(0);
+    let width = ranks.max_all(&[width]).map_err(net)?[0].max(1);
+    // Rank 0 counts every part as it writes it.
+    let mut stats = if me == 0 && own > 0 {
+        LayerStats::of_layer(part, own)
+    } else {
+        LayerStats::default()
+    };
+    if me == 0 {
+        out.begin_section("values")?;
+        out.write(part)?;
+    }
+    for k in 1..n {
+        let bytes = (bounds[k + 1] - bounds[k]) * width;
+        let mut at = 0u64;
+        let mut from_me = if me == k { Some(part) } else { None };
+        while at < bytes {
+            let step = (bytes - at).min(GATHER_BYTES as u64) as usize;
+            let mut msg = vec![Vec::new(); n];
+            if let Some(mine) = from_me.as_mut() {
+                let (head, rest) = mine.split_at(step);
+                msg[0] = head
+                    .chunks(8)
+                    .map(|c| {
+                        let mut w = [0u8; 8];
+                        w[..c.len()].copy_from_slice(c);
+                        u64::from_le_bytes(w)
+                    })
+                    .collect();
+                *mine = rest;
+            }
+            let got = ranks.exchange(msg).map_err(net)?;
+            if me == 0 {
+                let chunk: Vec<u8> = got[k]
+                    .iter()
+                    .flat_map(|w| w.to_le_bytes())
+                    .take(step)
+                    .collect();
+                if chunk.len() != step {
+                    return Err(net(format!(
+                        "rank {k} sent {} bytes of its part, not {step}",
+                        chunk.len()
+                    )));
+                }
+                stats.add(&LayerStats::of_layer(&chunk, step as u64 / width));
+                out.write(&chunk)?;
+            }
+            at += step as u64;
+        }
+    }
+    if me == 0 {
+        let meta = LayerInfo {
+            layer: name,
+            positions: game.layer_size(l),
+            wins: stats.wins,
+            losses: stats.losses,
+            draws: stats.draws,
+            max_win_depth: stats.max_win_depth,
+            max_loss_depth: stats.max_loss_depth,
+            wide: width == 2,
+        };
+        out.begin_section("meta")?;
+        out.write(&meta.encode().map_err(|e| Error::job(&job.name, e))?)?;
+    }
+    Ok(())
+}
+
+/// One rank of a split reachability job: its part of the bits
+/// ([`crate::solvers::engine::reach::reach_part`]) and its counts of the
+/// values there; rank 0 gathers both and writes the shard an unsplit job
+/// writes.
+fn reach_rank<S: EngineGame>(
+    job: &JobSpec,
+    game: &S::Game,
+    l: usize,
+    inputs: &dyn ShardSource,
+    ranks: &mut dyn Ranks,
+    out: &mut dyn SectionSink,
+) -> Result<()> {
+    use crate::solvers::engine::{Value, is_wide, reach, value_at};
+    let name = game.layer_name(l);
+    let (me, n) = (ranks.rank(), ranks.ranks());
+    let net = |e: String| Error::job(&job.name, format!("rank {me} of {n}: {e}"));
+    let mut parents = Vec::new();
+    for inp in &job.inputs {
+        let Some(pname) = inp.strip_prefix("reach-") else {
+            continue;
+        };
+        let pl = layer_id(game, pname)
+            .ok_or_else(|| Error::job(&job.name, format!("input {inp} names no layer")))?;
+        let bytes = inputs.mapped(inp, "reachable")?;
+        if bytes.len() as u64 != game.layer_size(pl).div_ceil(64) * 8 {
+            return Err(Error::job(inp, "reachable bits of the wrong length"));
+        }
+        parents.push((pl, bytes));
+    }
+    // The mapped bytes as words (a map is page-aligned; a copy otherwise).
+    let words: Vec<(usize, std::borrow::Cow<[u64]>)> = parents
+        .iter()
+        .map(|(pl, b)| {
+            // SAFETY: every bit pattern is a u64.
+            let (head, w, tail) = unsafe { b.align_to::<u64>() };
+            let w = if head.is_empty() && tail.is_empty() && cfg!(target_endian = "little") {
+                std::borrow::Cow::Borrowed(w)
+            } else {
+                std::borrow::Cow::Owned(
+                    b.chunks_exact(8)
+                        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+                        .collect(),
+                )
+            };
+            (*pl, w)
+        })
+        .collect();
+    let ins: Vec<(usize, &[u64])> = words.iter().map(|(p, w)| (*p, &w[..])).collect();
+    let start = S::start(game).map(|s| S::position(&s));
+    let threads = crate::pipeline::worker_threads();
+    let bits =
+        reach::reach_part(game, l, &ins, start, threads, &mut Over(&mut *ranks)).map_err(net)?;
+    drop(ins);
+    drop(words);
+    drop(parents);
+    let values = inputs.mapped(&layer_job(&name), "values")?;
+    let size = game.layer_size(l);
+    let wide = is_wide(&values, size)
+        .ok_or_else(|| Error::job(layer_job(&name), "values of the wrong length"))?;
+    let bounds = part_bounds(size, n);
+    let base = bounds[me];
+    let mut counts = [0u64; 4];
+    for (i, word) in bits.iter().enumerate() {
+        let mut m = *word;
+        while m != 0 {
+            let r = base + i as u64 * 64 + u64::from(m.trailing_zeros());
+            m &= m - 1;
+            counts[0] += 1;
+            match value_at(&values, wide, r) {
+                Some(Value::Win(_)) => counts[1] += 1,
+                Some(Value::Loss(_)) => counts[2] += 1,
+                _ => counts[3] += 1,
+            }
+        }
+    }
+    drop(values);
+    // Rank 0 gathers the counts, then the bits, part by part.
+    let mut msg = vec![Vec::new(); n];
+    if me != 0 {
+        msg[0] = counts.to_vec();
+    }
+    let got = ranks.exchange(msg).map_err(net)?;
+    if me == 0 {
+        for c in got.iter().skip(1) {
+            for (a, b) in counts.iter_mut().zip(c) {
+                *a += b;
+            }
+        }
+        out.begin_section("reachable")?;
+        out.write(
+            &bits
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect::<Vec<u8>>(),
+        )?;
+    }
+    let step = GATHER_BYTES / 8;
+    for k in 1..n {
+        let words = (bounds[k + 1] - bounds[k]).div_ceil(64) as usize;
+        let mut at = 0;
+        while at < words {
+            let end = (at + step).min(words);
+            let mut msg = vec![Vec::new(); n];
+            if me == k {
+                msg[0] = bits[at..end].to_vec();
+            }
+            let got = ranks.exchange(msg).map_err(net)?;
+            if me == 0 {
+                if got[k].len() != end - at {
+                    return Err(net(format!(
+                        "rank {k} sent {} words of its bits, not {}",
+                        got[k].len(),
+                        end - at
+                    )));
+                }
+                out.write(
+                    &got[k]
+                        .iter()
+                        .flat_map(|w| w.to_le_bytes())
+                        .collect::<Vec<u8>>(),
+                )?;
+            }
+            at = end;
+        }
+    }
+    if me == 0 {
+        let meta = super::layout::ReachMeta {
+            layer: name,
+            positions: size,
+            reachable: counts[0],
+            wins: counts[1],
+            losses: counts[2],
+            draws: counts[3],
+        };
+        out.begin_section("meta")?;
+        out.write(&crate::pipeline::codec::encode(&meta).map_err(|e| Error::job(&job.name, e))?)?;
+    }
+    Ok(())
 }

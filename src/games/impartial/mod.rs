@@ -1,48 +1,55 @@
-//! Impartial games under the Sprague–Grundy theory (Winning Ways, vol. 1).
+//! Impartial games: octal games by code (`octal`, Grundy values and the
+//! period proved by the Guy–Smith theorem), and Nim and subtraction games
+//! answered in memory. The pure solvers are `crate::solvers::impartial`.
 //!
-//! - [`mex`]: the minimum excluded value, the building block of every Grundy
-//!   value: `G(u) = mex{G(v) : v an option of u}` (Sprague 1935, Grundy 1939).
-//! - [`nim`]: Bouton's solution of Nim (1901), normal and misère play: the
-//!   P-position test and every winning move.
-//! - [`subtraction`]: subtraction games Sub(S) for a finite set S, their
-//!   Grundy sequence, proved periodicity and winning moves in sums of heaps.
-//! - [`octal`]: octal games given by their standard code (`0.77` Kayles,
-//!   `0.07` Dawson's Kayles, `0.137` Dawson's chess, `4.7`, …): the Grundy
-//!   sequence (fast and naive), and periodicity proved by the Guy–Smith
-//!   periodicity theorem.
-//! - [`hackenbush`]: Green Hackenbush on rooted trees by the colon principle.
-//!
-//! Everything here is pure: plain data in, plain data out, normal play unless
-//! a function says otherwise.
+//! - [`kind`]: the job kind `octal`; [`probe`]: Nim, subtraction and
+//!   Hackenbush answers, and the `octal` probe ([`probe::octal`]); [`query`]: `gametables query
+//!   nim | subtraction | octal`.
+//! - [`fullcheck`]: `verify --full` for octal runs (imports no solver).
+//! - [`picture`]: G(n) with the period marked; [`sources`]: the works cited.
 
-pub mod hackenbush;
-pub mod nim;
-pub mod octal;
-pub mod subtraction;
+use std::sync::Arc;
 
-/// The minimum excluded value: the least non-negative integer not in `values`.
-///
-/// `mex{} = 0`, `mex{0, 1, 2} = 3`, `mex{1, 2, 4, 5} = 0`, `mex{0, 2, 3, 7} = 1`
-/// Runs in O(len) time and space; duplicates are fine.
-pub fn mex(values: impl IntoIterator<Item = u32>) -> u32 {
-    let values: Vec<u32> = values.into_iter().collect();
-    // The mex is at most the number of values, so larger ones never matter.
-    let mut seen = vec![false; values.len() + 1];
-    for v in values {
-        if let Some(s) = seen.get_mut(v as usize) {
-            *s = true;
-        }
-    }
-    seen.iter().position(|&s| !s).unwrap_or(0) as u32
+use crate::pipeline::JobKind;
+use crate::pipeline::RunView;
+use crate::pipeline::probe::blocks::BlockCache;
+use crate::pipeline::probe::{Probe, ProbeResult, one_probe};
+use crate::pipeline::registry::{Game, StandardJob};
+
+pub mod fullcheck;
+pub mod kind;
+pub mod layout;
+pub mod picture;
+pub mod probe;
+pub mod query;
+pub mod sources;
+
+/// The `octal` kind.
+pub const OCTAL: &dyn JobKind = &kind::Octal;
+
+fn probes(runs: Vec<RunView>, cache: Arc<BlockCache>) -> ProbeResult<Vec<Box<dyn Probe>>> {
+    let mut out = one_probe(
+        probe::octal::OctalProbe::with_cache(cache),
+        runs,
+        probe::octal::OctalProbe::add_run,
+    )?;
+    out.push(Box::new(probe::NimProbe));
+    out.push(Box::new(probe::SubtractionProbe));
+    out.push(Box::new(probe::HackenbushProbe));
+    Ok(out)
 }
 
-/// The first zero bit of a bitset given as `u64` words (bit `x % 64` of word
-/// `x / 64`); `64 * words.len()` if every bit is set.
-pub(crate) fn first_zero_bit(words: &[u64]) -> usize {
-    for (i, w) in words.iter().enumerate() {
-        if *w != u64::MAX {
-            return i * 64 + w.trailing_ones() as usize;
-        }
-    }
-    words.len() * 64
-}
+/// The impartial games in the registry.
+pub static GAME: Game = Game {
+    name: "impartial",
+    kinds: &[OCTAL],
+    checkers: &[&fullcheck::OctalChecker],
+    probes,
+    queries: &query::QUERIES,
+    works: sources::WORKS,
+    standard_jobs: &[StandardJob {
+        name: "octal-kayles",
+        probe: ("octal", "code=0.77&n=40"),
+        query: &["octal", "0.77", "--n", "40"],
+    }],
+};

@@ -1,225 +1,324 @@
-//! Quixo on an n×n board (n = 2 … 5): the pure rules, written for a layered
-//! retrograde engine.
+//! Quixo (Gigamic; Thierry Chapeau, 1995) on 3×3, 4×4 and 5×5 boards,
+//! solved by the generic layered retrograde engine: this folder is the
+//! whole of what the game adds to the pipeline — its [`EngineGame`]
+//! description ([`Quixo`]: job-file keys, notation, start, claims) and its
+//! [`Game`] value, built from the generic parts in `crate::games::engine`.
+//! The rules are `crate::solvers::quixo` (as a
+//! [`LayeredGame`](crate::solvers::engine::LayeredGame):
+//! [`QuixoLayers`]).
 //!
-//! **Sources.** Gigamic's rule sheet (Thierry Chapeau, 1995), as used by
-//! Tanaka, Bonnet, Tixeuil and Tamura, "Quixo Is Solved" (Advances in
-//! Computer Games 2021, LNCS 13262; arXiv 2007.15895), which solves 3×3, 4×4
-//! and 5×5 with these rules, and by GamesCrafters' GamesmanOne
-//! (`src/games/quixo/quixo.c`, `QuixoPrimitive`).
+//! Job files: `kind = "quixo"`, `n` (3, 4 or 5) and optionally `min_cubes`
+//! (solve only the layers with at least that many cubes on the board: the
+//! endgame, closed under moves since blanks never come back) and the
+//! engine's `job_memory` (solve only the layers whose job fits it, and whose
+//! child layers are solved).
 //!
-//! **Board.** Files a, b, … left → right (x = 0 … n−1), ranks 1 … n bottom →
-//! top (y = 0 … n−1); cell `x + n·y` (a1 = 0, b1 = 1, …, a2 = n), bit
-//! `1 << cell` of a `u32` mask (the same numbering as Dodgem). Each cube
-//! shows a blank face, X or O; at the start every cube is blank and X moves.
-//!
-//! **A move.** The player to move takes a cube from the border (the cells
-//! with x or y equal to 0 or n−1) that is blank or shows their own symbol,
-//! never one showing the opponent's; turns it to their symbol; and pushes it
-//! back in at one end of the row or the column it was taken from, shifting
-//! the cubes between by one cell, "never back in the position from which it
-//! was taken" (Gigamic). So a move is a source cell and the edge the cube is
-//! pushed in from ([`Edge`]): every edge the source cell is not on. A corner
-//! cube has 2 moves, another border cube 3: 4·2 + 4·(n−2)·3 moves in all
-//! (20, 32, 44 for n = 3, 4, 5).
-//!
-//! **End of play.** Gigamic: "The winner is the player to make and announce
-//! that he/she has made a horizontal, vertical or diagonal line with 5 cubes
-//! bearing his/her symbol. The player to make a line with his/her opponent's
-//! symbol loses the game, even if he/she makes a line with his/her own symbol
-//! at the same time." The lines are the n rows, the n columns and the two
-//! long diagonals, n cubes each. Seen from the player to move after the
-//! opponent's move ([`Rules::outcome`]): a line of the player's own symbol
-//! means the opponent made it, so the player to move has **won** (whether or
-//! not the opponent also has a line); otherwise a line of the opponent's
-//! symbol means the player to move has **lost**; otherwise play goes on. This
-//! is GamesmanOne's `QuixoPrimitive` (the current player wins if there is a
-//! line of their pieces, "regardless of whether there is a k in a row of the
-//! opponent's piece", else loses if the opponent has one). Play can cycle:
-//! positions nobody can force are draws. The paper's own statement of the
-//! rules (its §1.1) could not be read here, so no page is cited for it; its
-//! authors' code follows this rule, since the tests reproduce their 5×5
-//! per-layer counts (Checks, below). The paper's abstract: 5×5 Quixo "is a
-//! Draw game".
-//!
-//! **Side to move is always "mine".** A [`Board`] is two masks, `mine` (the
-//! cubes of the player to move) and `theirs`; a move produces the child as
-//! the opponent sees it (the colours swap after every move). A [`Position`]
-//! adds the absolute colour to move for notation.
-//!
-//! **Layers.** Blank cubes never come back: a move keeps the mover's count
-//! (a cube of their own was taken) or raises it by one (a blank was taken).
-//! Layer `(a, b)` = (cubes mine, cubes theirs) moves to `(b, a)` or
-//! `(b, a + 1)`. The layers `(a, b)` and `(b, a)` reach each other (cycles)
-//! and otherwise only layers with one more cube, so the unit a solver works
-//! on is the pair `{a, b}`, in decreasing order of `a + b` ([`solve_order`]).
-//! [`Layer`] ranks a layer densely (colex ranks, as Dodgem's layers):
-//! `rank = rank(mine among n² cells) · C(n² − a, b) + rank(theirs among the
-//! n² − a cells not mine)`. The layers of one board size hold 3^(n²) boards
-//! in all (19,683; 43,046,721; 847,288,609,443 for n = 3, 4, 5); counting
-//! the absolute colour to move doubles that (GamesmanOne's 1,694,577,218,886
-//! for 5×5).
-//!
-//! **Checks.** The tests (in `brute`) solve 2×2 and 3×3 with a naive
-//! solver that shares nothing with these rules and agree on every position;
-//! solve 4×4 whole (`#[ignore]`); and solve the 2^25 boards of 5×5 without a
-//! blank cube, matching the per-layer win / loss / draw counts of the
-//! paper's authors (github.com/st34-satoshi/quixo-cpp,
-//! `python/result-5by5-activeIsO.txt`) on all 26 layers (`#[ignore]`).
-//!
-//! **Symmetry.** The 8 symmetries of the square ([`Symmetry`]) map moves to
-//! moves and lines to lines, so they preserve values; [`Rules::canonical`]
-//! picks the image of least rank.
-//!
-//! - [`Rules`]: the tables of one board size; moves ([`Rules::moves`],
-//!   [`Rules::play`]), un-moves ([`Rules::predecessors`]), the end of play
-//!   ([`Rules::outcome`]), symmetry ([`Rules::transform`],
-//!   [`Rules::canonical`]), move notation ([`Rules::move_name`],
-//!   [`Rules::parse_move`]).
-//! - [`Board`], [`Move`], [`Edge`], [`Outcome`]: plain data.
-//! - [`Position`], [`Colour`]: notation with the absolute colour to move
-//!   (`X:..X/.O./...` and the n-line grid; see [`Position`]).
-//! - [`Layer`], [`binomial`], [`layer_size`], [`total_boards`],
-//!   [`solve_order`]: ranking.
-#![warn(missing_docs)]
+//! - [`sources`]: the works the claims cite.
 
-mod board;
-mod index;
-mod layered;
-mod notation;
-mod symmetry;
+use crate::games::engine::fullcheck::EngineChecker;
+use crate::games::engine::kind::EngineKind;
+use crate::games::engine::query::query_command;
+use crate::games::engine::{BoardView, EngineGame, MoveStyle, RunFacts, RunValues};
+use crate::pipeline::JobKind;
+use crate::pipeline::kind::Claim;
+use crate::pipeline::registry::{Game, StandardJob};
+use crate::pipeline::sources::Work;
+use crate::solvers::engine::LayeredGame;
+use crate::solvers::quixo::{FULL_5X5, Position, QuixoLayers, Rules};
 
-#[cfg(test)]
-mod brute;
-#[cfg(test)]
-mod testutil;
+pub mod sources;
 
-pub use board::{Board, Edge, Move, Outcome, Rules};
-pub use index::{Layer, LayerBoards, binomial, layer_size, layers, solve_order, total_boards};
-pub use layered::QuixoLayers;
-pub use notation::{Colour, Position};
-pub use symmetry::{Canonical, MaskMaps, Symmetry};
+/// Quixo as an engine game.
+pub struct Quixo;
 
-use std::fmt;
+/// The `quixo` kind.
+pub const QUIXO: &dyn JobKind = &EngineKind::<Quixo>::NEW;
 
-/// Smallest board size handled: 2×2 (every cube a corner; for tests).
-pub const MIN_N: usize = 2;
-/// Largest board size handled: 5×5 (25 cells fit a `u32` mask).
-pub const MAX_N: usize = 5;
-
-/// Win, loss and draw counts of the 5×5 boards without a blank cube, for O
-/// to move with `x` X cubes and `o` O cubes: `(x, o, wins, losses,
-/// draws)` (the per-layer table of the authors of "Quixo Is Solved":
-/// github.com/st34-satoshi/quixo-cpp, `python/result-5by5-activeIsO.txt`,
-/// commit 9d71c50; all boards, no symmetry). O to move with (x, o) is our
-/// half `(o, x)` (cubes of the player to move first).
-pub const FULL_5X5: [(usize, usize, u64, u64, u64); 26] = [
-    (25, 0, 0, 1, 0),
-    (24, 1, 0, 25, 0),
-    (23, 2, 0, 300, 0),
-    (22, 3, 0, 2300, 0),
-    (21, 4, 0, 12650, 0),
-    (20, 5, 12, 53118, 0),
-    (19, 6, 304, 176796, 0),
-    (18, 7, 3304, 477396, 0),
-    (17, 8, 21536, 1060039, 0),
-    (16, 9, 110114, 1932861, 0),
-    (15, 10, 436320, 2832416, 24),
-    (14, 11, 1251548, 3202644, 3208),
-    (13, 12, 2572251, 2519395, 108654),
-    (12, 13, 4474366, 684731, 41203),
-    (11, 14, 4183052, 273388, 960),
-    (10, 15, 3188460, 80292, 8),
-    (9, 16, 2027081, 15894, 0),
-    (8, 17, 1079295, 2280, 0),
-    (7, 18, 480320, 380, 0),
-    (6, 19, 177060, 40, 0),
-    (5, 20, 53128, 2, 0),
-    (4, 21, 12650, 0, 0),
-    (3, 22, 2300, 0, 0),
-    (2, 23, 300, 0, 0),
-    (1, 24, 25, 0, 0),
-    (0, 25, 1, 0, 0),
-];
-
-/// Errors of the Quixo rules: a bad board size, malformed or impossible
-/// boards, positions, cells and moves.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum QuixoError {
-    /// The board size is outside [`MIN_N`] ..= [`MAX_N`].
-    BadSize(usize),
-    /// A cell name that is not on the board.
-    BadCell {
-        /// The text given.
-        name: String,
-        /// Board size.
-        n: usize,
-    },
-    /// The board's masks overlap or reach outside the n² cells.
-    BadBoard {
-        /// The `mine` mask.
-        mine: u32,
-        /// The `theirs` mask.
-        theirs: u32,
-        /// Board size.
-        n: usize,
-    },
-    /// The position text is malformed.
-    BadPosition {
-        /// The text given.
-        text: String,
-        /// What is wrong.
-        why: String,
-    },
-    /// The move text is malformed or the move is not legal here.
-    BadMove {
-        /// The text given (or the move's name).
-        text: String,
-        /// What is wrong.
-        why: String,
-    },
-    /// A layer `(a, b)` with `a + b > n²`.
-    BadLayer {
-        /// Cubes of the player to move.
-        a: usize,
-        /// Cubes of the opponent.
-        b: usize,
-        /// Board size.
-        n: usize,
-    },
-}
-
-impl fmt::Display for QuixoError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            QuixoError::BadSize(n) => {
-                write!(
-                    f,
-                    "board size {n}: Quixo here handles {MIN_N} ≤ n ≤ {MAX_N}"
-                )
-            }
-            QuixoError::BadCell { name, n } => {
-                let last = (b'a' + *n as u8 - 1) as char;
-                write!(
-                    f,
-                    "`{name}` is not a cell of the {n}×{n} board (files a–{last}, ranks 1–{n})"
-                )
-            }
-            QuixoError::BadBoard { mine, theirs, n } => write!(
-                f,
-                "masks mine {mine:#x}, theirs {theirs:#x} are not a {n}×{n} board (they overlap or leave the {} cells)",
-                n * n
-            ),
-            QuixoError::BadPosition { text, why } => write!(f, "position `{text}`: {why}"),
-            QuixoError::BadMove { text, why } => write!(f, "move `{text}`: {why}"),
-            QuixoError::BadLayer { a, b, n } => {
-                write!(
-                    f,
-                    "layer ({a}, {b}): more than the {} cells of the {n}×{n} board",
-                    n * n
-                )
-            }
+fn n_of(params: &toml::Table) -> Result<usize, String> {
+    let n = match params.get("n") {
+        None => return Err("no board size `n` (write n = 3, 4 or 5)".into()),
+        Some(toml::Value::Integer(n)) => *n,
+        Some(v) => {
+            return Err(format!(
+                "`n` must be a number, found {} {v} (write n = 4, without quotes)",
+                v.type_str()
+            ));
         }
+    };
+    match n {
+        3..=5 => Ok(n as usize),
+        _ => Err(format!(
+            "n = {n}: Quixo boards here are 3×3, 4×4 and 5×5 (n = 3, 4 or 5)"
+        )),
     }
 }
 
-impl std::error::Error for QuixoError {}
+fn min_cubes(params: &toml::Table) -> usize {
+    params
+        .get("min_cubes")
+        .and_then(toml::Value::as_integer)
+        .map_or(0, |m| m as usize)
+}
+
+/// A quixo job file's own keys (besides the engine's `job_memory`).
+#[derive(Debug, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Board size: 3, 4 or 5.
+    pub n: i64,
+    /// Solve only the layers with at least this many cubes (0: every
+    /// layer; not written when 0, so the run's parameters are those of a
+    /// job file without it).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub min_cubes: i64,
+}
+
+fn is_zero(x: &i64) -> bool {
+    *x == 0
+}
+
+impl EngineGame for Quixo {
+    type Game = QuixoLayers;
+    type Shown = Position;
+    type Params = Params;
+
+    const KIND: &'static str = "quixo";
+    const ABOUT: &'static str = "Quixo n×n (3 to 5): win/loss/draw and depth of every board, one job per layer of cube counts (generic engine)";
+    const TITLE: &'static str = "Quixo";
+    /// 4×4 on this machine, one board per symmetry class solved: 8.3 s of
+    /// CPU for the 80 layer jobs of 43,046,721 boards (190 ns a board),
+    /// taken ×3 for the larger moves, ranks and cache misses of 5×5.
+    const NS_PER_POSITION: f64 = 600.0;
+    /// 4×4: the reachability jobs took 28.6 s of CPU board by board and
+    /// 9.7 s by symmetry classes (canonical boards expanded, classes filled
+    /// in at the end); the figure of 525 ns scaled by that ratio.
+    const NS_PER_REACH_POSITION: f64 = 180.0;
+    const VIEW: BoardView = BoardView {
+        pieces: &[('X', "X", "#3b6fd8"), ('O', "O", "#d84a3b")],
+        moves: MoveStyle::FromTo,
+        rules: "A move takes a cube from the border that is blank or shows your symbol, turns it to your symbol and pushes it back in at another end of its row or column (b1-b3: the cube of b1 pushed in at b3). Whoever makes a line of the opponent's symbol loses, even with a line of their own; otherwise a line of your symbol wins (Gigamic's rules).",
+    };
+    const POSITION_HELP: &'static str = "A position: the colour to move, `:`, then the ranks from the top, `/` between, each file a… as X, O or . (blank), e.g. `O:X../.X./..O` (default: the start)";
+    const VARIANT_PARAM: Option<&'static str> = Some("n");
+    const VARIANT_HELP: &'static str = "Board size (3, 4 or 5)";
+    const QUERY_ABOUT: &'static str = "Value, depth and every legal move of a Quixo position (Gigamic's rules: a move that makes a line of the opponent's symbol loses, even with a line of the mover's). Reads a quixo run (default runs/quixo-N); 3×3 is solved in memory without one. Values are for the player to move; a move's value is for the player making it. Moves are `source-insertion`, e.g. `b1-b3` takes the cube on b1 and pushes it in at b3.";
+    const QUERY_EXAMPLES: &'static str = "Examples:\n  gametables query quixo --n 3\n  gametables query quixo --n 3 --moves \"b1-b3 a1-c1\"\n  gametables query quixo --n 4 --position \"X:..../.OX./..../X..O\"";
+
+    fn check_params(p: &Params) -> Result<(), (String, String)> {
+        if !(3..=5).contains(&p.n) {
+            return Err((
+                "n".into(),
+                format!(
+                    "n = {}: Quixo boards here are 3×3, 4×4 and 5×5 (n = 3, 4 or 5)",
+                    p.n
+                ),
+            ));
+        }
+        if !(0..=p.n * p.n).contains(&p.min_cubes) {
+            return Err((
+                "min_cubes".into(),
+                format!(
+                    "min_cubes = {} is not a whole number from 0 to the {} cells",
+                    p.min_cubes,
+                    p.n * p.n
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn game(params: &toml::Table) -> Result<QuixoLayers, String> {
+        QuixoLayers::new(n_of(params)?).map_err(|e| e.to_string())
+    }
+
+    fn solves(game: &QuixoLayers, params: &toml::Table, layer: usize) -> bool {
+        let (a, b) = game.pair(layer);
+        a + b >= min_cubes(params)
+    }
+
+    fn variant(params: &toml::Table) -> String {
+        let n = n_of(params).map_or(0, |n| n);
+        match min_cubes(params) {
+            0 => n.to_string(),
+            m => format!("{n}-from-{m}-cubes"),
+        }
+    }
+
+    fn board(params: &toml::Table) -> String {
+        n_of(params).map_or(0, |n| n).to_string()
+    }
+
+    fn variant_params(variant: &str) -> Result<toml::Table, String> {
+        let n: i64 = variant
+            .trim()
+            .parse()
+            .map_err(|_| format!("n = `{variant}`: a board size (3, 4 or 5)"))?;
+        let t: toml::Table = [("n".to_string(), toml::Value::from(n))]
+            .into_iter()
+            .collect();
+        n_of(&t)?;
+        Ok(t)
+    }
+
+    fn in_memory(variant: &str) -> bool {
+        variant.trim() == "3"
+    }
+
+    /// 5×5 as a whole is a cluster's run (`jobs/quixo-5.toml`); one machine
+    /// runs the layers that fit 20 GB.
+    fn local_job(variant: &str) -> String {
+        match variant.trim() {
+            "5" => "quixo-5-20g".to_string(),
+            v => format!("quixo-{v}"),
+        }
+    }
+
+    fn start(game: &QuixoLayers) -> Option<Position> {
+        Some(Position::start(game.rules().n()))
+    }
+
+    fn parse(game: &QuixoLayers, text: &str) -> Result<Position, String> {
+        let p = Position::parse(text).map_err(|e| e.to_string())?;
+        let n = game.rules().n();
+        if p.n() != n {
+            return Err(format!(
+                "position `{text}` is a {}×{} board, not {n}×{n}",
+                p.n(),
+                p.n()
+            ));
+        }
+        Ok(p)
+    }
+
+    fn show(_game: &QuixoLayers, p: &Position) -> String {
+        p.to_string()
+    }
+
+    fn grid(_game: &QuixoLayers, p: &Position) -> Vec<String> {
+        p.grid().lines().take(p.n()).map(str::to_string).collect()
+    }
+
+    fn to_move(p: &Position) -> String {
+        p.to_move().symbol().to_string()
+    }
+
+    fn position(p: &Position) -> crate::solvers::quixo::Board {
+        p.board()
+    }
+
+    fn moves(game: &QuixoLayers, p: &Position) -> Vec<(String, Position)> {
+        let r: &Rules = game.rules();
+        r.moves(p.board())
+            .filter_map(|m| Some((r.move_name(m), p.play(r, m).ok()?)))
+            .collect()
+    }
+
+    /// The board with the player to move as X (the engine's boards carry
+    /// no colour; the same board with colours swapped and O to move has the
+    /// same value).
+    fn describe(game: &QuixoLayers, b: &crate::solvers::quixo::Board) -> String {
+        Position::new(game.rules().n(), *b, crate::solvers::quixo::Colour::X)
+            .map_or_else(|e| e.to_string(), |p| p.to_string())
+    }
+
+    fn over(game: &QuixoLayers, p: &Position) -> Option<String> {
+        let me = p.to_move();
+        game.terminal(&p.board()).map(|t| match t {
+            crate::solvers::engine::Terminal::Win => format!(
+                "game over: the board shows a line of {}, made by {}'s last move: {} has won",
+                me.symbol(),
+                me.other().symbol(),
+                me.symbol()
+            ),
+            crate::solvers::engine::Terminal::Loss => format!(
+                "game over: {}'s last move made a line of {}: {} has lost",
+                me.other().symbol(),
+                me.other().symbol(),
+                me.symbol()
+            ),
+            // Quixo always has a move: play ends only with a line.
+            crate::solvers::engine::Terminal::Draw => "game over: a draw".to_string(),
+        })
+    }
+
+    fn claims(
+        params: &toml::Table,
+        facts: &RunFacts,
+        _: &RunValues<'_, QuixoLayers>,
+    ) -> crate::pipeline::error::Result<Vec<Claim>> {
+        Ok(quixo_claims(n_of(params).unwrap_or(0), facts))
+    }
+
+    fn works() -> &'static [Work] {
+        sources::WORKS
+    }
+}
+
+fn quixo_claims(n: usize, facts: &RunFacts) -> Vec<Claim> {
+    let mut out = Vec::new();
+    let paper = sources::QUIXO_IS_SOLVED;
+    if n == 5 {
+        let claim = "5×5: the start (every cube blank, X to move) is a draw";
+        out.push(match &facts.start {
+            Some(v) => Claim::compare(paper, claim, "draw", v),
+            None => Claim::not_covered(
+                paper,
+                claim,
+                "draw",
+                "this run does not solve the start's layer (layer 0-0: an endgame or a job_memory selection)",
+            ),
+        });
+        // The 13 layers {a, b} with a + b = 25: the sum of the halves (a, b)
+        // and (b, a) of the authors' table.
+        for a in 13..=25usize {
+            let b = 25 - a;
+            let mut want = (0u64, 0u64, 0u64);
+            for &(x, o, w, l, d) in &FULL_5X5 {
+                if (o, x) == (a, b) || (o, x) == (b, a) {
+                    want = (want.0 + w, want.1 + l, want.2 + d);
+                }
+            }
+            let name = format!("{a}-{b}");
+            let claim = format!(
+                "5×5, layer {name} ({a} and {b} cubes, no blank): wins, losses, draws for the player to move"
+            );
+            let expected = format!("{} / {} / {}", want.0, want.1, want.2);
+            out.push(match facts.layers.iter().find(|l| l.layer == name) {
+                Some(l) => Claim::compare(
+                    sources::QUIXO_CPP,
+                    &claim,
+                    expected,
+                    format!("{} / {} / {}", l.wins, l.losses, l.draws),
+                ),
+                None => {
+                    Claim::not_covered(sources::QUIXO_CPP, &claim, expected, "layer not solved")
+                }
+            });
+        }
+    } else {
+        // The paper's abstract states the 5×5 result only; no value of the
+        // smaller boards could be read here, so none is claimed.
+        out.push(Claim::not_covered(
+            paper,
+            "5×5: the start (every cube blank, X to move) is a draw",
+            "draw",
+            &format!("this run solves the {n}×{n} board"),
+        ));
+    }
+    out
+}
+
+/// Quixo in the registry.
+pub static GAME: Game = Game {
+    name: "quixo",
+    kinds: &[QUIXO],
+    checkers: &[&EngineChecker::<Quixo>::NEW],
+    probes: crate::games::engine::probe::probes::<Quixo>,
+    queries: &[query_command::<Quixo>()],
+    works: sources::WORKS,
+    standard_jobs: &[StandardJob {
+        name: "quixo-3",
+        probe: ("quixo", "n=3&moves=b1-b3"),
+        query: &["quixo", "--n", "3", "--moves", "b1-b3"],
+    }],
+};

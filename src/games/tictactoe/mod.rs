@@ -1,371 +1,196 @@
-//! Tic-tac-toe (noughts and crosses) on the 3×3 board, as a
-//! [`LayeredGame`] for the generic retrograde engine: the smallest game of
-//! the engine's series and its worked example (ARCHITECTURE.md, "Adding a
-//! game").
+//! Tic-tac-toe, solved by the generic layered retrograde engine: this
+//! folder is the whole of what the game adds to the pipeline — its
+//! [`EngineGame`] description ([`TicTacToeGame`]: notation, start,
+//! claims) and its [`Game`] value. The rules are
+//! `crate::solvers::tictactoe` ([`TicTacToe`]). The worked example of
+//! ARCHITECTURE.md, "Adding a game".
 //!
-//! **Rules.** X and O take turns, X first, each putting a mark on an empty
-//! cell. A player who makes three marks in a row, column or diagonal wins;
-//! a full board without such a line is a draw ([`Terminal::Draw`]).
+//! Job files: `kind = "tictactoe"` and no other key (one board; the
+//! engine's `job_memory` is allowed but never needed).
 //!
-//! **Positions and layers.** A position is the two sets of marked cells
-//! ([`Board`]); who is to move follows from the counts (X when they are
-//! equal). Layer `k` holds the boards after `k` plays: ⌈k/2⌉ X marks and
-//! ⌊k/2⌋ O marks anywhere, ranked by the engine's two-colour placement
-//! ranking ([`Placement`], X first). Every move goes from layer `k` to
-//! `k + 1`, so no layer has moves inside it. The 10 layers hold
-//! `Σ C(9, ⌈k/2⌉)·C(9 − ⌈k/2⌉, ⌊k/2⌋)` = 6,046 boards, of which 5,478 are
-//! reachable from the empty board.
-//!
-//! **Ended play.** A board where the player who just moved has a line is a
-//! loss for the player to move. Boards no game reaches are valued by the
-//! same rules read on the board as it stands: a line of the player to move
-//! alone is a win for them (their opponent played on after it), a full
-//! board without a line a draw.
-//!
-//! **Symmetry.** The 8 symmetries of the square map lines to lines; the
-//! engine checks them ([`LayeredGame::symmetries`]) but, with 6,046
-//! boards, solves every board.
-//!
-//! Cells are numbered `x + 3·(rank − 1)`: `a1` = 0 bottom left, `c3` = 8
-//! top right (the notation of `crate::games::square`).
+//! - [`sources`]: the works the claims cite.
 
-use crate::games::engine::placement::Placement;
-use crate::games::engine::{LayeredGame, Terminal};
+use crate::games::engine::fullcheck::EngineChecker;
+use crate::games::engine::kind::EngineKind;
+use crate::games::engine::query::query_command;
+use crate::games::engine::{BoardView, EngineGame, MoveStyle, RunFacts, RunValues};
+use crate::pipeline::JobKind;
+use crate::pipeline::kind::Claim;
+use crate::pipeline::registry::{Game, StandardJob};
+use crate::pipeline::sources::Work;
+use crate::solvers::engine::Terminal;
+use crate::solvers::tictactoe::{Board, TicTacToe};
 
-/// Cells of the board.
-pub const CELLS: usize = 9;
+pub mod sources;
 
-/// The 8 lines (rows, columns, diagonals) as cell masks.
-pub const LINES: [u16; 8] = [
-    0b000_000_111,
-    0b000_111_000,
-    0b111_000_000,
-    0b001_001_001,
-    0b010_010_010,
-    0b100_100_100,
-    0b100_010_001,
-    0b001_010_100,
-];
+/// Tic-tac-toe as an engine game.
+pub struct TicTacToeGame;
 
-/// The 8 symmetries of the square as cell permutations: cell `c` goes to
-/// `SYMMETRIES[g][c]` (identity first).
-const SYMMETRIES: [[u8; CELLS]; 8] = {
-    let mut t = [[0u8; CELLS]; 8];
-    let mut g = 0;
-    while g < 8 {
-        let mut c = 0;
-        while c < CELLS {
-            let (x, y) = (c % 3, c / 3);
-            // Rotate g % 4 quarter turns, then mirror if g ≥ 4.
-            let (mut u, mut v) = (x, y);
-            let mut k = 0;
-            while k < g % 4 {
-                let w = u;
-                u = 2 - v;
-                v = w;
-                k += 1;
-            }
-            if g >= 4 {
-                u = 2 - u;
-            }
-            t[g][c] = (u + 3 * v) as u8;
-            c += 1;
-        }
-        g += 1;
-    }
-    t
-};
+/// The `tictactoe` kind.
+pub const TICTACTOE: &dyn JobKind = &EngineKind::<TicTacToeGame>::NEW;
 
-/// A board: the cells marked X and the cells marked O (bit c = cell c).
-/// X is to move when both counts are equal, O when X has one more.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct Board {
-    /// Cells marked X.
-    pub x: u16,
-    /// Cells marked O.
-    pub o: u16,
+/// The cells in move order (the order of the engine's moves), named as
+/// squares: `a1`, `b1`, `c1`, `a2`, … `c3`.
+fn cell_name(c: usize) -> String {
+    crate::solvers::square::square_name(c, 3)
 }
 
-/// Whether `marks` holds a line.
-#[inline]
-pub fn has_line(marks: u16) -> bool {
-    // (A loop: clippy's `manual_contains` misreads `any` here.)
-    for l in LINES {
-        if marks & l == l {
-            return true;
+/// A tic-tac-toe job file's own keys: none.
+#[derive(Debug, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {}
+
+impl EngineGame for TicTacToeGame {
+    type Game = TicTacToe;
+    type Shown = Board;
+    type Params = Params;
+
+    const KIND: &'static str = "tictactoe";
+    const ABOUT: &'static str = "Tic-tac-toe: win/loss/draw and depth of every board, one job per number of marks (generic engine; the smallest engine game)";
+    const TITLE: &'static str = "Tic-tac-toe";
+    /// Far below a millisecond for the whole board; a round figure.
+    const NS_PER_POSITION: f64 = 2_000.0;
+    const NS_PER_REACH_POSITION: f64 = 2_000.0;
+    const VIEW: BoardView = BoardView {
+        pieces: &[('X', "X", "#3b6fd8"), ('O', "O", "#d84a3b")],
+        moves: MoveStyle::Place,
+        rules: "X plays first; the players mark empty cells in turn, and three in a row wins. A full board without a line is a draw.",
+    };
+    const POSITION_HELP: &'static str = "A board: its ranks from the top, `/` between, each cell X, O or . (blank), e.g. `X.O/.X./...`; who is to move follows from the counts (default: the empty board)";
+    const VARIANT_PARAM: Option<&'static str> = None;
+    const VARIANT_HELP: &'static str = "";
+    const QUERY_ABOUT: &'static str = "Value, depth and every legal move of a tic-tac-toe board (X plays first; three in a row wins; a full board without a line is a draw). Solved in memory, or read from a tictactoe run (--run-dir). Values are for the player to move; a move's value is for the player making it. Moves are the square marked, e.g. `b2`.";
+    const QUERY_EXAMPLES: &'static str = "Examples:\n  gametables query tictactoe\n  gametables query tictactoe --moves \"b2 a1\"\n  gametables query tictactoe --position \"X.O/.X./...\"";
+
+    fn variant_params(variant: &str) -> Result<toml::Table, String> {
+        match variant.trim() {
+            "" => Ok(toml::Table::new()),
+            v => Err(format!(
+                "tic-tac-toe has one board; `{v}` names none (ask without a board)"
+            )),
         }
     }
-    false
-}
 
-impl Board {
-    /// The empty board, X to move.
-    pub const START: Board = Board { x: 0, o: 0 };
-
-    /// Marks on the board (the layer).
-    pub fn plays(self) -> usize {
-        (self.x.count_ones() + self.o.count_ones()) as usize
+    fn in_memory(variant: &str) -> bool {
+        variant.trim().is_empty()
     }
 
-    /// Whether X is to move (the counts are equal).
-    pub fn x_to_move(self) -> bool {
-        self.x.count_ones() == self.o.count_ones()
+    fn game(_params: &toml::Table) -> Result<TicTacToe, String> {
+        Ok(TicTacToe::new())
     }
 
-    /// The marks of the player to move and of the opponent.
-    pub fn sides(self) -> (u16, u16) {
-        if self.x_to_move() {
-            (self.x, self.o)
+    /// `3x3`, for table names (`tictactoe-3x3-layers.csv`).
+    fn variant(_params: &toml::Table) -> String {
+        "3x3".to_string()
+    }
+
+    /// Requests name no board.
+    fn board(_params: &toml::Table) -> String {
+        String::new()
+    }
+
+    fn start(_game: &TicTacToe) -> Option<Board> {
+        Some(Board::START)
+    }
+
+    fn parse(_game: &TicTacToe, text: &str) -> Result<Board, String> {
+        Board::parse(text)
+    }
+
+    fn show(_game: &TicTacToe, p: &Board) -> String {
+        p.to_string()
+    }
+
+    fn grid(_game: &TicTacToe, p: &Board) -> Vec<String> {
+        p.ranks().to_vec()
+    }
+
+    fn to_move(p: &Board) -> String {
+        if p.x_to_move() { "X" } else { "O" }.to_string()
+    }
+
+    fn position(p: &Board) -> Board {
+        *p
+    }
+
+    fn moves(_game: &TicTacToe, p: &Board) -> Vec<(String, Board)> {
+        (0..9)
+            .filter(|&c| p.empty() >> c & 1 == 1)
+            .map(|c| (cell_name(c), p.play(c)))
+            .collect()
+    }
+
+    fn describe(_game: &TicTacToe, p: &Board) -> String {
+        p.to_string()
+    }
+
+    fn over(_game: &TicTacToe, p: &Board) -> Option<String> {
+        let (me, them) = if p.x_to_move() {
+            ("X", "O")
         } else {
-            (self.o, self.x)
-        }
-    }
-
-    /// Empty cells.
-    pub fn empty(self) -> u16 {
-        !(self.x | self.o) & 0x1ff
-    }
-
-    /// The board after the player to move marks cell `c` (which must be
-    /// empty).
-    pub fn play(self, c: usize) -> Board {
-        debug_assert!(self.empty() >> c & 1 == 1, "cell {c} is marked");
-        if self.x_to_move() {
-            Board {
-                x: self.x | 1 << c,
-                o: self.o,
-            }
-        } else {
-            Board {
-                x: self.x,
-                o: self.o | 1 << c,
-            }
-        }
-    }
-
-    /// Whether play has ended, and how, for the player to move (module doc,
-    /// "Ended play").
-    pub fn outcome(self) -> Option<Terminal> {
-        let (mine, theirs) = self.sides();
-        if has_line(theirs) {
-            Some(Terminal::Loss)
-        } else if has_line(mine) {
-            Some(Terminal::Win)
-        } else if self.empty() == 0 {
-            Some(Terminal::Draw)
-        } else {
-            None
-        }
-    }
-
-    /// The image of the board under symmetry `g` (0 … 7, 0 the identity).
-    pub fn image(self, g: usize) -> Board {
-        let map = |m: u16| {
-            let mut out = 0u16;
-            for (c, &to) in SYMMETRIES[g].iter().enumerate() {
-                out |= (m >> c & 1) << to;
-            }
-            out
+            ("O", "X")
         };
-        Board {
-            x: map(self.x),
-            o: map(self.o),
-        }
-    }
-}
-
-impl Board {
-    /// The ranks of the board, top (rank 3) first, each `X`, `O` or `.` per
-    /// cell from file a to c.
-    pub fn ranks(self) -> [String; 3] {
-        std::array::from_fn(|i| {
-            let rank = 2 - i;
-            (0..3)
-                .map(|file| {
-                    let c = file + 3 * rank;
-                    if self.x >> c & 1 == 1 {
-                        'X'
-                    } else if self.o >> c & 1 == 1 {
-                        'O'
-                    } else {
-                        '.'
-                    }
-                })
-                .collect()
+        p.outcome().map(|t| match t {
+            Terminal::Loss => format!("game over: {them} has three in a row: {me} has lost"),
+            Terminal::Win => {
+                format!(
+                    "game over: {me} has three in a row (no game reaches this board): {me} has won"
+                )
+            }
+            Terminal::Draw => "game over: the board is full without a line: a draw".to_string(),
         })
     }
 
-    /// Reads a board written as its ranks from the top, `/` between, each
-    /// cell `X`, `O` or `.` (`-` also reads as empty; case ignored):
-    /// `X.O/.X./...`. An optional `X:` or `O:` in front names the player to
-    /// move, which must agree with the counts.
-    ///
-    /// # Errors
-    /// A message naming what is wrong: not 3 ranks of 3 cells, a cell that
-    /// is none of those, or counts no game gives (X must have as many marks
-    /// as O or one more).
-    pub fn parse(text: &str) -> Result<Board, String> {
-        let t = text.trim();
-        let (mover, body) = match t.split_once(':') {
-            Some((m, b)) => (Some(m.trim().to_ascii_uppercase()), b.trim()),
-            None => (None, t),
-        };
-        let ranks: Vec<&str> = body.split('/').map(str::trim).collect();
-        if ranks.len() != 3 || ranks.iter().any(|r| r.chars().count() != 3) {
-            return Err(format!(
-                "`{text}` is not a tic-tac-toe board: write its 3 ranks from the top, `/` between, each 3 cells of X, O or . (e.g. `X.O/.X./...`)"
-            ));
-        }
-        let mut b = Board::default();
-        for (i, r) in ranks.iter().enumerate() {
-            for (file, ch) in r.chars().enumerate() {
-                let c = file + 3 * (2 - i);
-                match ch.to_ascii_uppercase() {
-                    'X' => b.x |= 1 << c,
-                    'O' => b.o |= 1 << c,
-                    '.' | '-' => {}
-                    other => {
-                        return Err(format!("`{text}`: `{other}` is not a cell (X, O, . or -)"));
+    fn claims(
+        _params: &toml::Table,
+        facts: &RunFacts,
+        _: &RunValues<'_, TicTacToe>,
+    ) -> crate::pipeline::error::Result<Vec<Claim>> {
+        use crate::pipeline::claim_table::{Fact, claims_from_table};
+        claims_from_table("src/games/tictactoe/claims.toml", CLAIMS, |row| {
+            Some(match row.fact.as_str() {
+                "start" => match &facts.start {
+                    Some(v) => Fact::ours(v),
+                    None => Fact::NotCovered("the start's layer is not solved".into()),
+                },
+                "reachable" => {
+                    let reach: Option<u64> = facts
+                        .layers
+                        .iter()
+                        .map(|l| l.reach.map(|r| r[0]))
+                        .sum::<Option<u64>>()
+                        .filter(|_| facts.layers.len() == 10);
+                    match reach {
+                        Some(n) => Fact::ours(n),
+                        None => Fact::NotCovered(
+                            "this run has no reachability jobs for every layer".into(),
+                        ),
                     }
                 }
-            }
-        }
-        let (xs, os) = (b.x.count_ones(), b.o.count_ones());
-        if xs != os && xs != os + 1 {
-            return Err(format!(
-                "`{text}` has {xs} X and {os} O: X plays first, so X has as many marks as O or one more"
-            ));
-        }
-        let to_move = if b.x_to_move() { "X" } else { "O" };
-        if let Some(m) = mover.as_deref().filter(|m| *m != "X" && *m != "O") {
-            return Err(format!(
-                "`{text}`: `{m}:` names no player (write X: or O: before the ranks, or nothing)"
-            ));
-        }
-        match mover.as_deref() {
-            Some(m) if m != to_move => Err(format!(
-                "`{text}` names {m} to move, but with {xs} X and {os} O it is {to_move}'s turn"
-            )),
-            _ => Ok(b),
-        }
+                _ => return None,
+            })
+        })
+    }
+
+    fn works() -> &'static [Work] {
+        sources::WORKS
     }
 }
 
-impl std::fmt::Display for Board {
-    /// The ranks from the top, `/` between (what [`Board::parse`] reads).
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.ranks().join("/"))
-    }
-}
+/// The published numbers `report.md` compares, as data.
+const CLAIMS: &str = include_str!("claims.toml");
 
-/// Tic-tac-toe as layers of the engine (module doc).
-#[derive(Debug, Clone)]
-pub struct TicTacToe {
-    /// The ranking of each layer (boards after k plays).
-    layers: [Placement; CELLS + 1],
-}
-
-impl Default for TicTacToe {
-    fn default() -> Self {
-        TicTacToe::new()
-    }
-}
-
-impl TicTacToe {
-    /// The 10 layers.
-    pub fn new() -> TicTacToe {
-        TicTacToe {
-            layers: std::array::from_fn(|k| {
-                Placement::new(CELLS, k.div_ceil(2), k / 2).expect("k ≤ 9 marks on 9 cells")
-            }),
-        }
-    }
-}
-
-impl LayeredGame for TicTacToe {
-    type Position = Board;
-
-    fn layer_count(&self) -> usize {
-        CELLS + 1
-    }
-
-    fn layer_name(&self, layer: usize) -> String {
-        layer.to_string()
-    }
-
-    fn layer_size(&self, layer: usize) -> u64 {
-        self.layers[layer].size()
-    }
-
-    fn child_layers(&self, layer: usize) -> Vec<usize> {
-        if layer < CELLS {
-            vec![layer + 1]
-        } else {
-            Vec::new()
-        }
-    }
-
-    fn unrank(&self, layer: usize, rank: u64) -> Board {
-        let (x, o) = self.layers[layer].unrank(rank);
-        Board {
-            x: x as u16,
-            o: o as u16,
-        }
-    }
-
-    fn rank(&self, p: &Board) -> (usize, u64) {
-        let k = p.plays();
-        (k, self.rank_in(k, p))
-    }
-
-    fn layer_of(&self, p: &Board) -> usize {
-        p.plays()
-    }
-
-    fn rank_in(&self, layer: usize, p: &Board) -> u64 {
-        self.layers[layer].rank(u64::from(p.x), u64::from(p.o))
-    }
-
-    fn terminal(&self, p: &Board) -> Option<Terminal> {
-        p.outcome()
-    }
-
-    fn children(&self, p: &Board, f: &mut impl FnMut(Board)) {
-        let mut e = p.empty();
-        while e != 0 {
-            f(p.play(e.trailing_zeros() as usize));
-            e &= e - 1;
-        }
-    }
-
-    /// No move stays in its layer.
-    fn parents(&self, _p: &Board, _f: &mut impl FnMut(Board)) {}
-
-    fn symmetries(&self, p: &Board, f: &mut impl FnMut(Board)) {
-        for g in 1..8 {
-            f(p.image(g));
-        }
-    }
-
-    fn for_each_position(
-        &self,
-        layer: usize,
-        start: u64,
-        end: u64,
-        f: &mut impl FnMut(u64, Board),
-    ) {
-        let it = self.layers[layer].iter_from(start);
-        for (r, (x, o)) in (start..end).zip(it) {
-            f(
-                r,
-                Board {
-                    x: x as u16,
-                    o: o as u16,
-                },
-            );
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests;
+/// Tic-tac-toe in the registry.
+pub static GAME: Game = Game {
+    name: "tictactoe",
+    kinds: &[TICTACTOE],
+    checkers: &[&EngineChecker::<TicTacToeGame>::NEW],
+    probes: crate::games::engine::probe::probes::<TicTacToeGame>,
+    queries: &[query_command::<TicTacToeGame>()],
+    works: sources::WORKS,
+    standard_jobs: &[StandardJob {
+        name: "tictactoe",
+        probe: ("tictactoe", "moves=b2"),
+        query: &["tictactoe", "--moves", "b2"],
+    }],
+};

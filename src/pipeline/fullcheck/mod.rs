@@ -22,9 +22,9 @@
 //! docs/design/verify-full.md.
 //!
 //! - One [`Checker`] per kind, in the kind's game folder
-//!   (`src/kinds/<game>/fullcheck…`), listed in the game's
+//!   (`src/games/<game>/fullcheck…`), listed in the game's
 //!   [`Game`](super::registry::Game) value. A checker imports no solver
-//!   (`src/games/`): `tests/it/architecture.rs` fails the build's tests if one
+//!   (`src/solvers/`): `tests/it/architecture.rs` fails the build's tests if one
 //!   does, directly or through another module.
 //! - [`full_check`] runs the kind's checker over a run directory and
 //!   returns a [`FullReport`]: every bad value counted, the first

@@ -2,7 +2,7 @@
 //! computed in memory for small games), for `query` and `serve`.
 //!
 //! Each game has one probe type next to its job kind
-//! (`kinds/*_probe.rs`, and [`impartial`] for the games without a kind):
+//! (`games/*_probe.rs`, and [`impartial`] for the games without a kind):
 //! a typed request, a typed answer that prints itself as text
 //! ([`std::fmt::Display`]) and as JSON (`json()`), and a constructor that
 //! opens its run directories once. The command line only parses arguments

@@ -1,0 +1,404 @@
+//! Every published Dodgem number we know, checked against a `dodgem` run:
+//! the 1996 rec.games.abstract thread (Erickson, Fleury, desJardins),
+//! Winning Ways, the GamesCrafters figures and the sen-ltd Dodgem article.
+
+use std::collections::BTreeMap;
+
+use super::whole;
+use crate::games::engine::{RunFacts, RunValues};
+use crate::pipeline::claim_table::{Fact, claims_from_table};
+use crate::pipeline::error::Result;
+use crate::pipeline::kind::Claim;
+use crate::solvers::dodgem::{DodgemLayers, Move, Position, Side};
+use crate::solvers::engine::{LayeredGame, Value};
+
+fn pct(a: u64, b: u64) -> String {
+    format!("{:.1}%", 100.0 * a as f64 / b.max(1) as f64)
+}
+
+fn sep(v: u128) -> String {
+    crate::pipeline::resources::thousands(v)
+}
+
+/// What the claims compare, from the run's per-layer counts and values.
+#[derive(Debug, Default)]
+struct Facts {
+    n: u32,
+    /// `None` for a run of the whole board.
+    max_cars: Option<u32>,
+    positions: u64,
+    /// Layers by (a, b): positions.
+    layers: BTreeMap<(usize, usize), u64>,
+    both_sides_positions: u64,
+    both_sides_draws: u64,
+    both_sides_placements: u64,
+    reachable: Option<u64>,
+    reachable_wins: Option<u64>,
+    reachable_losses: Option<u64>,
+    reachable_draws: Option<u64>,
+    longest_win: u16,
+    longest_loss: u16,
+    start: Option<String>,
+    /// Placements lost for whoever moves, with Blue to move (read from the
+    /// values of boards up to 5×5 only).
+    lost_for_both: Vec<String>,
+}
+
+impl Facts {
+    fn of(params: &toml::Table, facts: &RunFacts, values: &RunValues<'_, DodgemLayers>) -> Facts {
+        let game = values.game();
+        let n = game.board().n();
+        let mut f = Facts {
+            n: n as u32,
+            max_cars: (!whole(params)).then(|| {
+                params
+                    .get("max_cars")
+                    .and_then(toml::Value::as_integer)
+                    .unwrap_or(0) as u32
+            }),
+            start: facts.start.clone(),
+            ..Facts::default()
+        };
+        let mut reach = [0u64; 4];
+        let mut all_reached = !facts.layers.is_empty();
+        for row in &facts.layers {
+            let Some((a, b)) = row
+                .layer
+                .split_once('-')
+                .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+            else {
+                continue;
+            };
+            f.layers.insert((a, b), row.positions);
+            f.positions += row.positions;
+            if a > 0 && b > 0 {
+                f.both_sides_positions += row.positions;
+                f.both_sides_draws += row.draws;
+                f.both_sides_placements += row.positions / 2;
+            }
+            f.longest_win = f.longest_win.max(row.max_win_depth);
+            f.longest_loss = f.longest_loss.max(row.max_loss_depth);
+            match row.reach {
+                Some(r) => (0..4).for_each(|i| reach[i] += r[i]),
+                None => all_reached = false,
+            }
+        }
+        if all_reached {
+            [
+                f.reachable,
+                f.reachable_wins,
+                f.reachable_losses,
+                f.reachable_draws,
+            ] = reach.map(Some);
+        }
+        if n <= 5 && f.max_cars.is_none() {
+            f.lost_for_both = lost_for_both(values);
+        }
+        f
+    }
+}
+
+/// The placements (both colours on the board) lost for whoever moves, as
+/// position text with Blue to move, in layer and rank order: ranks 2k and
+/// 2k + 1 of a layer are one placement with Blue and Red to move.
+fn lost_for_both(values: &RunValues<'_, DodgemLayers>) -> Vec<String> {
+    let game = values.game();
+    let mut out = Vec::new();
+    for l in 0..game.layer_count() {
+        let layer = game.layer(l);
+        if layer.a() == 0 || layer.b() == 0 {
+            continue;
+        }
+        let Ok(v) = values.layer(l) else {
+            continue;
+        };
+        let size = game.layer_size(l);
+        for r in (0..size).step_by(2) {
+            if matches!(v.value(r), Some(Value::Loss(_)))
+                && matches!(v.value(r + 1), Some(Value::Loss(_)))
+            {
+                out.push(game.board().position_text(&game.unrank(l, r)));
+            }
+        }
+    }
+    out
+}
+
+/// The value of each first move of the start, for the player making it
+/// (`win in 19`, `draw`), by its name; empty when the run lacks a layer.
+fn first_moves(values: &RunValues<'_, DodgemLayers>) -> BTreeMap<String, String> {
+    let b = values.game().board();
+    let start = b.start();
+    b.moves(&start)
+        .into_iter()
+        .filter_map(|m| {
+            let v = values.value(&b.apply(&start, m)).ok()?;
+            Some((b.move_name(m), v.for_mover().to_string()))
+        })
+        .collect()
+}
+
+/// The claim table: every published Dodgem number we know (the 1996
+/// rec.games.abstract thread, Winning Ways, GamesCrafters, the sen-ltd
+/// Dodgem article), as data.
+pub const TABLE: &str = include_str!("claims.toml");
+
+/// The facts [`dodgem_claims`] computes (a row's `fact` starts with one).
+pub const FACTS: &[&str] = &[
+    "positions",
+    "placements",
+    "both-sides-placements",
+    "layer",
+    "start",
+    "first-move",
+    "first-moves",
+    "first-moves-all-draw",
+    "reachable-wins-losses",
+    "reachable-draws",
+    "lost-for-both",
+    "longest",
+    "longest-depth",
+    "both-sides-draw-share",
+    "draw-shares",
+    "erickson-third-diagram",
+    "desjardins-bangs",
+    "desjardins-d3-off",
+    "desjardins-replies",
+    "desjardins-c1-c2",
+    "desjardins-a4-b4",
+];
+
+/// Every claim of [`TABLE`] with our value where this run covers it.
+///
+/// # Errors
+/// If the table cannot be read (a test reads it on every build).
+pub fn dodgem_claims(
+    params: &toml::Table,
+    facts: &RunFacts,
+    values: &RunValues<'_, DodgemLayers>,
+) -> Result<Vec<Claim>> {
+    let s = &Facts::of(params, facts, values);
+    let n = s.n as usize;
+    let firsts = first_moves(values);
+    // Counts are compared only with what this run counted, over the whole of
+    // its own board (issue 27: a run with `max_cars = 0` once "matched" six
+    // published counts computed by formula).
+    let count_why = match s.max_cars {
+        None => format!("this run counts the {n}×{n} board only"),
+        Some(m) => format!("this run counts only the {n}×{n} layers with at most {m} cars a side"),
+    };
+    // Every other claim about a board needs all of it (the start,
+    // reachability, counts over every layer).
+    let why = match s.max_cars {
+        None => format!("this run solves {n}×{n}"),
+        Some(m) => format!("this run solves the {n}×{n} layers with at most {m} cars a side"),
+    };
+    let [ra, rw, rl, rd] = [
+        s.reachable,
+        s.reachable_wins,
+        s.reachable_losses,
+        s.reachable_draws,
+    ]
+    .map(|v| v.unwrap_or(0));
+    let mut game: Option<Result<GameFacts, String>> = None;
+    claims_from_table("src/games/dodgem/claims.toml", TABLE, |row| {
+        let m: usize = row.on.as_deref()?.parse().ok()?;
+        let mut words = row.fact.split_whitespace();
+        let name = words.next().filter(|w| FACTS.contains(w))?;
+        let args: Vec<&str> = words.collect();
+        let covered = m == n && s.max_cars.is_none();
+        let fact = match name {
+            "positions" | "placements" | "both-sides-placements" if !covered => {
+                Fact::NotCovered(count_why.clone())
+            }
+            "positions" => Fact::ours(sep(s.positions.into())),
+            "placements" => Fact::ours(sep(u128::from(s.positions) / 2)),
+            "both-sides-placements" => {
+                let p = u128::from(s.both_sides_placements);
+                Fact::Ours(format!("{} = 2 × {}", sep(p), sep(p / 2)))
+            }
+            "layer" => {
+                let (a, b) = args.first()?.split_once('-')?;
+                let ab = (a.parse().ok()?, b.parse().ok()?);
+                match s.layers.get(&ab).filter(|_| m == n) {
+                    Some(l) => Fact::ours(sep(u128::from(*l))),
+                    None if m == n => Fact::NotCovered(count_why.clone()),
+                    None => Fact::NotCovered(format!("this run counts the {n}×{n} board only")),
+                }
+            }
+            _ if !covered => Fact::NotCovered(why.clone()),
+            "start" => Fact::ours(s.start.clone().unwrap_or_default()),
+            "first-move" => Fact::ours(firsts.get(*args.first()?).cloned().unwrap_or_default()),
+            "first-moves" => Fact::Ours(
+                args.iter()
+                    .map(|m| format!("{m} {}", firsts.get(*m).cloned().unwrap_or_default()))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            ),
+            "first-moves-all-draw" => {
+                let draws = firsts.values().filter(|v| *v == "draw").count();
+                Fact::Ours(if draws == firsts.len() {
+                    format!("draw ×{draws}")
+                } else {
+                    format!("{firsts:?}")
+                })
+            }
+            "reachable-wins-losses" => Fact::Ours(format!(
+                "{} = {} + {}, {} draws",
+                sep(ra.into()),
+                sep(rw.into()),
+                sep(rl.into()),
+                rd
+            )),
+            "reachable-draws" => Fact::Ours(format!(
+                "{}, {} draws ({})",
+                sep(ra.into()),
+                sep(rd.into()),
+                pct(rd, ra)
+            )),
+            "lost-for-both" => Fact::ours(s.lost_for_both.len()),
+            "longest" => {
+                let m = s.longest_win.max(s.longest_loss);
+                let kind = if s.longest_win >= s.longest_loss {
+                    "win"
+                } else {
+                    "loss"
+                };
+                Fact::Ours(format!(
+                    "{m} (a {kind} in {m}; longest win {})",
+                    s.longest_win
+                ))
+            }
+            "longest-depth" => Fact::ours(s.longest_win.max(s.longest_loss)),
+            "both-sides-draw-share" => Fact::Ours(pct(s.both_sides_draws, s.both_sides_positions)),
+            "draw-shares" => Fact::Ours(format!(
+                "{} of positions with both sides on the board, {} of reachable positions",
+                pct(s.both_sides_draws, s.both_sides_positions),
+                pct(rd, ra)
+            )),
+            "erickson-third-diagram" => Fact::Ours(erickson_third_diagram(values, s)),
+            d if d.starts_with("desjardins-") => {
+                match game.get_or_insert_with(|| desjardins_game(values)) {
+                    Err(w) => Fact::NotCovered(w.clone()),
+                    Ok(g) => Fact::Ours(match d {
+                        "desjardins-bangs" => format!("{} of 3", g.bangs_only_draw),
+                        "desjardins-d3-off" => g.d3_off.clone(),
+                        "desjardins-replies" => g.replies.clone(),
+                        "desjardins-c1-c2" => g.c1c2.clone(),
+                        "desjardins-a4-b4" => {
+                            format!("1… a4-b4 is a {}; 2. d2-d3 throws the win away", g.a4b4)
+                        }
+                        _ => return None,
+                    }),
+                }
+            }
+            _ => return None,
+        };
+        Some(fact)
+    })
+}
+
+/// Erickson's third 3×3 diagram (blue a3,b3; red c1,c2) read from the run,
+/// and whether the true third pair is among the positions lost for both.
+fn erickson_third_diagram(values: &RunValues<'_, DodgemLayers>, s: &Facts) -> String {
+    let board = values.game().board();
+    let word = |q: &Position| {
+        values
+            .value(q)
+            .map_or_else(|e| format!("? ({e})"), |v| v.to_string())
+    };
+    let p = board.parse_position("blue:a3,b3 red:c1,c2").expect("valid");
+    let truth = [
+        "blue:a3,b3 red:a2,b2 to-move:blue",
+        "blue:b1,b2 red:c1,c2 to-move:blue",
+    ];
+    let has_truth = truth.iter().all(|t| s.lost_for_both.iter().any(|x| x == t));
+    format!(
+        "blue to move: {}; red to move: {}; the true third pair is blue a3,b3 red a2,b2 and blue b1,b2 red c1,c2 ({})",
+        word(&p),
+        word(&p.with_to_move(Side::Red)),
+        if has_truth { "both found" } else { "NOT found" }
+    )
+}
+
+struct GameFacts {
+    bangs_only_draw: usize,
+    d3_off: String,
+    replies: String,
+    c1c2: String,
+    a4b4: String,
+}
+
+/// Replays desJardins' 4×4 game (1996-03-19) from the run's 4×4 layers.
+fn desjardins_game(values: &RunValues<'_, DodgemLayers>) -> Result<GameFacts, String> {
+    let board = values.game().board();
+    let value_of_move = |p: &Position, m: Move| -> Option<Value> {
+        values.value(&board.apply(p, m)).ok().map(Value::for_mover)
+    };
+    let game = "d1-d2 a4-b4 d2-d3 b4-c4 d3-d4 a3-b3 c1-c2 c4-c3! b1-b2 a2-a3! c2-d2 c3-c2 \
+                d2-d3 a3-a2 d3-c3 a2-a3! b2-a2 b3-b2 c3-c4 c2-c1 d4-off c1-c2 d3-off b2-b3";
+    let dj = |p: &Position, w: &str| -> Result<Move, String> {
+        let ours = crate::solvers::dodgem::from_desjardins(&board, w).map_err(|e| e.to_string())?;
+        board.parse_move(p, &ours).map_err(|e| e.to_string())
+    };
+    let word = |v: Option<Value>| v.map_or("?".to_string(), |v| v.to_string());
+    let mut p = board.start();
+    let mut bangs = 0;
+    let mut d3_off = "legal".to_string();
+    for w in game.split_whitespace() {
+        let m = match dj(&p, w) {
+            Ok(m) => m,
+            Err(e) => {
+                if w == "d3-off" {
+                    let c4 = dj(&p, "c4-off").is_ok();
+                    d3_off = if c4 {
+                        "illegal (c4-off meant)".to_string()
+                    } else {
+                        format!("illegal ({e}), and c4-off is not legal either")
+                    };
+                }
+                break;
+            }
+        };
+        if w.ends_with('!') {
+            let drawing: Vec<Move> = board
+                .moves(&p)
+                .into_iter()
+                .filter(|&x| value_of_move(&p, x) == Some(Value::Draw))
+                .collect();
+            bangs += usize::from(drawing == vec![m]);
+        }
+        p = board.apply(&p, m);
+    }
+    let s = board.apply(&board.start(), dj(&board.start(), "d1-d2")?);
+    let replies = ["a2-b2", "a3-b3", "a2-a1", "a4-b4"]
+        .iter()
+        .map(|w| dj(&s, w).map(|m| word(value_of_move(&s, m))))
+        .collect::<Result<Vec<_>, _>>()?
+        .join(", ");
+    let q = board.apply(&s, dj(&s, "a4-b4")?);
+    Ok(GameFacts {
+        bangs_only_draw: bangs,
+        d3_off,
+        replies,
+        c1c2: word(value_of_move(&q, dj(&q, "c1-c2")?)),
+        a4b4: word(value_of_move(&s, dj(&s, "a4-b4")?)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::claim_table::rows_naming;
+
+    #[test]
+    fn every_row_of_the_table_names_a_fact_and_a_board_the_code_knows() {
+        let rows = rows_naming("dodgem/claims.toml", TABLE, FACTS).unwrap();
+        assert_eq!(rows.len(), 33);
+        for r in &rows {
+            let m: usize = r.on.as_deref().unwrap().parse().unwrap();
+            assert!((2..=5).contains(&m), "{}", r.claim);
+            assert!(r.claim.starts_with(&format!("{m}×{m}: ")), "{}", r.claim);
+        }
+    }
+}
