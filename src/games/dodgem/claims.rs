@@ -2,10 +2,9 @@
 //! the 1996 rec.games.abstract thread (Erickson, Fleury, desJardins),
 //! Winning Ways, the GamesCrafters figures and the sen-ltd Dodgem article.
 
-use std::collections::BTreeMap;
-
-use super::whole;
-use crate::games::engine::{RunFacts, RunValues};
+use super::{Dodgem, whole};
+use crate::games::engine::layout::LayerRow;
+use crate::games::engine::{RunFacts, RunValues, first_moves};
 use crate::pipeline::claim_table::{Fact, claims_from_table};
 use crate::pipeline::error::Result;
 use crate::pipeline::kind::Claim;
@@ -20,82 +19,12 @@ fn sep(v: u128) -> String {
     crate::pipeline::resources::thousands(v)
 }
 
-/// What the claims compare, from the run's per-layer counts and values.
-#[derive(Debug, Default)]
-struct Facts {
-    n: u32,
-    /// `None` for a run of the whole board.
-    max_cars: Option<u32>,
-    positions: u64,
-    /// Layers by (a, b): positions.
-    layers: BTreeMap<(usize, usize), u64>,
-    both_sides_positions: u64,
-    both_sides_draws: u64,
-    both_sides_placements: u64,
-    reachable: Option<u64>,
-    reachable_wins: Option<u64>,
-    reachable_losses: Option<u64>,
-    reachable_draws: Option<u64>,
-    longest_win: u16,
-    longest_loss: u16,
-    start: Option<String>,
-    /// Placements lost for whoever moves, with Blue to move (read from the
-    /// values of boards up to 5×5 only).
-    lost_for_both: Vec<String>,
-}
-
-impl Facts {
-    fn of(params: &toml::Table, facts: &RunFacts, values: &RunValues<'_, DodgemLayers>) -> Facts {
-        let game = values.game();
-        let n = game.board().n();
-        let mut f = Facts {
-            n: n as u32,
-            max_cars: (!whole(params)).then(|| {
-                params
-                    .get("max_cars")
-                    .and_then(toml::Value::as_integer)
-                    .unwrap_or(0) as u32
-            }),
-            start: facts.start.clone(),
-            ..Facts::default()
-        };
-        let mut reach = [0u64; 4];
-        let mut all_reached = !facts.layers.is_empty();
-        for row in &facts.layers {
-            let Some((a, b)) = row
-                .layer
-                .split_once('-')
-                .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
-            else {
-                continue;
-            };
-            f.layers.insert((a, b), row.positions);
-            f.positions += row.positions;
-            if a > 0 && b > 0 {
-                f.both_sides_positions += row.positions;
-                f.both_sides_draws += row.draws;
-                f.both_sides_placements += row.positions / 2;
-            }
-            f.longest_win = f.longest_win.max(row.max_win_depth);
-            f.longest_loss = f.longest_loss.max(row.max_loss_depth);
-            match row.reach {
-                Some(r) => (0..4).for_each(|i| reach[i] += r[i]),
-                None => all_reached = false,
-            }
-        }
-        if all_reached {
-            [
-                f.reachable,
-                f.reachable_wins,
-                f.reachable_losses,
-                f.reachable_draws,
-            ] = reach.map(Some);
-        }
-        if n <= 5 && f.max_cars.is_none() {
-            f.lost_for_both = lost_for_both(values);
-        }
-        f
-    }
+/// Whether the layer `a-b` has cars of both colours on the board.
+fn both_sides(row: &LayerRow) -> bool {
+    let cars = |w: &str| w.parse::<u32>().is_ok_and(|c| c > 0);
+    row.layer
+        .split_once('-')
+        .is_some_and(|(a, b)| cars(a) && cars(b))
 }
 
 /// The placements (both colours on the board) lost for whoever moves, as
@@ -122,20 +51,6 @@ fn lost_for_both(values: &RunValues<'_, DodgemLayers>) -> Vec<String> {
         }
     }
     out
-}
-
-/// The value of each first move of the start, for the player making it
-/// (`win in 19`, `draw`), by its name; empty when the run lacks a layer.
-fn first_moves(values: &RunValues<'_, DodgemLayers>) -> BTreeMap<String, String> {
-    let b = values.game().board();
-    let start = b.start();
-    b.moves(&start)
-        .into_iter()
-        .filter_map(|m| {
-            let v = values.value(&b.apply(&start, m)).ok()?;
-            Some((b.move_name(m), v.for_mover().to_string()))
-        })
-        .collect()
 }
 
 /// The claim table: every published Dodgem number we know (the 1996
@@ -177,57 +92,60 @@ pub fn dodgem_claims(
     facts: &RunFacts,
     values: &RunValues<'_, DodgemLayers>,
 ) -> Result<Vec<Claim>> {
-    let s = &Facts::of(params, facts, values);
-    let n = s.n as usize;
-    let firsts = first_moves(values);
+    let n = values.game().board().n();
+    let max_cars = (!whole(params)).then(|| {
+        params
+            .get("max_cars")
+            .and_then(toml::Value::as_integer)
+            .unwrap_or(0)
+    });
+    let firsts = first_moves::<Dodgem>(values);
+    // Read from the values of boards up to 5×5 only.
+    let lost = if n <= 5 && max_cars.is_none() {
+        lost_for_both(values)
+    } else {
+        Vec::new()
+    };
+    let (both_positions, both_draws) = facts.positions_and_draws(both_sides);
+    let (longest_win, longest_loss) = facts.longest();
     // Counts are compared only with what this run counted, over the whole of
     // its own board (issue 27: a run with `max_cars = 0` once "matched" six
     // published counts computed by formula).
-    let count_why = match s.max_cars {
+    let count_why = match max_cars {
         None => format!("this run counts the {n}×{n} board only"),
         Some(m) => format!("this run counts only the {n}×{n} layers with at most {m} cars a side"),
     };
     // Every other claim about a board needs all of it (the start,
     // reachability, counts over every layer).
-    let why = match s.max_cars {
+    let why = match max_cars {
         None => format!("this run solves {n}×{n}"),
         Some(m) => format!("this run solves the {n}×{n} layers with at most {m} cars a side"),
     };
-    let [ra, rw, rl, rd] = [
-        s.reachable,
-        s.reachable_wins,
-        s.reachable_losses,
-        s.reachable_draws,
-    ]
-    .map(|v| v.unwrap_or(0));
+    let [ra, rw, rl, rd] = facts.reachable().unwrap_or_default();
     let mut game: Option<Result<GameFacts, String>> = None;
     claims_from_table("src/games/dodgem/claims.toml", TABLE, |row| {
         let m: usize = row.on.as_deref()?.parse().ok()?;
         let mut words = row.fact.split_whitespace();
         let name = words.next().filter(|w| FACTS.contains(w))?;
         let args: Vec<&str> = words.collect();
-        let covered = m == n && s.max_cars.is_none();
+        let covered = m == n && max_cars.is_none();
         let fact = match name {
             "positions" | "placements" | "both-sides-placements" if !covered => {
                 Fact::NotCovered(count_why.clone())
             }
-            "positions" => Fact::ours(sep(s.positions.into())),
-            "placements" => Fact::ours(sep(u128::from(s.positions) / 2)),
+            "positions" => Fact::ours(sep(facts.positions().into())),
+            "placements" => Fact::ours(sep(u128::from(facts.positions()) / 2)),
             "both-sides-placements" => {
-                let p = u128::from(s.both_sides_placements);
+                let p = u128::from(both_positions / 2);
                 Fact::Ours(format!("{} = 2 × {}", sep(p), sep(p / 2)))
             }
-            "layer" => {
-                let (a, b) = args.first()?.split_once('-')?;
-                let ab = (a.parse().ok()?, b.parse().ok()?);
-                match s.layers.get(&ab).filter(|_| m == n) {
-                    Some(l) => Fact::ours(sep(u128::from(*l))),
-                    None if m == n => Fact::NotCovered(count_why.clone()),
-                    None => Fact::NotCovered(format!("this run counts the {n}×{n} board only")),
-                }
-            }
+            "layer" => match facts.layer(args.first()?).filter(|_| m == n) {
+                Some(l) => Fact::ours(sep(u128::from(l.positions))),
+                None if m == n => Fact::NotCovered(count_why.clone()),
+                None => Fact::NotCovered(format!("this run counts the {n}×{n} board only")),
+            },
             _ if !covered => Fact::NotCovered(why.clone()),
-            "start" => Fact::ours(s.start.clone().unwrap_or_default()),
+            "start" => Fact::ours(facts.start.clone().unwrap_or_default()),
             "first-move" => Fact::ours(firsts.get(*args.first()?).cloned().unwrap_or_default()),
             "first-moves" => Fact::Ours(
                 args.iter()
@@ -256,27 +174,27 @@ pub fn dodgem_claims(
                 sep(rd.into()),
                 pct(rd, ra)
             )),
-            "lost-for-both" => Fact::ours(s.lost_for_both.len()),
+            "lost-for-both" => Fact::ours(lost.len()),
             "longest" => {
-                let m = s.longest_win.max(s.longest_loss);
-                let kind = if s.longest_win >= s.longest_loss {
+                let m = longest_win.max(longest_loss);
+                let kind = if longest_win >= longest_loss {
                     "win"
                 } else {
                     "loss"
                 };
                 Fact::Ours(format!(
                     "{m} (a {kind} in {m}; longest win {})",
-                    s.longest_win
+                    longest_win
                 ))
             }
-            "longest-depth" => Fact::ours(s.longest_win.max(s.longest_loss)),
-            "both-sides-draw-share" => Fact::Ours(pct(s.both_sides_draws, s.both_sides_positions)),
+            "longest-depth" => Fact::ours(longest_win.max(longest_loss)),
+            "both-sides-draw-share" => Fact::Ours(pct(both_draws, both_positions)),
             "draw-shares" => Fact::Ours(format!(
                 "{} of positions with both sides on the board, {} of reachable positions",
-                pct(s.both_sides_draws, s.both_sides_positions),
+                pct(both_draws, both_positions),
                 pct(rd, ra)
             )),
-            "erickson-third-diagram" => Fact::Ours(erickson_third_diagram(values, s)),
+            "erickson-third-diagram" => Fact::Ours(erickson_third_diagram(values, &lost)),
             d if d.starts_with("desjardins-") => {
                 match game.get_or_insert_with(|| desjardins_game(values)) {
                     Err(w) => Fact::NotCovered(w.clone()),
@@ -300,7 +218,7 @@ pub fn dodgem_claims(
 
 /// Erickson's third 3×3 diagram (blue a3,b3; red c1,c2) read from the run,
 /// and whether the true third pair is among the positions lost for both.
-fn erickson_third_diagram(values: &RunValues<'_, DodgemLayers>, s: &Facts) -> String {
+fn erickson_third_diagram(values: &RunValues<'_, DodgemLayers>, lost: &[String]) -> String {
     let board = values.game().board();
     let word = |q: &Position| {
         values
@@ -312,7 +230,7 @@ fn erickson_third_diagram(values: &RunValues<'_, DodgemLayers>, s: &Facts) -> St
         "blue:a3,b3 red:a2,b2 to-move:blue",
         "blue:b1,b2 red:c1,c2 to-move:blue",
     ];
-    let has_truth = truth.iter().all(|t| s.lost_for_both.iter().any(|x| x == t));
+    let has_truth = truth.iter().all(|t| lost.iter().any(|x| x == t));
     format!(
         "blue to move: {}; red to move: {}; the true third pair is blue a3,b3 red a2,b2 and blue b1,b2 red c1,c2 ({})",
         word(&p),

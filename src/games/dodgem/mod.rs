@@ -180,18 +180,6 @@ impl EngineGame for Dodgem {
         n_of(params).unwrap_or(0).to_string()
     }
 
-    fn variant_params(variant: &str) -> Result<toml::Table, String> {
-        let n: i64 = variant
-            .trim()
-            .parse()
-            .map_err(|_| format!("n = `{variant}`: a board size (2 to 6)"))?;
-        let t: toml::Table = [("n".to_string(), toml::Value::from(n))]
-            .into_iter()
-            .collect();
-        n_of(&t)?;
-        Ok(t)
-    }
-
     fn in_memory(variant: &str) -> bool {
         matches!(variant.trim(), "2" | "3" | "4")
     }
@@ -218,25 +206,7 @@ impl EngineGame for Dodgem {
     }
 
     fn grid(game: &DodgemLayers, p: &Position) -> Vec<String> {
-        let b = game.board();
-        let n = b.n();
-        (0..n)
-            .rev()
-            .map(|y| {
-                (0..n)
-                    .map(|x| {
-                        let sq = y * n + x;
-                        if p.blue >> sq & 1 == 1 {
-                            'B'
-                        } else if p.red >> sq & 1 == 1 {
-                            'R'
-                        } else {
-                            '.'
-                        }
-                    })
-                    .collect()
-            })
-            .collect()
+        game.board().ranks(p)
     }
 
     fn to_move(p: &Position) -> String {

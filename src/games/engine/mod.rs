@@ -30,4 +30,4 @@ pub mod split;
 pub mod values;
 
 pub use spec::{BoardView, EngineGame, MoveStyle, RunFacts};
-pub use values::RunValues;
+pub use values::{RunValues, first_moves};

@@ -23,6 +23,44 @@ pub struct RunFacts {
     pub start: Option<String>,
 }
 
+impl RunFacts {
+    /// Positions of every solved layer.
+    pub fn positions(&self) -> u64 {
+        self.layers.iter().map(|l| l.positions).sum()
+    }
+
+    /// The row of the layer named `name` (`None`: not solved by the run).
+    pub fn layer(&self, name: &str) -> Option<&LayerRow> {
+        self.layers.iter().find(|l| l.layer == name)
+    }
+
+    /// Positions reachable from the start, and of those won, lost and drawn
+    /// for the player to move, summed over the layers; `None` unless the
+    /// run has layers and counted reachability in every one.
+    pub fn reachable(&self) -> Option<[u64; 4]> {
+        let first = self.layers.first()?.reach?;
+        self.layers[1..].iter().try_fold(first, |acc, l| {
+            let r = l.reach?;
+            Some([0, 1, 2, 3].map(|i| acc[i] + r[i]))
+        })
+    }
+
+    /// The longest win and the longest loss of any solved layer, in plies.
+    pub fn longest(&self) -> (u16, u16) {
+        self.layers.iter().fold((0, 0), |(w, l), r| {
+            (w.max(r.max_win_depth), l.max(r.max_loss_depth))
+        })
+    }
+
+    /// Positions and draws summed over the layers `keep` accepts.
+    pub fn positions_and_draws(&self, keep: impl Fn(&LayerRow) -> bool) -> (u64, u64) {
+        self.layers
+            .iter()
+            .filter(|l| keep(l))
+            .fold((0, 0), |(p, d), l| (p + l.positions, d + l.draws))
+    }
+}
+
 /// How a move is picked on the board: what the web page's one board view
 /// ([`BoardView`]) needs to turn clicks into a move's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,7 +167,25 @@ pub trait EngineGame: Send + Sync + 'static {
     /// The run's parameters of the board a request names by
     /// [`EngineGame::VARIANT_PARAM`] (the inverse of
     /// [`EngineGame::board`]; the empty string for a game of one board).
-    fn variant_params(variant: &str) -> Result<toml::Table, String>;
+    /// Default: the variant is a whole number, the one key of the table,
+    /// and [`EngineGame::game`] accepts it.
+    ///
+    /// # Errors
+    /// Not a number, or a board [`EngineGame::game`] refuses.
+    fn variant_params(variant: &str) -> Result<toml::Table, String> {
+        let Some(key) = Self::VARIANT_PARAM else {
+            return Ok(toml::Table::new());
+        };
+        let n: i64 = variant
+            .trim()
+            .parse()
+            .map_err(|_| format!("{key} = `{variant}`: {}", Self::VARIANT_HELP.to_lowercase()))?;
+        let t: toml::Table = [(key.to_string(), toml::Value::from(n))]
+            .into_iter()
+            .collect();
+        Self::game(&t)?;
+        Ok(t)
+    }
     /// Whether a probe without a run directory solves this board in memory
     /// (boards that take well under a second).
     fn in_memory(_variant: &str) -> bool {

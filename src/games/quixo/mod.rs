@@ -148,18 +148,6 @@ impl EngineGame for Quixo {
         n_of(params).map_or(0, |n| n).to_string()
     }
 
-    fn variant_params(variant: &str) -> Result<toml::Table, String> {
-        let n: i64 = variant
-            .trim()
-            .parse()
-            .map_err(|_| format!("n = `{variant}`: a board size (3, 4 or 5)"))?;
-        let t: toml::Table = [("n".to_string(), toml::Value::from(n))]
-            .into_iter()
-            .collect();
-        n_of(&t)?;
-        Ok(t)
-    }
-
     fn in_memory(variant: &str) -> bool {
         variant.trim() == "3"
     }

@@ -154,12 +154,10 @@ impl EngineGame for TicTacToeGame {
                     None => Fact::NotCovered("the start's layer is not solved".into()),
                 },
                 "reachable" => {
-                    let reach: Option<u64> = facts
-                        .layers
-                        .iter()
-                        .map(|l| l.reach.map(|r| r[0]))
-                        .sum::<Option<u64>>()
-                        .filter(|_| facts.layers.len() == 10);
+                    let reach = facts
+                        .reachable()
+                        .filter(|_| facts.layers.len() == 10)
+                        .map(|r| r[0]);
                     match reach {
                         Some(n) => Fact::ours(n),
                         None => Fact::NotCovered(

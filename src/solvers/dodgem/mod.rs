@@ -555,6 +555,24 @@ impl Board {
         Ok(m)
     }
 
+    /// The board's ranks as text, the top rank first: `B` a blue car, `R` a
+    /// red car, `.` an empty square (n strings of n characters).
+    pub fn ranks(&self, p: &Position) -> Vec<String> {
+        let n = self.n;
+        (0..n)
+            .rev()
+            .map(|y| {
+                (y * n..(y + 1) * n)
+                    .map(|sq| match (p.blue >> sq & 1, p.red >> sq & 1) {
+                        (1, _) => 'B',
+                        (_, 1) => 'R',
+                        _ => '.',
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
     /// Prints a position as `blue:a2,a3 red:b1,c1 to-move:blue` (squares
     /// in index order; `-` for a side with no car).
     pub fn position_text(&self, p: &Position) -> String {
