@@ -241,7 +241,7 @@ fn plan_output(job: &Path, dir: &Path) -> String {
 fn plan_of_the_22x22_box_fits_16_gb_per_job() {
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("run");
-    let out = plan_output(&repo().join("tests/jobs/chomp-22x22.toml"), &dir);
+    let out = plan_output(&repo().join("jobs/chomp-22x22.toml"), &dir);
     let p = plan(&dir);
     let n = p.jobs.len();
     assert!(n > 10, "{out}");
@@ -324,9 +324,14 @@ fn plans_of_the_10x80_23x23_and_13x40_boxes_fit_16_gb_per_job() {
 /// within 16 GB.
 #[test]
 fn slurm_dry_runs_of_the_frontier_boxes_ask_for_the_planned_memory() {
-    for name in ["chomp-22x22", "chomp-10x80", "chomp-23x23", "chomp-13x40"] {
+    for name in [
+        "jobs/chomp-22x22",
+        "tests/jobs/chomp-10x80",
+        "tests/jobs/chomp-23x23",
+        "tests/jobs/chomp-13x40",
+    ] {
         let t = tempfile::tempdir().unwrap();
-        let job = repo().join(format!("tests/jobs/{name}.toml"));
+        let job = repo().join(format!("{name}.toml"));
         plan_output(&job, &t.path().join("plan"));
         let p = plan(&t.path().join("plan"));
         let o = ok(gt()
