@@ -21,6 +21,8 @@ pub struct DodgemLayers {
     /// `unsteps[side][sq]`: the squares a car of `side` on `sq` can have
     /// come from ([`Board::unsteps`]), [`NO_STEP`] where none.
     unsteps: [[[u8; 3]; 64]; 2],
+    /// [`Board::odd_squares`], for the parity class of a position.
+    odd: u64,
 }
 
 /// A step off the board (forward from the last file or rank).
@@ -59,6 +61,7 @@ impl DodgemLayers {
             layers,
             steps,
             unsteps,
+            odd: board.odd_squares(),
         }
     }
 
@@ -217,6 +220,20 @@ impl LayeredGame for DodgemLayers {
 
     fn image(&self, p: &Position) -> Position {
         self.board.reflect(p)
+    }
+
+    /// A layer (a, a) is solved by halves: its parity classes
+    /// ([`Board::parity`]) have no in-layer move between them, and the
+    /// reflection with the colours swapped maps the layer onto itself,
+    /// exchanging them.
+    fn halves_by_image(&self, layer: usize) -> bool {
+        let l = &self.layers[layer];
+        l.a() == l.b()
+    }
+
+    fn first_half(&self, p: &Position) -> bool {
+        let cars = ((p.blue | p.red) & self.odd).count_ones();
+        (cars + u32::from(p.to_move == Side::Red)) % 2 == 0
     }
 
     /// At most 3 moves a car: a car that can leave has at most 2 others,

@@ -94,6 +94,9 @@ pub fn check_rules<G: LayeredGame>(game: &G, per_layer: u64, seed: u64) -> Vec<S
             }
             check_symmetry(game, layer, &p, term, &kids, &mut problem);
             check_image(game, layer, &p, term, &kids, &mut problem);
+            if game.halves_by_image(layer) {
+                check_halves(game, layer, &p, &kids, &mut problem);
+            }
             if game.reduces_by_symmetry() {
                 check_canonical(game, &p, &mut problem);
             }
@@ -223,6 +226,30 @@ fn check_moves<G: LayeredGame>(
                 "parent {q:?} is listed {listed} time(s) but has {moves} move(s) to {p:?}"
             ));
         }
+    }
+}
+
+/// The halves contract for one position `p` of a layer solved by halves:
+/// its in-layer moves (`kids`) stay in its half, and its image lies in the
+/// layer, in the other half.
+fn check_halves<G: LayeredGame>(
+    game: &G,
+    layer: usize,
+    p: &G::Position,
+    kids: &[G::Position],
+    problem: &mut impl FnMut(String),
+) {
+    let half = game.first_half(p);
+    for c in kids.iter().filter(|c| game.layer_of(c) == layer) {
+        if game.first_half(c) != half {
+            problem(format!("its in-layer move to {c:?} changes its half"));
+        }
+    }
+    let q = game.image(p);
+    if game.layer_of(&q) != layer || game.first_half(&q) == half {
+        problem(format!(
+            "its image {q:?} is not in the other half of its layer"
+        ));
     }
 }
 

@@ -157,6 +157,27 @@ pub trait LayeredGame: Sync {
         *p
     }
 
+    /// Whether the engine solves `layer` by halves: its positions fall in
+    /// two classes ([`first_half`](LayeredGame::first_half) says which)
+    /// with no in-layer move between them, and [`image`](LayeredGame::image)
+    /// maps the layer onto itself, exchanging the classes. The engine then
+    /// solves the first half alone (its in-layer parents never leave it)
+    /// and copies the other through the image: half the propagation, and
+    /// the same bytes. Dodgem's layers (a, a): the parity class of Σ (x + y)
+    /// over the cars plus the side to move, which every in-layer move keeps
+    /// and the reflection flips. Used only when the layer is solved in one
+    /// process and without symmetry reduction. Default: `false`.
+    fn halves_by_image(&self, _layer: usize) -> bool {
+        false
+    }
+
+    /// Whether `p` lies in the first half of its layer (asked only for a
+    /// layer [`halves_by_image`](LayeredGame::halves_by_image) names).
+    /// Default: `true`.
+    fn first_half(&self, _p: &Self::Position) -> bool {
+        true
+    }
+
     /// A bound on the successor counter of the non-terminal positions of
     /// `layer`: the number of a position's moves that stay in the layer,
     /// plus one if it also has a move out of the layer. When the game gives

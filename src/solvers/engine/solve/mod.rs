@@ -579,6 +579,7 @@ fn solve_cells<G: LayeredGame, C: Cells + ?Sized>(
         outbox: (0..ex.ranks()).map(|_| Mutex::new(Vec::new())).collect(),
         queued: AtomicU64::new(0),
         reduce: game.reduces_by_symmetry(),
+        half: !game.reduces_by_symmetry() && ex.ranks() == 1 && game.halves_by_image(job.layer),
         inline,
     };
     let every: Vec<u64> = (0..blocks).collect();
@@ -619,6 +620,9 @@ fn solve_cells<G: LayeredGame, C: Cells + ?Sized>(
     if s.reduce {
         s.in_rounds(ex, job, &every, |blk| s.fill(blk), 0)?;
         s.agree(ex, job.name, false)?;
+    }
+    if s.half {
+        par_blocks(t, &every, |blk| s.fill_half(blk));
     }
     Ok(())
 }
@@ -683,6 +687,9 @@ struct Solver<'a, G: LayeredGame, C: Cells + ?Sized> {
     queued: AtomicU64,
     /// Solve canonical positions only ([`LayeredGame::reduces_by_symmetry`]).
     reduce: bool,
+    /// Solve the first half only and copy the other through the image
+    /// ([`LayeredGame::halves_by_image`]; one process, no reduction).
+    half: bool,
     /// The counters live in the value cells, codes 1 … 15
     /// ([`LayeredGame::counter_bound`]); `counters` is empty.
     inline: bool,
@@ -807,6 +814,9 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
         self.game
             .for_each_position(self.layer, start, end, &mut |r, p| {
                 if self.reduce && !self.game.is_canonical(&p) {
+                    return;
+                }
+                if self.half && !self.game.first_half(&p) {
                     return;
                 }
                 let i = r - base;
@@ -960,6 +970,23 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
                 });
             });
         self.post(out);
+    }
+
+    /// Gives each position of the block's second half the value of its
+    /// image in the first half (after solving by halves: the first half's
+    /// cells are final, draws included, and only read; each second-half
+    /// cell is written once, by the block that holds it).
+    fn fill_half(&self, blk: u64) {
+        let (start, end) = self.block_ranks(blk);
+        self.game
+            .for_each_position(self.layer, start, end, &mut |r, p| {
+                if self.game.first_half(&p) {
+                    return;
+                }
+                let q = self.game.rank_in(self.layer, &self.game.image(&p));
+                let v = self.values.load((q - self.base) as usize);
+                self.values.store((r - self.base) as usize, v);
+            });
     }
 
     /// Makes the canonical position at part index `i` a win in `d + 1`
