@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run gametables' multi-node Slurm tests (tests/slurm_cluster.rs) against a
+# Run gametables' multi-node Slurm tests (tests/it/slurm_cluster.rs) against a
 # 3-node cluster on this machine: build the tests, bring the cluster up
 # (scripts/slurm-cluster-up.sh), run
 #   cargo test --release --test it -- --ignored --test-threads 1 slurm_cluster::

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Bring up a Slurm cluster of several compute nodes on this one machine, for
-# gametables' multi-node tests (tests/slurm_cluster.rs).
+# gametables' multi-node tests (tests/it/slurm_cluster.rs).
 #
 # For Debian 12 as root without systemd. Installs `slurm-wlm munge` with
 # apt-get, writes /etc/slurm/slurm.conf (the one there before is kept in

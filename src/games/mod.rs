@@ -1,7 +1,7 @@
 //! The games, one folder each, and the registry that joins them.
 //!
 //! A game's folder holds everything the pipeline needs to know about it: its
-//! job kinds (`kind.rs`, or `kind/` when it has several; `JobKind`), their full checkers (`fullcheck…`, which import no
+//! job kinds (`kind.rs`, or `kind/` when it has several or a kind has parts; `JobKind`), their full checkers (`fullcheck…`, which import no
 //! solver), its probes (`probe.rs` or `probe/`) and `query` subcommands, its pictures
 //! (`picture.rs`), its claims and the published works they cite; its
 //! pure solver stays in `src/solvers/<game>/`. The folder's `mod.rs` defines

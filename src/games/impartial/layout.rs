@@ -1,6 +1,6 @@
 //! The on-disk layout of this game's shards and tables that the kind and
-//! its full checker share: plain data, no solver (`tests/architecture.rs`
-//! fails if a full checker reaches `crate::games`).
+//! its full checker share: plain data, no solver (`tests/it/architecture.rs`
+//! fails if a full checker reaches `crate::solvers`).
 
 use serde::{Deserialize, Serialize};
 

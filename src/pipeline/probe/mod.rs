@@ -1,8 +1,9 @@
 //! Probes: answers about single positions, read from run directories (or
 //! computed in memory for small games), for `query` and `serve`.
 //!
-//! Each game has one probe type next to its job kind
-//! (`games/*_probe.rs`, and [`impartial`] for the games without a kind):
+//! Each game has its probes in `games/<game>/probe.rs` or `probe/` (e.g.
+//! `games/chomp/probe/`, and `games/impartial/probe/`, whose `mod.rs`
+//! answers Nim, subtraction and Hackenbush, games without a job kind):
 //! a typed request, a typed answer that prints itself as text
 //! ([`std::fmt::Display`]) and as JSON (`json()`), and a constructor that
 //! opens its run directories once. The command line only parses arguments

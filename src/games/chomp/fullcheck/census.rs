@@ -10,7 +10,7 @@
 //!
 //! **Check.** All shards are read first (their P-bits, 1 bit per position).
 //! Then every stored P-position `q` pushes to its predecessors of every
-//! larger size (un-bites, [`super::chomp`]'s rule with unbounded rows: a bite
+//! larger size (un-bites, [`super::rules`]' rule with unbounded rows: a bite
 //! `(i, j)` at the start of a run of rows of `q` equal to `j`, the run raised
 //! by a partition of the missing squares, row `i` above `j` and at most
 //! `q_{i−1}`; the zero rows after `q` are a run of any length), bumping a

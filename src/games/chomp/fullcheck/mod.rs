@@ -1,7 +1,7 @@
 //! `verify --full` for the Chomp kinds: every stored value from the rules of
 //! Chomp, written here again ([`rules`]: bites, un-bites and colex ranks),
 //! never from the solver (`crate::solvers::chomp`, which no module here
-//! imports: `tests/architecture.rs`).
+//! imports: `tests/it/architecture.rs`).
 //!
 //! - [`boxes`]: `chomp-boxes`; [`census`]: `chomp-census`; [`grundy`]:
 //!   `chomp-grundy`.

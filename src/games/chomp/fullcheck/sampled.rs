@@ -14,7 +14,7 @@
 //!
 //! What this proves is local: the sampled bits agree with the bits one bite
 //! below them. It does not prove those bits; a box held whole is checked at
-//! every rank instead (see `boxes/`).
+//! every rank instead (see [`super::boxes`]).
 
 use std::sync::{Arc, Mutex};
 

@@ -310,7 +310,7 @@ mod table_tests {
 
     #[test]
     fn every_row_of_the_table_names_a_fact_and_a_region_the_code_knows() {
-        let rows = rows_naming("chomp/boxes/claims.toml", TABLE, FACTS).unwrap();
+        let rows = rows_naming("chomp/kind/boxes/claims.toml", TABLE, FACTS).unwrap();
         assert_eq!(rows.len(), 20);
         for r in &rows {
             let on = r.on.as_deref().unwrap();
