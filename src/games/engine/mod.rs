@@ -29,5 +29,5 @@ pub mod spec;
 pub mod split;
 pub mod values;
 
-pub use spec::{BoardView, EngineGame, MoveStyle, RunFacts};
-pub use values::{RunValues, first_moves};
+pub use spec::{BoardView, EngineGame, MoveStyle, RunFacts, first_moves};
+pub use values::RunValues;

@@ -6,6 +6,8 @@
 //! This module reaches the game's rules only through the trait (never the
 //! engine that solves them): the full checker builds on it.
 
+use std::collections::BTreeMap;
+
 use super::layout::LayerRow;
 use super::values::RunValues;
 use crate::pipeline::kind::Claim;
@@ -335,4 +337,20 @@ pub fn read_params<S: EngineGame + ?Sized>(
             })?;
     S::check_params(&read)?;
     toml::Table::try_from(&read).map_err(|e| (String::new(), e.to_string()))
+}
+
+/// The value of each move from `T::start`, for the player making it
+/// (`win in 19`, `draw`), by the move's name; empty when the game has no
+/// start, and without the moves whose position the run does not solve.
+pub fn first_moves<T: EngineGame>(values: &RunValues<'_, T::Game>) -> BTreeMap<String, String> {
+    let Some(start) = T::start(values.game()) else {
+        return BTreeMap::new();
+    };
+    T::moves(values.game(), &start)
+        .into_iter()
+        .filter_map(|(name, p)| {
+            let v = values.value(&T::position(&p)).ok()?;
+            Some((name, v.for_mover().to_string()))
+        })
+        .collect()
 }

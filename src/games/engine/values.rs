@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use super::layout::layer_job;
-use super::spec::EngineGame;
 use crate::pipeline::kind::RunAccess;
 use crate::solvers::engine::rules::LayeredGame;
 use crate::solvers::engine::value::{Value, value_at};
@@ -121,20 +120,4 @@ impl<'a, G: LayeredGame> RunValues<'a, G> {
             )
         })
     }
-}
-
-/// The value of each move from `T::start`, for the player making it
-/// (`win in 19`, `draw`), by the move's name; empty when the game has no
-/// start, and without the moves whose position the run does not solve.
-pub fn first_moves<T: EngineGame>(values: &RunValues<'_, T::Game>) -> BTreeMap<String, String> {
-    let Some(start) = T::start(values.game()) else {
-        return BTreeMap::new();
-    };
-    T::moves(values.game(), &start)
-        .into_iter()
-        .filter_map(|(name, p)| {
-            let v = values.value(&T::position(&p)).ok()?;
-            Some((name, v.for_mover().to_string()))
-        })
-        .collect()
 }
