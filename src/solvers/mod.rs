@@ -6,6 +6,7 @@
 pub mod chomp;
 pub mod dodgem;
 pub mod engine;
+pub mod hint;
 pub mod impartial;
 pub mod quixo;
 pub mod square;

@@ -10,6 +10,7 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use super::{Layer, Side};
+pub use crate::solvers::hint::prefetch;
 
 /// "No square" in step tables.
 pub const NONE: u8 = 0xFF;
@@ -257,21 +258,6 @@ pub fn rank_mask(layer_binom: &[[u64; 37]; 6], m: u64) -> u64 {
         i += 1;
     }
     r
-}
-
-/// Asks the CPU to bring `x`'s cache line in (a hint; no effect on results).
-#[inline(always)]
-pub fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and changes no memory; `x` is a live
-    // reference anyway.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-            (x as *const T).cast::<i8>(),
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
 }
 
 /// Runs `f(k)` for every `k` in `0..count` on `threads` threads (inline for

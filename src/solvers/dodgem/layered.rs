@@ -232,8 +232,7 @@ impl LayeredGame for DodgemLayers {
     }
 
     fn first_half(&self, p: &Position) -> bool {
-        let cars = ((p.blue | p.red) & self.odd).count_ones();
-        (cars + u32::from(p.to_move == Side::Red)).is_multiple_of(2)
+        super::parity_class(self.odd, p) == 0
     }
 
     /// At most 3 moves a car: a car that can leave has at most 2 others,

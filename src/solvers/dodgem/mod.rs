@@ -249,6 +249,14 @@ impl fmt::Display for Value {
     }
 }
 
+/// [`Board::parity`] with the board's odd squares (`odd`,
+/// [`Board::odd_squares`]) given, for loops that ask it of every position.
+#[inline]
+pub fn parity_class(odd: u64, p: &Position) -> u8 {
+    let cars = ((p.blue | p.red) & odd).count_ones();
+    ((cars + u32::from(p.to_move == Side::Red)) % 2) as u8
+}
+
 /// The rules on an n×n board: geometry and move generation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Board {
@@ -300,8 +308,7 @@ impl Board {
     /// solver works on independently. From the start (class 0 on every n)
     /// only class-0 positions of the top layer can be reached.
     pub fn parity(&self, p: &Position) -> u8 {
-        let cars = ((p.blue | p.red) & self.odd_squares()).count_ones();
-        ((cars + u32::from(p.to_move == Side::Red)) % 2) as u8
+        parity_class(self.odd_squares(), p)
     }
 
     /// The start position: Blue on a2 … an, Red on b1 … (n)1, Blue to move.

@@ -479,7 +479,7 @@ impl Cells for [AtomicU8] {
     #[inline(always)]
     fn prefetch(&self, i: usize) {
         if let Some(c) = self.get(i) {
-            prefetch(c);
+            crate::solvers::hint::prefetch(c);
         }
     }
 }
@@ -517,7 +517,7 @@ impl Cells for [AtomicU16] {
     #[inline(always)]
     fn prefetch(&self, i: usize) {
         if let Some(c) = self.get(i) {
-            prefetch(c);
+            crate::solvers::hint::prefetch(c);
         }
     }
 }
@@ -724,22 +724,6 @@ struct Exits {
 
 /// Second-half positions [`Solver::fill_half`] ranks before copying.
 const FILL_BATCH: usize = 32;
-
-/// Asks the CPU to bring `x`'s cache line in (a hint; no effect on
-/// results).
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and changes no memory; `x` is a live
-    // reference.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-            (x as *const T).cast::<i8>(),
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
-}
 
 /// Updates one block sends to other ranks' parts, by owner.
 type Outgoing = Vec<Vec<u64>>;
