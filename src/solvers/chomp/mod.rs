@@ -27,7 +27,7 @@ pub mod policy;
 mod window;
 
 pub use boxsolve::{BoxStats, ChompBox, PPositions};
-pub use window::{BoxWindow, Scan, window_memory};
+pub use window::{BoxWindow, EarlierP, Scan, window_memory};
 
 use std::fmt;
 

@@ -1,116 +1,7 @@
 //! Marking predecessors: the pull of bites at a block's prefix rows, raised
-//! runs of rows, and the carry of earlier windows' P-positions (each unranked
-//! only to the depth whose bites reach the window).
+//! runs of rows, and the predecessors of one P-position in a range.
 
 use super::*;
-
-/// The carry's short cut for a far P-position: one whose first row c is
-/// below every first row of the window (every staircase of first row c lies
-/// below the window). Its only predecessors that can lie in the window come
-/// from a bite in the first row, lengthened to a first row r of the window,
-/// the rest of the run of rows equal to c raised in [c, r] and the rows
-/// after it unchanged. With the second row shorter than c (most of them)
-/// that is one rank per r, `x − term(0, c) + term(0, r)`: a few additions
-/// instead of unranking and bisecting (the rank of a staircase is the sum
-/// of its rows' terms, see [`ChompBox`]).
-///
-/// State for ascending ranks: the first row c of the last rank seen.
-pub(super) struct FarRow {
-    /// First row of the ranks `block..next`.
-    c: u32,
-    /// `term(0, c)`: the first rank of first row c.
-    block: u64,
-    /// `term(0, c + 1)` (`u64::MAX` for c = n).
-    next: u64,
-    /// First rows of the window's first and last ranks.
-    first: u32,
-    last: u32,
-    /// First rank of the window.
-    start: u64,
-}
-
-impl FarRow {
-    /// The state for ranks from `x` on, for the window `start..end`
-    /// (non-empty).
-    pub(super) fn new(b: &ChompBox, x: u64, start: u64, end: u64) -> FarRow {
-        let row0 = |y: u64| {
-            (0..=b.n as u32)
-                .rev()
-                .find(|&r| b.term(0, r) <= y)
-                .unwrap_or(0)
-        };
-        let c = row0(x);
-        let mut f = FarRow {
-            c,
-            block: b.term(0, c),
-            next: 0,
-            first: row0(start),
-            last: row0(end.max(start + 1) - 1),
-            start,
-        };
-        f.next = f.next_block(b);
-        f
-    }
-
-    fn next_block(&self, b: &ChompBox) -> u64 {
-        if self.c as usize == b.n {
-            u64::MAX
-        } else {
-            b.term(0, self.c + 1)
-        }
-    }
-
-    /// If the P-position of rank `x` (not below the last rank given) is of
-    /// the short cut's kind, marks its predecessors in the sink's range and
-    /// returns true; else false (the caller walks it).
-    #[inline(always)]
-    pub(super) fn marks<S: Marks>(&mut self, b: &ChompBox, x: u64, sink: &S) -> bool {
-        while x >= self.next {
-            self.c += 1;
-            self.block = self.next;
-            self.next = self.next_block(b);
-        }
-        let c = self.c;
-        // Rows after the first exist, c > 0, and the block of first row c
-        // lies below the window (so c is below every first row of it).
-        if b.m < 2 || c == 0 || self.next > self.start {
-            return false;
-        }
-        let off = x - self.block;
-        if off < b.term(1, c) {
-            // The second row is shorter than c: one predecessor per first
-            // row r of the window.
-            for r in self.first..=self.last {
-                let y = off + b.term(0, r);
-                if y >= sink.hi() {
-                    break;
-                }
-                if y >= sink.lo() {
-                    sink.set_unclipped(y);
-                }
-            }
-            return true;
-        }
-        // Rows 0..t are all c (t ≥ 2), row t shorter: the first row
-        // lengthened to r, rows 1..t raised to any non-increasing values in
-        // [c, r].
-        let mut rest = off - b.term(1, c);
-        let mut t = 2;
-        while t < b.m && rest >= b.term(t, c) {
-            rest -= b.term(t, c);
-            t += 1;
-        }
-        let base = x - b.colsum(c, t);
-        for r in self.first..=self.last {
-            let acc = base + b.term(0, r);
-            if acc >= sink.hi() {
-                break;
-            }
-            b.raise_run_in(1, t, c, r, acc, sink);
-        }
-        true
-    }
-}
 
 impl ChompBox {
     /// Marks the predecessors of the P-position `q` (rank `x`, free rows
@@ -221,13 +112,13 @@ impl ChompBox {
                 let key = sums[i] + lay.cold(c, j) - lay.cold(c, i) + sums[k] - sums[j];
                 if key >= cx.key_lo {
                     cx.prefetch_entry(key);
-                    reqs.push((key, i as u32, c));
                 }
+                reqs.push((key, i as u32, c));
             }
             if sums[i] >= cx.key_lo {
                 cx.prefetch_entry(sums[i]);
-                reqs.push((sums[i], i as u32, LOW_SOURCE));
             }
+            reqs.push((sums[i], i as u32, LOW_SOURCE));
         }
         for r in reqs.iter_mut() {
             r.0 = cx.entry(r.0);
@@ -421,76 +312,6 @@ impl ChompBox {
         }
     }
 
-    /// Writes into `rows` the rows of rank `x` that the carry of a window
-    /// starting at `lo` reads (x < lo): rows `0..depth`, where `depth` is
-    /// the first k whose interval of staircases sharing x's rows `0..k`
-    /// ends at or below `lo` (no bite at row k or later leaves a
-    /// predecessor at or above `lo`), then the run of rows equal to row
-    /// `depth − 1` and, after it, one row shorter than that (the rows
-    /// below are not computed). `pre[k]` (k ∈ 0..=depth) holds the rank
-    /// terms of rows 0..k.
-    ///
-    /// State between calls, for ascending ranks: `rows[..depth]`,
-    /// `pre[..=depth]`; start with `depth` 0. Ranks in ascending order
-    /// share their first rows, so only the rows after the deepest
-    /// interval of the previous rank's first rows that still holds `x` are
-    /// unranked; a far P-position (most of a late part's carry) needs
-    /// its first row or two and a few comparisons. `lo` = 0 unranks every
-    /// row.
-    pub(super) fn unrank_for_carry(
-        &self,
-        x: u64,
-        lo: u64,
-        rows: &mut [u32],
-        pre: &mut [u64],
-        depth: &mut usize,
-    ) {
-        let m = self.m;
-        let mut k = *depth;
-        debug_assert!(x >= pre[k], "ranks not ascending");
-        while k > 0 && x >= pre[k] + self.span(k, rows[k - 1]) {
-            k -= 1;
-        }
-        let mut rest = x - pre[k];
-        while k < m {
-            let cap = if k == 0 { self.n as u32 } else { rows[k - 1] };
-            if pre[k] + self.span(k, cap) <= lo {
-                break;
-            }
-            let table = &self.term[k * (self.n + 1)..k * (self.n + 1) + cap as usize + 1];
-            let r = if k + 1 == m {
-                // The last row: term(m−1, r) = r.
-                rest as usize
-            } else {
-                // Largest r with term(k, r) ≤ rest: a count without
-                // branches (see `unrank_tail`).
-                table[1..]
-                    .iter()
-                    .map(|&t| usize::from(t <= rest))
-                    .sum::<usize>()
-            };
-            rows[k] = r as u32;
-            rest -= table[r];
-            pre[k + 1] = pre[k] + table[r];
-            k += 1;
-        }
-        *depth = k;
-        debug_assert!(k < m || rest == 0);
-        if k > 0 && k < m {
-            // Row t equals j = row t − 1 iff term(t, j) ≤ what is left.
-            let j = rows[k - 1];
-            let mut t = k;
-            while t < m && rest >= self.term(t, j) {
-                rows[t] = j;
-                rest -= self.term(t, j);
-                t += 1;
-            }
-            if t < m {
-                rows[t] = j - 1; // shorter (j > 0: a run of empty rows ends at m)
-            }
-        }
-    }
-
     /// The next tail of rows `k..m` under `cap` in rank order; returns the
     /// new number of squares (`s` before). Must not be called on the last.
     pub(super) fn advance_tail(&self, rows: &mut [u32], k: usize, cap: u32, s: usize) -> usize {
@@ -517,12 +338,9 @@ impl ChompBox {
     /// row i, has R_i ∈ (j, q_{i−1}] (row 0: ≤ n), rows i+1..t (the rest of
     /// the run of rows equal to j in q) non-increasing in [j, R_i], and the
     /// rows from t on as in q. `BISECT`: skip by bisection the R_i whose
-    /// predecessors all lie below the sink (the carry, where q lies below
-    /// the window; a block's own P-positions need not). Reads `q`'s rows
-    /// only up to the first row i whose interval of staircases sharing
-    /// rows 0..i ends at or below the sink, and the run of rows equal to
-    /// row i − 1 with the row that ends it: what
-    /// [`ChompBox::unrank_for_carry`] writes.
+    /// predecessors all lie below the sink (the carry's P-positions of the
+    /// block the window starts in, which lie below the window; a block's
+    /// own P-positions need not).
     pub(super) fn mark_predecessors_in<S: Marks, const BISECT: bool>(
         &self,
         x: u64,

@@ -48,21 +48,13 @@
 //! land in the block itself.
 //!
 //! **Phases.**
-//! 1. *Carry*: the earlier P-positions are read in chunks of
-//!    [`CARRY_CHUNK`]; every thread marks their predecessors that fall in its
-//!    own part of the window (the window is cut into `threads` parts of
-//!    whole 64-bit words); these marks are deferred (below). The earlier
-//!    P-positions come in ascending order, so each is unranked from the one
-//!    before, and only to the depth whose bites reach the window (a far
-//!    P-position: its first row or two); the lengths of a bitten row whose
-//!    predecessors all lie below the window are skipped by bisection. In
-//!    the last parts of a wide box these were most of the carry's time
-//!    (BENCHMARKS.md, "the carry"). A *far* P-position, whose first row's
-//!    staircases all lie below the window, is not unranked at all
-//!    (`marks::FarRow`): its only predecessors there lengthen its first row
-//!    to one of the window's (raising the rest of its run of rows equal to
-//!    it), a few additions each. Every thread still reads every earlier
-//!    P-position, but a far one costs each thread a few nanoseconds.
+//! 1. *Carry* (`carry`): the P-positions below the window that its
+//!    blocks pull from — those of the source blocks below the window, and
+//!    of the block the window starts in below `start` — are read once by
+//!    rank interval ([`EarlierP`]) and filed as the window's blocks file
+//!    theirs. The window then needs nothing else from below: its cost
+//!    follows the window's size, not the number of parts before it, and
+//!    no thread reads what another reads.
 //! 2. *Inside, layer by layer*: the blocks of a layer go to the threads one
 //!    at a time, each to the first thread that asks (a shared counter:
 //!    blocks differ in size by orders of magnitude). A thread copies the
@@ -75,37 +67,30 @@
 //! **Threads and determinism.** A block's marks are written by the thread
 //! that solves it into its own copy of the block's words; the first and
 //! last word may hold ranks of another block of the same layer, so they go
-//! back with an atomic OR, the words between with a plain store. In the
-//! carry a thread writes only its own part. Marking is an OR, so its order
+//! back with an atomic OR, the words between with a plain store. Marking
+//! is an OR, so its order
 //! does not matter, and the blocks of a layer read only earlier layers: the
 //! bits after every layer are the same for any number of threads.
 //!
-//! **Deferred marks.** Carry marks land anywhere in a bitset of up to
-//! gigabytes, so each is a cache miss. Such a mark asks for its cache line
-//! at once (a prefetch) and is written [`RING`] marks later; nothing reads
-//! those bits before the blocks are solved, and every deferred mark is
-//! written before. Many line fetches then overlap instead of waiting one
-//! at a time. A block's own marks go to its copy, which stays in the cache.
-//!
 //! **Memory** ([`window_memory`]): one bitset of `end − start` bits (asked
 //! for transparent huge pages), the filed P-positions of the window (4 bytes
-//! each) with a directory of 8 bytes per block, one block's words per
-//! thread, one carry chunk, and small tables.
+//! each) with a directory of 8 bytes per block, the carry's P-positions
+//! (4 bytes each), one block's words per thread, and small tables.
 
 use super::{Bite, ChompBox, ChompError, Staircase};
+use carry::Ascending;
+pub use carry::EarlierP;
 use std::cell::Cell;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Barrier, OnceLock};
 
+mod carry;
 mod marks;
 mod prefix;
 mod solve;
 #[cfg(test)]
 mod tests;
-
-/// Earlier P-positions read from the iterator at a time (8 MiB of ranks).
-pub const CARRY_CHUNK: usize = 1 << 20;
 
 /// How the blocks of a window are scanned (see the module documentation,
 /// "Two scans"). Both give the same P-positions; [`Scan::Auto`] picks by
@@ -213,10 +198,11 @@ impl Iterator for BitIter {
 /// m×n box on `threads` threads: the bitset (`ranks / 8`); the P-positions
 /// filed by the blocks, 4 bytes each (allowed `ranks / 16` bytes: the
 /// P-positions are under 1.5 % of the ranks from 10×10 on, 0.55 % in 16×16,
-/// 0.42 % in 18×18), plus 12 bytes of directory and list head per block
-/// (at most `ranks / smallest block + 2` blocks); one block's words per
-/// thread; one carry chunk; the ranking tables and 4 MiB for the rest. An
-/// upper bound for planning, not a measurement.
+/// 0.42 % in 18×18; the carry, read before the blocks file theirs, takes
+/// the same allowance a chunk at a time), plus 12 bytes of directory and
+/// list head per block (at most `ranks / smallest block + 2` blocks); one
+/// block's words per thread; [`CARRY_RESERVE`]; the ranking tables and 4
+/// MiB for the rest. An upper bound for planning, not a measurement.
 pub fn window_memory(m: usize, n: usize, ranks: u64, threads: usize) -> u64 {
     let bitset = ranks.div_ceil(64).saturating_mul(8);
     let tables = ((m as u64 + 1) * (n as u64 + 1)).saturating_mul(24);
@@ -236,10 +222,15 @@ pub fn window_memory(m: usize, n: usize, ranks: u64, threads: usize) -> u64 {
         .saturating_add(ranks / 16)
         .saturating_add(blocks.saturating_mul(12))
         .saturating_add(buffers)
-        .saturating_add(8 * CARRY_CHUNK as u64)
+        .saturating_add(CARRY_RESERVE)
         .saturating_add(tables)
         .saturating_add(4 << 20)
 }
+
+/// Bytes [`window_memory`] keeps for the carry besides the window's share
+/// (8 MiB: what the carry's chunk of earlier ranks took before the carry
+/// pulled; kept so that the windows of every solved box stay as planned).
+const CARRY_RESERVE: u64 = 8 << 20;
 
 /// `C(a, b)`, saturating at `u64::MAX`.
 fn binom(a: u64, b: u64) -> u64 {
@@ -288,91 +279,6 @@ fn block_shape(m: usize, n: usize, tail: usize, low: u32) -> (usize, u32) {
 /// Largest table of tail counts by cap and size kept (entries).
 const MAX_TAIL_TABLE: usize = 1 << 20;
 
-/// The carry's marks: ranks `lo..hi` of the window's bitset (bit
-/// `y − start`), a part written by one thread alone (a plain load and store
-/// per word). Single marks are deferred: each asks for its cache line at
-/// once (a prefetch) and is written [`RING`] marks later, so that many line
-/// fetches overlap; [`Sink::flush`] writes the rest.
-struct Sink<'a> {
-    bits: &'a [AtomicU64],
-    start: u64,
-    lo: u64,
-    hi: u64,
-    /// Bit indices + 1 of deferred marks (0: empty slot).
-    ring: [Cell<u64>; RING],
-    /// Marks deferred so far (the next slot is `pos % RING`).
-    pos: Cell<usize>,
-}
-
-/// Deferred marks per [`Sink`]: enough cache-line fetches in flight to hide
-/// the memory latency of marks scattered over a large bitset.
-const RING: usize = 32;
-
-impl<'a> Sink<'a> {
-    /// A sink over ranks `lo..hi`, written by this thread alone.
-    fn new(bits: &'a [AtomicU64], start: u64, lo: u64, hi: u64) -> Self {
-        Sink {
-            bits,
-            start,
-            lo,
-            hi,
-            ring: Default::default(),
-            pos: Cell::new(0),
-        }
-    }
-
-    /// Writes every deferred mark.
-    fn flush(&self) {
-        for slot in &self.ring {
-            let i = slot.replace(0);
-            if i != 0 {
-                let i = i - 1;
-                self.or_word((i / 64) as usize, 1 << (i % 64));
-            }
-        }
-    }
-
-    #[inline(always)]
-    fn or_word(&self, w: usize, mask: u64) {
-        let v = self.bits[w].load(Relaxed);
-        self.bits[w].store(v | mask, Relaxed);
-    }
-}
-
-impl Marks for Sink<'_> {
-    #[inline(always)]
-    fn lo(&self) -> u64 {
-        self.lo
-    }
-    #[inline(always)]
-    fn hi(&self) -> u64 {
-        self.hi
-    }
-    #[inline(always)]
-    fn set_unclipped(&self, y: u64) {
-        debug_assert!(y >= self.lo && y < self.hi);
-        let i = y - self.start;
-        prefetch(self.bits[(i / 64) as usize].as_ptr(), true);
-        let p = self.pos.get();
-        self.pos.set(p.wrapping_add(1));
-        let old = self.ring[p % RING].replace(i + 1);
-        if old != 0 {
-            let o = old - 1;
-            self.or_word((o / 64) as usize, 1 << (o % 64));
-        }
-    }
-    #[inline]
-    fn set_range(&self, a: u64, b: u64) {
-        let a = a.max(self.lo);
-        let b = b.min(self.hi);
-        if a < b {
-            range_masks(a - self.start, b - self.start, |w, mask| {
-                self.or_word(w, mask)
-            });
-        }
-    }
-}
-
 /// Calls `or(w, mask)` for every word `w` holding bits `a..b` (a < b) of a
 /// bitset, `mask` the bits of `a..b` in that word.
 #[inline(always)]
@@ -391,8 +297,8 @@ fn range_masks(a: u64, b: u64, mut or: impl FnMut(usize, u64)) {
     }
 }
 
-/// Where marks go: ranks `lo()..hi()` of a bitset. [`Sink`] writes the
-/// window's shared bitset; [`Local`] a block's own copy of its words.
+/// Where marks go: ranks `lo()..hi()` of a bitset ([`Local`]: a block's own
+/// copy of its words).
 trait Marks {
     fn lo(&self) -> u64;
     fn hi(&self) -> u64;
@@ -718,6 +624,15 @@ struct Ctx<'a> {
     dir: &'a [AtomicU64],
     key_lo: u64,
     arenas: &'a [OnceLock<Vec<u32>>],
+    /// In the carry: source blocks below the window, by key (ascending),
+    /// and their entries (into `arenas`); the window's directory is then
+    /// not read. Empty once the blocks are solved: keys below `key_lo`
+    /// then have no entry.
+    below_keys: &'a [u64],
+    below_entries: &'a [u64],
+    /// Offsets of the P-positions below the window of the block holding
+    /// `start` (the carry's), ascending.
+    straddle: &'a [u32],
 }
 
 /// A thread's reusable buffers for [`ChompBox::pull`].
@@ -853,16 +768,30 @@ fn prefetch<T>(p: *const T, write: bool) {
 }
 
 impl Ctx<'_> {
-    /// Prefetches the directory entry of key `key` (≥ `key_lo`).
+    /// Prefetches the directory entry of key `key` (≥ `key_lo`), once the
+    /// carry is done.
     #[inline(always)]
     fn prefetch_entry(&self, key: u64) {
-        prefetch(self.dir[(key - self.key_lo) as usize].as_ptr(), false);
+        if self.below_keys.is_empty() {
+            prefetch(self.dir[(key - self.key_lo) as usize].as_ptr(), false);
+        }
     }
 
-    /// The directory entry of key `key` (≥ `key_lo`).
+    /// The directory entry of key `key`: in the carry, the loaded source
+    /// blocks' (0 for any other); then the window's directory from `key_lo`
+    /// on (0 below).
     #[inline(always)]
     fn entry(&self, key: u64) -> u64 {
-        self.dir[(key - self.key_lo) as usize].load(Relaxed)
+        if !self.below_keys.is_empty() {
+            match self.below_keys.binary_search(&key) {
+                Ok(i) => self.below_entries[i],
+                Err(_) => 0,
+            }
+        } else if key >= self.key_lo {
+            self.dir[(key - self.key_lo) as usize].load(Relaxed)
+        } else {
+            0
+        }
     }
 
     /// Prefetches the first line of the list of entry `e`.

@@ -1,7 +1,6 @@
 //! Solving a window: its layers of blocks, each block scanned rank by rank,
 //! the counts by number of squares.
 
-use super::marks::FarRow;
 use super::*;
 
 impl ChompBox {
@@ -14,7 +13,8 @@ impl ChompBox {
     }
 
     /// Solves ranks `start..end` given every P-position below `start`, in
-    /// ascending order, from `earlier_p`.
+    /// ascending order, from `earlier_p` (read once; the carry keeps only
+    /// those its blocks pull from, see [`ChompBox::solve_window_from`]).
     ///
     /// Uses `threads` threads (0 counts as 1); the result does not depend on
     /// it. Chained windows (`0..a`, `a..b`, …, each given the P-positions of
@@ -34,6 +34,25 @@ impl ChompBox {
         self.solve_window_scan(start, end, earlier_p, threads, Scan::Auto)
     }
 
+    /// Solves ranks `start..end`, reading from `earlier` only the
+    /// P-positions below `start` that the window's blocks pull from (the
+    /// carry, see the module documentation): a few rank intervals near the
+    /// window and the small blocks its bites at the first rows reach, not
+    /// every earlier P-position. Same result and memory as
+    /// [`ChompBox::solve_window`].
+    ///
+    /// # Panics
+    /// If `start > end` or `end > len()`.
+    pub fn solve_window_from(
+        &self,
+        start: u64,
+        end: u64,
+        earlier: &mut dyn EarlierP,
+        threads: usize,
+    ) -> BoxWindow {
+        self.solve_window_with(start, end, earlier, threads, TAIL, LOW, Scan::Auto)
+    }
+
     /// [`ChompBox::solve_window`] with the blocks scanned as `scan` says
     /// (same result for every scan; [`Scan::Ranks`] is the rank-by-rank
     /// solver kept as an independent check and for benchmarks).
@@ -48,7 +67,8 @@ impl ChompBox {
         threads: usize,
         scan: Scan,
     ) -> BoxWindow {
-        self.solve_window_with(start, end, earlier_p, threads, TAIL, LOW, scan)
+        let mut earlier = Ascending::new(earlier_p, start);
+        self.solve_window_with(start, end, &mut earlier, threads, TAIL, LOW, scan)
     }
 
     /// [`ChompBox::solve_window`] with standard blocks of `tail` free rows
@@ -64,7 +84,7 @@ impl ChompBox {
         &self,
         start: u64,
         end: u64,
-        earlier_p: &mut dyn Iterator<Item = u64>,
+        earlier: &mut dyn EarlierP,
         threads: usize,
         tail: usize,
         low: u32,
@@ -86,58 +106,7 @@ impl ChompBox {
         let bits: &[AtomicU64] =
             unsafe { std::slice::from_raw_parts(marks.as_ptr().cast::<AtomicU64>(), words) };
         let t_n = threads.clamp(1, words.max(1));
-        let regions: Vec<(u64, u64)> = (0..t_n)
-            .map(|k| {
-                let (w0, w1) = (words * k / t_n, words * (k + 1) / t_n);
-                (start + 64 * w0 as u64, (start + 64 * w1 as u64).min(end))
-            })
-            .collect();
-        let owned = |k: usize| Sink::new(bits, start, regions[k].0, regions[k].1);
 
-        // Phase 1: the carry.
-        let mut chunk: Vec<u64> = Vec::new();
-        let mut last = None;
-        loop {
-            chunk.clear();
-            for x in &mut *earlier_p {
-                assert!(
-                    x < start,
-                    "earlier P-position {x} not below the window start {start}"
-                );
-                assert!(last < Some(x), "earlier P-positions not ascending at {x}");
-                last = Some(x);
-                chunk.push(x);
-                if chunk.len() == CARRY_CHUNK {
-                    break;
-                }
-            }
-            if chunk.is_empty() {
-                break;
-            }
-            let chunk = &chunk;
-            let carry = |k: usize| {
-                let sink = owned(k);
-                let (mut q, mut pre, mut depth) = (vec![0u32; m], vec![0u64; m + 1], 0);
-                let mut far = FarRow::new(self, chunk[0], start, end);
-                for &x in chunk {
-                    if far.marks(self, x, &sink) {
-                        continue;
-                    }
-                    self.unrank_for_carry(x, sink.lo(), &mut q, &mut pre, &mut depth);
-                    self.mark_predecessors_in::<_, true>(x, &q, 0..m, self.n as u32, &sink);
-                }
-                sink.flush();
-            };
-            let carry = &carry;
-            std::thread::scope(|sc| {
-                for k in 1..t_n {
-                    sc.spawn(move || carry(k));
-                }
-                carry(0);
-            });
-        }
-
-        // Phase 2: inside the window, block layer by block layer.
         let lay = Layout::new(self, tail, low);
         let lay = &lay;
         let k_top = lay.k;
@@ -167,6 +136,10 @@ impl ChompBox {
             ((layers * t_n) as u64) < 1 << 24,
             "an arena number fits the directory's 24 bits"
         );
+        // Phase 1, the carry: the P-positions of the source blocks below the
+        // window, read once, a chunk at a time, and pulled by every block of
+        // the window; those of the block the window starts in, kept.
+        let straddle = self.carry(lay, start, end, key_lo, bits, t_n, earlier);
         let arenas: Vec<OnceLock<Vec<u32>>> = (0..layers * t_n).map(|_| OnceLock::new()).collect();
         let claimed: Vec<AtomicUsize> = (0..layers).map(|_| AtomicUsize::new(0)).collect();
         let barrier = Barrier::new(t_n);
@@ -177,6 +150,9 @@ impl ChompBox {
             dir,
             key_lo,
             arenas: &arenas,
+            below_keys: &[],
+            below_entries: &[],
+            straddle: &straddle,
         };
         let prefix_terms = match scan {
             Scan::Prefixes => self.prefix_terms(),
@@ -447,6 +423,19 @@ impl ChompBox {
         let head = arena.len();
         if file {
             arena.push(0);
+        }
+        if blk.key == cx.key_lo && base < cx.start {
+            // The block the window starts in: its P-positions below the
+            // window (the carry's) mark their predecessors through bites
+            // at its free rows, and are filed first, for the blocks that
+            // pull from it.
+            for &o in cx.straddle {
+                self.unrank_tail(u64::from(o), k, cap, rows);
+                self.mark_predecessors_in::<_, true>(base + u64::from(o), rows, k..m, cap, &local);
+            }
+            if file {
+                arena.extend_from_slice(cx.straddle);
+            }
         }
         let words = local.words;
         if let Some((terms, masks)) = prefix_scan

@@ -49,6 +49,37 @@ fn odometer_turns_through_every_setting_in_rank_order() {
 }
 
 /// Marks recorded one by one within `lo..hi` (ranges expanded).
+/// [`EarlierP`] as a box's earlier parts answer it: only the P-positions
+/// inside the ranges asked for, which must be ascending, disjoint and below
+/// the window (so a range the carry forgot shows as a wrong P-position).
+struct Strict<'a> {
+    p: &'a [u64],
+    start: u64,
+}
+
+impl<'a> Strict<'a> {
+    fn new(p: &'a [u64], start: u64) -> Self {
+        Strict { p, start }
+    }
+}
+
+impl EarlierP for Strict<'_> {
+    fn each_in(&mut self, ranges: &[Range<u64>], found: &mut dyn FnMut(u64)) {
+        let mut last_end = 0;
+        for r in ranges {
+            assert!(
+                r.start >= last_end && r.start <= r.end && r.end <= self.start,
+                "{ranges:?}"
+            );
+            last_end = r.end;
+            let a = self.p.partition_point(|&x| x < r.start);
+            for &x in self.p[a..].iter().take_while(|&&x| x < r.end) {
+                found(x);
+            }
+        }
+    }
+}
+
 struct Record(std::cell::RefCell<Vec<u64>>, u64, u64);
 
 impl Record {
@@ -248,7 +279,7 @@ fn small_tails_and_thresholds_many_block_layers_equal_solve() {
                                 let w = b.solve_window_with(
                                     s0,
                                     s1,
-                                    &mut earlier.iter().copied(),
+                                    &mut Strict::new(&earlier, s0),
                                     threads,
                                     tail,
                                     low,
@@ -335,7 +366,7 @@ fn prefix_scan_equals_rank_scan_on_wide_boxes() {
                         let w = b.solve_window_with(
                             c[0],
                             c[1],
-                            &mut earlier.iter().copied(),
+                            &mut Strict::new(&earlier, c[0]),
                             threads,
                             tail,
                             low,
@@ -513,152 +544,10 @@ fn memory_estimate_covers_the_bitset() {
 }
 
 #[test]
-fn unranking_after_a_smaller_rank_equals_unranking_whole() {
-    // Every rank of small boxes in order (steps of 1), and sparse
-    // ascending ranks of wide and tall boxes (steps that skip whole
-    // intervals of shared first rows), from the empty board on.
-    for (m, n, step) in [
-        (1, 5, 1),
-        (4, 4, 1),
-        (3, 7, 1),
-        (10, 40, 7_919_333),
-        (21, 21, 9_999_991_117),
-    ] {
-        let b = ChompBox::new(m, n).unwrap();
-        let (mut rows, mut pre, mut depth) = (vec![0u32; m], vec![0u64; m + 1], 0);
-        let mut whole = vec![0u32; m];
-        let mut x = 0;
-        while x < b.len() {
-            b.unrank_for_carry(x, 0, &mut rows, &mut pre, &mut depth);
-            assert_eq!(depth, m, "{m}x{n} rank {x}: lo = 0 unranks every row");
-            b.unrank(x, &mut whole);
-            assert_eq!(rows, whole, "{m}x{n} rank {x}");
-            for (k, &p) in pre.iter().enumerate() {
-                let terms: u64 = (0..k).map(|l| b.term(l, rows[l])).sum();
-                assert_eq!(p, terms, "{m}x{n} rank {x} pre[{k}]");
-            }
-            x += step + x % 3;
-        }
-    }
-}
-
-#[test]
-fn the_carry_unranks_the_rows_that_reach_the_window_and_the_run_after() {
-    // For windows starting at `lo`, ascending sparse ranks below it: the
-    // rows before `depth` are x's, `depth` is the first k whose interval
-    // of staircases sharing x's rows 0..k ends at or below `lo`, and
-    // the run of rows equal to row depth − 1 is x's, ended by a shorter
-    // row exactly where x's run ends.
-    for (m, n, lo_parts, step) in [
-        (4, 4, 3, 1),
-        (3, 7, 5, 1),
-        (6, 6, 4, 1),
-        (10, 40, 7, 9_919_333),
-        (21, 21, 12, 39_999_991_117),
-    ] {
-        let b = ChompBox::new(m, n).unwrap();
-        let mut whole = vec![0u32; m];
-        for part in 1..lo_parts {
-            let lo = b.len() * part / lo_parts;
-            let (mut rows, mut pre, mut depth) = (vec![0u32; m], vec![0u64; m + 1], 0);
-            let (mut x, mut shallow) = (0, 0);
-            while x < lo {
-                b.unrank_for_carry(x, lo, &mut rows, &mut pre, &mut depth);
-                b.unrank(x, &mut whole);
-                let at = format!("{m}x{n} lo {lo} rank {x}");
-                assert_eq!(rows[..depth], whole[..depth], "{at}");
-                for k in 0..=depth {
-                    let terms: u64 = (0..k).map(|l| b.term(l, whole[l])).sum();
-                    assert_eq!(pre[k], terms, "{at} pre[{k}]");
-                    let cap = if k == 0 { n as u32 } else { whole[k - 1] };
-                    if k < m {
-                        // Rows 0..k reach the window iff k is above the depth.
-                        let reaches = terms + b.span(k, cap) > lo;
-                        assert_eq!(reaches, k < depth, "{at} k {k}");
-                    }
-                }
-                if depth > 0 && depth < m {
-                    let j = whole[depth - 1];
-                    let mut t = depth;
-                    while t < m && whole[t] == j {
-                        assert_eq!(rows[t], j, "{at} run row {t}");
-                        t += 1;
-                    }
-                    if t < m {
-                        assert_ne!(rows[t], j, "{at}: the run ends at row {t}");
-                    }
-                }
-                shallow += usize::from(depth < m);
-                x += step + x % 3;
-            }
-            assert!(shallow > 0, "{m}x{n} lo {lo}: some rank needs fewer rows");
-        }
-    }
-}
-
-#[test]
 fn spans_are_the_lengths_of_prefix_intervals() {
     let b = ChompBox::new(5, 6).unwrap();
     assert_eq!(b.span(0, 6), b.len());
     assert_eq!(b.span(5, 3), 1);
     // Staircases with r₀ = 4: ranks term(0, 4) .. term(0, 5) = span(1, 4) of them.
     assert_eq!(b.term(0, 5) - b.term(0, 4), b.span(1, 4));
-}
-
-/// The carry's short cut for far P-positions ([`FarRow`]) marks in a sink
-/// exactly what the full walk marks (`mark_predecessors_in` on the whole
-/// unranked staircase), for every rank below windows cut anywhere in small
-/// boxes (every rank as if it were a P-position), sinks narrower than the
-/// window (a thread's part) included, and it takes at least the ranks whose
-/// second row is shorter than a first row whose block lies below the window.
-#[test]
-fn the_far_row_short_cut_marks_what_the_full_walk_marks() {
-    use super::marks::FarRow;
-    for (m, n, parts) in [
-        (3, 7, 5),
-        (4, 6, 6),
-        (5, 5, 7),
-        (6, 3, 4),
-        (2, 9, 5),
-        (7, 4, 5),
-    ] {
-        let b = ChompBox::new(m, n).unwrap();
-        let mut rows = vec![0u32; m];
-        for part in 1..parts {
-            let start = b.len() * part / parts;
-            let end = (b.len() * (part + 1) / parts).max(start + 1).min(b.len());
-            for (lo, hi) in [
-                (start, end),
-                (start, start + (end - start) / 2),
-                ((start + end) / 2, end),
-            ] {
-                let mut far = FarRow::new(&b, 0, start, end);
-                let mut taken = 0;
-                for x in 0..start {
-                    let short = Record::within(lo, hi);
-                    let took = far.marks(&b, x, &short);
-                    b.unrank(x, &mut rows);
-                    let at =
-                        format!("{m}x{n} window {start}..{end} sink {lo}..{hi} rank {x} {rows:?}");
-                    let below = b.term(0, rows[0]) + b.span(1, rows[0]) <= start;
-                    if below && rows[0] > 0 && rows[1] < rows[0] {
-                        assert!(took, "{at}: not taken");
-                    }
-                    if !took {
-                        continue;
-                    }
-                    taken += 1;
-                    let full = Record::within(lo, hi);
-                    b.mark_predecessors_in::<_, false>(x, &rows, 0..m, n as u32, &full);
-                    let (mut got, mut want) = (short.0.into_inner(), full.0.into_inner());
-                    got.sort_unstable();
-                    want.sort_unstable();
-                    assert_eq!(got, want, "{at}");
-                }
-                if part + 1 == parts && lo == start && hi == end {
-                    assert!(taken > 0, "{m}x{n}: the short cut took no rank");
-                }
-            }
-        }
-    }
 }

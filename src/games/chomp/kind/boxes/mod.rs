@@ -281,8 +281,8 @@ pub fn solve_box_into(
     let earlier = EarlierParts::open(job, inputs, &w)?;
     let mut failed = None;
     let win = {
-        let mut ranks = earlier.p_ranks(&mut failed);
-        b.solve_window(w.start, w.end, &mut ranks, threads)
+        let mut reader = earlier.reader(&mut failed);
+        b.solve_window_from(w.start, w.end, &mut reader, threads)
     };
     if let Some(e) = failed {
         return Err(e);

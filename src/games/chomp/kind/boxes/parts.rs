@@ -2,6 +2,8 @@
 //! P-positions in rank order, and the rectangles' winning bites.
 
 use super::*;
+use crate::solvers::chomp::EarlierP;
+use std::ops::Range;
 
 pub(super) struct NoInputs;
 
@@ -20,7 +22,7 @@ pub(super) struct PartFile {
 
 /// The earlier parts of a window's box (its inputs, in rank order), opened
 /// for block reads: the P-positions below the window, streamed in ascending
-/// order ([`EarlierParts::p_ranks`]) or looked up one rank at a time
+/// order by rank range ([`EarlierParts::reader`]) or looked up one rank at a time
 /// ([`EarlierParts::is_p`], a few blocks cached).
 pub(super) struct EarlierParts {
     pub(super) name: String,
@@ -85,19 +87,12 @@ impl EarlierParts {
         })
     }
 
-    /// The P-positions of every earlier part, ascending, one block in
-    /// memory at a time. A read error ends the iteration and is left in
-    /// `failed`.
-    pub(super) fn p_ranks<'a>(&'a self, failed: &'a mut Option<Error>) -> PRanks<'a> {
-        PRanks {
-            parts: &self.parts,
-            name: &self.name,
-            part: 0,
-            block: 0,
-            bytes: Vec::new(),
-            pos: 0,
-            word: 0,
-            base: 0,
+    /// The earlier parts as the window solver reads them: by rank range,
+    /// only the blocks it asks for. A read error ends the reading and is
+    /// left in `failed`.
+    pub(super) fn reader<'a>(&'a self, failed: &'a mut Option<Error>) -> RangeReader<'a> {
+        RangeReader {
+            parts: self,
             failed,
         }
     }
@@ -176,76 +171,70 @@ impl EarlierParts {
     }
 }
 
-/// Iterator over the set bits of earlier parts ([`EarlierParts::p_ranks`]).
-pub(super) struct PRanks<'a> {
-    pub(super) parts: &'a [PartFile],
-    pub(super) name: &'a str,
-    pub(super) part: usize,
-    pub(super) block: usize,
-    pub(super) bytes: Vec<u8>,
-    /// Next word to take from `bytes` (byte offset).
-    pub(super) pos: usize,
-    /// Bits of the current word not yet returned.
-    pub(super) word: u64,
-    /// Rank of bit 0 of `word`.
-    pub(super) base: u64,
-    pub(super) failed: &'a mut Option<Error>,
+/// The earlier parts as the window solver reads them
+/// ([`EarlierParts::reader`]): only the shard blocks that meet the rank
+/// ranges asked for, a batch at a time decompressed on all cores. A read
+/// error ends the reading and is left in `failed`.
+pub(super) struct RangeReader<'a> {
+    parts: &'a EarlierParts,
+    failed: &'a mut Option<Error>,
 }
 
-impl Iterator for PRanks<'_> {
-    type Item = u64;
-
-    fn next(&mut self) -> Option<u64> {
-        loop {
-            if self.word != 0 {
-                let x = self.base + u64::from(self.word.trailing_zeros());
-                self.word &= self.word - 1;
-                return Some(x);
-            }
-            if self.pos + 8 <= self.bytes.len() {
-                let p = &self.parts[self.part];
-                self.base = p.start
-                    + (self.block as u64 - 1) * p.file.block_size() * 8
-                    + self.pos as u64 * 8;
-                self.word = u64::from_le_bytes(
-                    self.bytes[self.pos..self.pos + 8]
-                        .try_into()
-                        .expect("8 bytes"),
-                );
-                self.pos += 8;
-                if self.word != 0 && self.base + 63 - u64::from(self.word.leading_zeros()) >= p.end
-                {
-                    *self.failed = Some(Error::job(
-                        self.name,
-                        format!("input part {}..{}: bits set past its end", p.start, p.end),
-                    ));
-                    return None;
+impl EarlierP for RangeReader<'_> {
+    fn each_in(&mut self, ranges: &[Range<u64>], found: &mut dyn FnMut(u64)) {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let batch = 16 * cores;
+        let name = &self.parts.name;
+        for p in &self.parts.parts {
+            let per = p.file.block_size() * 8;
+            // The blocks of this part that meet a range, ascending.
+            let mut blocks: Vec<usize> = Vec::new();
+            let first = ranges.partition_point(|r| r.end <= p.start);
+            for r in ranges[first..].iter().take_while(|r| r.start < p.end) {
+                let (a, b) = (r.start.max(p.start), r.end.min(p.end));
+                if a >= b {
+                    continue;
                 }
-                continue;
-            }
-            if self.failed.is_some() {
-                return None;
-            }
-            let p = self.parts.get(self.part)?;
-            if self.block >= p.file.block_count("p-positions").unwrap_or(0) {
-                self.part += 1;
-                self.block = 0;
-                self.bytes.clear();
-                self.pos = 0;
-                continue;
-            }
-            match p.file.read_block("p-positions", self.block) {
-                Ok(b) => {
-                    self.bytes = b;
-                    self.pos = 0;
-                    self.block += 1;
+                let (ba, bb) = ((a - p.start) / per, (b - 1 - p.start) / per);
+                for k in ba as usize..=bb as usize {
+                    if blocks.last() != Some(&k) {
+                        blocks.push(k);
+                    }
                 }
-                Err(m) => {
-                    *self.failed = Some(Error::job(
-                        self.name,
-                        format!("reading input part {}..{}: {m}", p.start, p.end),
-                    ));
-                    return None;
+            }
+            for chunk in blocks.chunks(batch) {
+                let bytes = match p.file.read_blocks("p-positions", chunk) {
+                    Ok(b) => b,
+                    Err(m) => {
+                        *self.failed = Some(Error::job(
+                            name,
+                            format!("reading input part {}..{}: {m}", p.start, p.end),
+                        ));
+                        return;
+                    }
+                };
+                for (&k, data) in chunk.iter().zip(&bytes) {
+                    let base = p.start + k as u64 * per;
+                    for (w, word) in data.chunks(8).enumerate() {
+                        let mut buf = [0u8; 8];
+                        buf[..word.len()].copy_from_slice(word);
+                        let mut bits = u64::from_le_bytes(buf);
+                        while bits != 0 {
+                            let x = base + 64 * w as u64 + u64::from(bits.trailing_zeros());
+                            bits &= bits - 1;
+                            if x >= p.end {
+                                *self.failed = Some(Error::job(
+                                    name,
+                                    format!(
+                                        "input part {}..{}: bits set past its end",
+                                        p.start, p.end
+                                    ),
+                                ));
+                                return;
+                            }
+                            found(x);
+                        }
+                    }
                 }
             }
         }
