@@ -8,13 +8,19 @@
 //! then starts below the window (the block the window starts in, the
 //! *straddling* block). So a window needs from below only the P-positions
 //! of the source blocks below it and of the straddling block's ranks below
-//! `start`. Sources through bites at the late prefix rows lie next to the
-//! window; those through bites at the first rows are few (their prefixes
-//! end in a run of equal rows). The carry reads those intervals once, in
-//! ascending order ([`EarlierP`]), and files their offsets as the blocks
-//! inside the window file theirs; the blocks then pull from them as from
-//! any other. Its cost follows the window, not the number of parts below
-//! it, and no thread repeats another's work.
+//! `start`. The carry reads those intervals once, in ascending order
+//! ([`EarlierP`]), a chunk at a time, and after each chunk every block of
+//! the window pulls from it as it pulls from the blocks inside the window.
+//!
+//! **Cost.** The marks are those a whole-box solve makes through the same
+//! bites, each made once, by the thread that owns the block: no thread
+//! repeats another's work. What grows with the part's number is only the
+//! reading: sources through bites at the late prefix rows lie next to the
+//! window, but those through bites at the first rows (the first row cut to
+//! a shorter one, the rest clipped to it) cover, for a late part of a large
+//! box, much of what lies below. Reading is a bit a rank of the earlier
+//! parts' bitsets, decompressed on all cores, and a few nanoseconds a
+//! P-position.
 
 use super::*;
 

@@ -551,3 +551,4 @@ fn spans_are_the_lengths_of_prefix_intervals() {
     // Staircases with r₀ = 4: ranks term(0, 4) .. term(0, 5) = span(1, 4) of them.
     assert_eq!(b.term(0, 5) - b.term(0, 4), b.span(1, 4));
 }
+
