@@ -70,6 +70,24 @@ impl EarlierP for Ascending<'_> {
 /// unit tests 64, so that small windows pull in many chunks).
 const MIN_CARRY_CHUNK: u64 = if cfg!(test) { 64 } else { 1 << 20 };
 
+/// Pushes `v`, growing `arena` by doubling but not past `budget` plus one
+/// block's worth while it stays under that (a chunk may end a block past
+/// `budget`), so that the chunk's memory stays what the plan counts.
+#[inline(always)]
+fn push_within(arena: &mut Vec<u32>, v: u32, budget: usize) {
+    if arena.len() == arena.capacity() {
+        let cap = arena.capacity();
+        let limit = budget + (1 << 20);
+        let more = if cap < limit {
+            cap.max(1 << 16).min(limit - cap)
+        } else {
+            cap.max(1 << 16)
+        };
+        arena.reserve_exact(more);
+    }
+    arena.push(v);
+}
+
 impl ChompBox {
     /// The carry of the window `start..end` (see the module documentation):
     /// reads from `earlier` the P-positions of the source blocks below the
@@ -157,10 +175,10 @@ impl ChompBox {
                     first = r;
                 }
                 heads[r] = u32::try_from(arena.len()).expect("a chunk fits 2³² offsets");
-                arena.push(0);
+                push_within(&mut arena, 0, budget);
             }
             arena[heads[r] as usize] += 1;
-            arena.push(o);
+            push_within(&mut arena, o, budget);
         });
         if !arena.is_empty() {
             pulled(&mut arena, &heads, first, src.len());
@@ -282,6 +300,7 @@ impl ChompBox {
     ) -> Vec<(u64, u64, u64)> {
         let theta = lay.low;
         let mut src = Vec::new();
+        let mut dedup_at = 1 << 16;
         let mut rows = vec![0u32; self.m];
         let (mut sums, mut pt) = (vec![0u64; lay.k + 1], vec![0u64; lay.k + 1]);
         for layer in lay.first_layer()..lay.layers() {
@@ -322,6 +341,14 @@ impl ChompBox {
                         if sums[i] < key_lo {
                             src.push((sums[i], pt[i], self.span(i, theta - 1)));
                         }
+                    }
+                    // Neighbouring blocks share most sources: drop the
+                    // repeats as they pile up, so the list stays near its
+                    // final size.
+                    if src.len() >= dedup_at {
+                        src.sort_unstable();
+                        src.dedup();
+                        dedup_at = (2 * src.len()).max(1 << 16);
                     }
                 },
             );
