@@ -114,9 +114,7 @@ impl ChompBox {
             return straddle;
         }
         // (key, first rank, ranks) of every source block below the window.
-        let mut src = self.sources_below(lay, start, end, key_lo);
-        src.sort_unstable();
-        src.dedup();
+        let src = self.sources_below(lay, start, end, key_lo);
         // The straddling block: its first rank, from the rows of `start`.
         let mut rows = vec![0u32; self.m];
         self.unrank(start, &mut rows);
@@ -289,8 +287,11 @@ impl ChompBox {
     }
 
     /// `(key, first rank, ranks)` of the source blocks below `key_lo` of
-    /// every block meeting `start..end` (with repeats): the blocks
-    /// [`ChompBox::pull`] reads, found by the same rows and columns.
+    /// every block meeting `start..end`, ascending, each once: the blocks
+    /// [`ChompBox::pull`] reads, found by the same rows and columns. The
+    /// blocks are walked in rank order, where neighbours share most of
+    /// their sources: a source is kept only if it differs from the last
+    /// one kept for the same row and column.
     fn sources_below(
         &self,
         lay: &Layout,
@@ -299,60 +300,63 @@ impl ChompBox {
         key_lo: u64,
     ) -> Vec<(u64, u64, u64)> {
         let theta = lay.low;
+        let n1 = self.n + 1;
         let mut src = Vec::new();
+        // The last key kept for (row, column), column n + 1 for the low block.
+        let mut last = vec![u64::MAX; lay.k * (n1 + 1)];
         let mut dedup_at = 1 << 16;
         let mut rows = vec![0u32; self.m];
         let (mut sums, mut pt) = (vec![0u64; lay.k + 1], vec![0u64; lay.k + 1]);
-        for layer in lay.first_layer()..lay.layers() {
-            lay.each_block(
-                self,
-                layer as u32,
-                start,
-                end,
-                &mut rows,
-                &mut |blk, rows| {
-                    let k = blk.k;
-                    let pre = &rows[..k];
-                    for l in 0..k {
-                        sums[l + 1] = sums[l] + lay.d(l, pre[l]);
-                        pt[l + 1] = pt[l] + self.term(l, pre[l]);
+        lay.each_block(
+            self,
+            ANY_LAYER,
+            start,
+            end,
+            &mut rows,
+            &mut |blk, rows| {
+                let k = blk.k;
+                let pre = &rows[..k];
+                for l in 0..k {
+                    sums[l + 1] = sums[l] + lay.d(l, pre[l]);
+                    pt[l + 1] = pt[l] + self.term(l, pre[l]);
+                }
+                let span = |last: u32| {
+                    if k == lay.k {
+                        self.span(k, last)
+                    } else {
+                        self.span(k, theta - 1)
                     }
-                    let span = |last: u32| {
-                        if k == lay.k {
-                            self.span(k, last)
-                        } else {
-                            self.span(k, theta - 1)
+                };
+                for i in 0..k {
+                    let mut j = i;
+                    let seen = &mut last[i * (n1 + 1)..(i + 1) * (n1 + 1)];
+                    for c in (theta..pre[i]).rev() {
+                        while j < k && pre[j] > c {
+                            j += 1;
                         }
-                    };
-                    for i in 0..k {
-                        let mut j = i;
-                        for c in (theta..pre[i]).rev() {
-                            while j < k && pre[j] > c {
-                                j += 1;
-                            }
-                            let key = sums[i] + lay.cold(c, j) - lay.cold(c, i) + sums[k] - sums[j];
-                            if key < key_lo {
-                                let base =
-                                    pt[i] + self.colsum(c, j) - self.colsum(c, i) + pt[k] - pt[j];
-                                let last = if j == k { c } else { pre[k - 1] };
-                                src.push((key, base, span(last)));
-                            }
-                        }
-                        if sums[i] < key_lo {
-                            src.push((sums[i], pt[i], self.span(i, theta - 1)));
+                        let key = sums[i] + lay.cold(c, j) - lay.cold(c, i) + sums[k] - sums[j];
+                        if key < key_lo && seen[c as usize] != key {
+                            seen[c as usize] = key;
+                            let base =
+                                pt[i] + self.colsum(c, j) - self.colsum(c, i) + pt[k] - pt[j];
+                            let last = if j == k { c } else { pre[k - 1] };
+                            src.push((key, base, span(last)));
                         }
                     }
-                    // Neighbouring blocks share most sources: drop the
-                    // repeats as they pile up, so the list stays near its
-                    // final size.
-                    if src.len() >= dedup_at {
-                        src.sort_unstable();
-                        src.dedup();
-                        dedup_at = (2 * src.len()).max(1 << 16);
+                    if sums[i] < key_lo && seen[n1] != sums[i] {
+                        seen[n1] = sums[i];
+                        src.push((sums[i], pt[i], self.span(i, theta - 1)));
                     }
-                },
-            );
-        }
+                }
+                if src.len() >= dedup_at {
+                    src.sort_unstable();
+                    src.dedup();
+                    dedup_at = (2 * src.len()).max(1 << 16);
+                }
+            },
+        );
+        src.sort_unstable();
+        src.dedup();
         src
     }
 }

@@ -528,8 +528,9 @@ impl Layout {
         key
     }
 
-    /// Calls `f(block, rows)` for every block of layer `layer` that meets
-    /// ranks `lo..hi`, in rank order; `rows[..block.k]` is its prefix.
+    /// Calls `f(block, rows)` for every block of layer `layer` ([`ANY_LAYER`]:
+    /// of every layer) that meets ranks `lo..hi`, in rank order;
+    /// `rows[..block.k]` is its prefix.
     fn each_block(
         &self,
         b: &ChompBox,
@@ -558,15 +559,16 @@ impl Layout {
         f: &mut impl FnMut(&Block, &[u32]),
     ) {
         let meets = |a: u64, len: u64| lo < hi && a < hi && a + len > lo;
+        let any = layer == ANY_LAYER;
         if l == self.k {
-            if sum == layer && meets(acc, b.span(l, cap)) {
+            if (any || sum == layer) && meets(acc, b.span(l, cap)) {
                 let blk = Block {
                     k: l,
                     cap,
                     base: acc,
                     key,
                     sum,
-                    layer,
+                    layer: sum,
                 };
                 f(&blk, rows);
             }
@@ -574,23 +576,24 @@ impl Layout {
         }
         let left = (self.k - l) as u32;
         let th = self.low;
-        if sum + left * (th - 1) == layer && meets(acc, b.span(l, th - 1)) {
+        let low_layer = sum + left * (th - 1);
+        if (any || low_layer == layer) && meets(acc, b.span(l, th - 1)) {
             let blk = Block {
                 k: l,
                 cap: th - 1,
                 base: acc,
                 key,
                 sum,
-                layer,
+                layer: low_layer,
             };
             f(&blk, rows);
         }
         for v in th..=cap {
             let a = acc + b.term(l, v);
-            if a >= hi || sum + v + (left - 1) * (th - 1) > layer {
+            if a >= hi || (!any && sum + v + (left - 1) * (th - 1) > layer) {
                 break;
             }
-            if a + b.span(l + 1, v) <= lo || sum + v * left < layer {
+            if a + b.span(l + 1, v) <= lo || (!any && sum + v * left < layer) {
                 continue;
             }
             rows[l] = v;
@@ -610,6 +613,9 @@ impl Layout {
         }
     }
 }
+
+/// The `layer` of [`Layout::each_block`] that stands for every layer.
+const ANY_LAYER: u32 = u32::MAX;
 
 /// What every block of a window reads: the bitset, and the P-positions
 /// filed by the blocks solved so far.

@@ -215,10 +215,12 @@ impl EarlierP for RangeReader<'_> {
                 };
                 for (&k, data) in chunk.iter().zip(&bytes) {
                     let base = p.start + k as u64 * per;
-                    for (w, word) in data.chunks(8).enumerate() {
-                        let mut buf = [0u8; 8];
-                        buf[..word.len()].copy_from_slice(word);
-                        let mut bits = u64::from_le_bytes(buf);
+                    let words = data.chunks_exact(8);
+                    let mut tail = [0u8; 8];
+                    tail[..words.remainder().len()].copy_from_slice(words.remainder());
+                    let tail = (!words.remainder().is_empty()).then_some(&tail[..]);
+                    for (w, word) in words.chain(tail).enumerate() {
+                        let mut bits = u64::from_le_bytes(word.try_into().expect("8 bytes"));
                         while bits != 0 {
                             let x = base + 64 * w as u64 + u64::from(bits.trailing_zeros());
                             bits &= bits - 1;
