@@ -93,8 +93,9 @@ impl ChompBox {
     /// reads from `earlier` the P-positions of the source blocks below the
     /// window, a chunk of at most about `(end − start) / 64` offsets at a
     /// time (the allowance [`window_memory`] gives the filed P-positions,
-    /// free until the blocks are solved), and after each chunk every block
-    /// of the window pulls from it on `threads` threads, into `bits`.
+    /// free until the blocks are solved, less the sources' 36 bytes each),
+    /// and after each chunk every block of the window pulls from it on
+    /// `threads` threads, into `bits`.
     /// Returns the offsets of the P-positions below `start` of the block
     /// holding `start` (from its first rank, ascending; empty if the window
     /// starts a block). `key_lo`: that block's key.
@@ -129,9 +130,17 @@ impl ChompBox {
         debug_assert!(ranges.last().is_none_or(|r| r.end <= base));
         ranges.push(base..start);
         let keys: Vec<u64> = src.iter().map(|s| s.0).collect();
-        let budget = ((end - start) / 64).max(MIN_CARRY_CHUNK) as usize;
+        let n_src = src.len();
+        drop(src);
+        // The offsets of a chunk get the window's allowance for filed
+        // P-positions (`(end − start) / 16` bytes, free until the blocks
+        // file theirs) less what the sources take: a range, a key, a head
+        // and a chunk's entry each (36 bytes).
+        let allowance = (end - start) / 16;
+        let budget =
+            (allowance.saturating_sub(36 * n_src as u64) / 4).max(MIN_CARRY_CHUNK) as usize;
         let mut arena: Vec<u32> = Vec::new();
-        let mut heads = vec![u32::MAX; src.len()];
+        let mut heads = vec![u32::MAX; n_src];
         let mut first = 0usize;
         let mut r = 0usize;
         let pulled = |arena: &mut Vec<u32>, heads: &[u32], a: usize, b: usize| {
@@ -163,7 +172,7 @@ impl ChompBox {
                 return;
             }
             let o = u32::try_from(x - ranges[r].start).expect("a block fits u32 offsets");
-            if r == src.len() {
+            if r == n_src {
                 straddle.push(o);
                 return;
             }
@@ -179,16 +188,18 @@ impl ChompBox {
             push_within(&mut arena, o, budget);
         });
         if !arena.is_empty() {
-            pulled(&mut arena, &heads, first, src.len());
+            pulled(&mut arena, &heads, first, n_src);
         }
         straddle
     }
 
     /// Every block of the window `start..end` pulls from the source blocks
     /// `keys` (ascending, all below `key_lo`, with their `entries` into
-    /// `arena`), on `threads` threads, into `bits`. The blocks are claimed
-    /// one at a time; a block's middle words are its own and are stored,
-    /// its first and last ORed atomically.
+    /// `arena`), on `threads` threads, into `bits`. The blocks (of every
+    /// layer: the carry's marks depend only on what lies below the window)
+    /// are claimed one at a time; a block's middle words are its own and
+    /// are stored, its first and last (which other blocks may share) ORed
+    /// atomically.
     #[allow(clippy::too_many_arguments)]
     fn pull_carry(
         &self,
@@ -222,59 +233,51 @@ impl ChompBox {
             let mut buf: Vec<u64> = Vec::new();
             let mut index = 0usize;
             let mut next = claimed.fetch_add(1, Relaxed);
-            for layer in lay.first_layer()..lay.layers() {
-                lay.each_block(
-                    self,
-                    layer as u32,
-                    start,
-                    end,
-                    &mut rows,
-                    &mut |blk, rows| {
-                        index += 1;
-                        if index - 1 != next {
-                            return;
+            {
+                lay.each_block(self, ANY_LAYER, start, end, &mut rows, &mut |blk, rows| {
+                    index += 1;
+                    if index - 1 != next {
+                        return;
+                    }
+                    next = claimed.fetch_add(1, Relaxed);
+                    if blk.k == 0 {
+                        return;
+                    }
+                    let block_end = blk.base + self.span(blk.k, blk.cap);
+                    let (a, b) = (blk.base.max(start), block_end.min(end));
+                    let full = a == blk.base && b == block_end;
+                    let (wa, wb) = (((a - start) / 64) as usize, ((b - 1 - start) / 64) as usize);
+                    buf.clear();
+                    buf.resize(wb + 1 - wa, 0);
+                    let local = Local {
+                        words: Cell::from_mut(&mut buf[..]).as_slice_of_cells(),
+                        origin: start + 64 * wa as u64,
+                        lo: a,
+                        hi: b,
+                    };
+                    self.pull(
+                        lay,
+                        &rows[..blk.k],
+                        blk.cap,
+                        blk.base,
+                        full,
+                        cx,
+                        &local,
+                        &mut scratch,
+                    );
+                    let last = wb - wa;
+                    for (e, w) in buf.iter().enumerate() {
+                        if *w == 0 {
+                            continue;
                         }
-                        next = claimed.fetch_add(1, Relaxed);
-                        if blk.k == 0 {
-                            return;
+                        if e == 0 || e == last {
+                            bits[wa + e].fetch_or(*w, Relaxed);
+                        } else {
+                            let v = bits[wa + e].load(Relaxed);
+                            bits[wa + e].store(v | *w, Relaxed);
                         }
-                        let block_end = blk.base + self.span(blk.k, blk.cap);
-                        let (a, b) = (blk.base.max(start), block_end.min(end));
-                        let full = a == blk.base && b == block_end;
-                        let (wa, wb) =
-                            (((a - start) / 64) as usize, ((b - 1 - start) / 64) as usize);
-                        buf.clear();
-                        buf.resize(wb + 1 - wa, 0);
-                        let local = Local {
-                            words: Cell::from_mut(&mut buf[..]).as_slice_of_cells(),
-                            origin: start + 64 * wa as u64,
-                            lo: a,
-                            hi: b,
-                        };
-                        self.pull(
-                            lay,
-                            &rows[..blk.k],
-                            blk.cap,
-                            blk.base,
-                            full,
-                            cx,
-                            &local,
-                            &mut scratch,
-                        );
-                        let last = wb - wa;
-                        for (e, w) in buf.iter().enumerate() {
-                            if *w == 0 {
-                                continue;
-                            }
-                            if e == 0 || e == last {
-                                bits[wa + e].fetch_or(*w, Relaxed);
-                            } else {
-                                let v = bits[wa + e].load(Relaxed);
-                                bits[wa + e].store(v | *w, Relaxed);
-                            }
-                        }
-                    },
-                );
+                    }
+                });
             }
         };
         let work = &work;
@@ -307,56 +310,49 @@ impl ChompBox {
         let mut dedup_at = 1 << 16;
         let mut rows = vec![0u32; self.m];
         let (mut sums, mut pt) = (vec![0u64; lay.k + 1], vec![0u64; lay.k + 1]);
-        lay.each_block(
-            self,
-            ANY_LAYER,
-            start,
-            end,
-            &mut rows,
-            &mut |blk, rows| {
-                let k = blk.k;
-                let pre = &rows[..k];
-                for l in 0..k {
-                    sums[l + 1] = sums[l] + lay.d(l, pre[l]);
-                    pt[l + 1] = pt[l] + self.term(l, pre[l]);
+        lay.each_block(self, ANY_LAYER, start, end, &mut rows, &mut |blk, rows| {
+            let k = blk.k;
+            let pre = &rows[..k];
+            for l in 0..k {
+                sums[l + 1] = sums[l] + lay.d(l, pre[l]);
+                pt[l + 1] = pt[l] + self.term(l, pre[l]);
+            }
+            let span = |last: u32| {
+                if k == lay.k {
+                    self.span(k, last)
+                } else {
+                    self.span(k, theta - 1)
                 }
-                let span = |last: u32| {
-                    if k == lay.k {
-                        self.span(k, last)
-                    } else {
-                        self.span(k, theta - 1)
+            };
+            for i in 0..k {
+                let mut j = i;
+                let seen = &mut last[i * (n1 + 1)..(i + 1) * (n1 + 1)];
+                for c in (theta..pre[i]).rev() {
+                    while j < k && pre[j] > c {
+                        j += 1;
                     }
-                };
-                for i in 0..k {
-                    let mut j = i;
-                    let seen = &mut last[i * (n1 + 1)..(i + 1) * (n1 + 1)];
-                    for c in (theta..pre[i]).rev() {
-                        while j < k && pre[j] > c {
-                            j += 1;
-                        }
-                        let key = sums[i] + lay.cold(c, j) - lay.cold(c, i) + sums[k] - sums[j];
-                        if key < key_lo && seen[c as usize] != key {
-                            seen[c as usize] = key;
-                            let base =
-                                pt[i] + self.colsum(c, j) - self.colsum(c, i) + pt[k] - pt[j];
-                            let last = if j == k { c } else { pre[k - 1] };
-                            src.push((key, base, span(last)));
-                        }
-                    }
-                    if sums[i] < key_lo && seen[n1] != sums[i] {
-                        seen[n1] = sums[i];
-                        src.push((sums[i], pt[i], self.span(i, theta - 1)));
+                    let key = sums[i] + lay.cold(c, j) - lay.cold(c, i) + sums[k] - sums[j];
+                    if key < key_lo && seen[c as usize] != key {
+                        seen[c as usize] = key;
+                        let base = pt[i] + self.colsum(c, j) - self.colsum(c, i) + pt[k] - pt[j];
+                        let last = if j == k { c } else { pre[k - 1] };
+                        src.push((key, base, span(last)));
                     }
                 }
-                if src.len() >= dedup_at {
-                    src.sort_unstable();
-                    src.dedup();
-                    dedup_at = (2 * src.len()).max(1 << 16);
+                if sums[i] < key_lo && seen[n1] != sums[i] {
+                    seen[n1] = sums[i];
+                    src.push((sums[i], pt[i], self.span(i, theta - 1)));
                 }
-            },
-        );
+            }
+            if src.len() >= dedup_at {
+                src.sort_unstable();
+                src.dedup();
+                dedup_at = (2 * src.len()).max(1 << 16);
+            }
+        });
         src.sort_unstable();
         src.dedup();
+        src.shrink_to_fit();
         src
     }
 }

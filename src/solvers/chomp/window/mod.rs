@@ -51,10 +51,11 @@
 //! 1. *Carry* (`carry`): the P-positions below the window that its
 //!    blocks pull from — those of the source blocks below the window, and
 //!    of the block the window starts in below `start` — are read once by
-//!    rank interval ([`EarlierP`]) and filed as the window's blocks file
-//!    theirs. The window then needs nothing else from below: its cost
-//!    follows the window's size, not the number of parts before it, and
-//!    no thread reads what another reads.
+//!    rank interval ([`EarlierP`]), a chunk at a time, and after each
+//!    chunk every block of the window pulls from it. The window then needs
+//!    nothing else from below; its marks are those a one-job solve makes,
+//!    each made once by one thread (the reading grows with the part's
+//!    place in the box: `carry`, "Cost").
 //! 2. *Inside, layer by layer*: the blocks of a layer go to the threads one
 //!    at a time, each to the first thread that asks (a shared counter:
 //!    blocks differ in size by orders of magnitude). A thread copies the
@@ -66,7 +67,8 @@
 //!
 //! **Threads and determinism.** A block's marks are written by the thread
 //! that solves it into its own copy of the block's words; the first and
-//! last word may hold ranks of another block of the same layer, so they go
+//! last word may hold ranks of another block (of the same layer; in the
+//! carry, of any), so they go
 //! back with an atomic OR, the words between with a plain store. Marking
 //! is an OR, so its order
 //! does not matter, and the blocks of a layer read only earlier layers: the
@@ -74,8 +76,10 @@
 //!
 //! **Memory** ([`window_memory`]): one bitset of `end − start` bits (asked
 //! for transparent huge pages), the filed P-positions of the window (4 bytes
-//! each) with a directory of 8 bytes per block, the carry's P-positions
-//! (4 bytes each), one block's words per thread, and small tables.
+//! each) with a directory of 8 bytes per block, one block's words per
+//! thread, and small tables. The carry, done before the blocks file their
+//! P-positions, uses the same allowance: its source blocks (36 bytes each)
+//! and a chunk of their P-positions (4 bytes each).
 
 use super::{Bite, ChompBox, ChompError, Staircase};
 use carry::Ascending;
@@ -632,7 +636,7 @@ struct Ctx<'a> {
     arenas: &'a [OnceLock<Vec<u32>>],
     /// In the carry: source blocks below the window, by key (ascending),
     /// and their entries (into `arenas`); the window's directory is then
-    /// not read. Empty once the blocks are solved: keys below `key_lo`
+    /// not read. Empty while the blocks are solved: keys below `key_lo`
     /// then have no entry.
     below_keys: &'a [u64],
     below_entries: &'a [u64],
@@ -789,6 +793,9 @@ impl Ctx<'_> {
     #[inline(always)]
     fn entry(&self, key: u64) -> u64 {
         if !self.below_keys.is_empty() {
+            if key >= self.key_lo {
+                return 0;
+            }
             match self.below_keys.binary_search(&key) {
                 Ok(i) => self.below_entries[i],
                 Err(_) => 0,

@@ -23,7 +23,8 @@ impl ChompBox {
     ///
     /// # Panics
     /// If `start > end` or `end > len()`, or if `earlier_p` yields a rank
-    /// that is not below `start` or not ascending.
+    /// that is not below `start` or not ascending (it is not read when the
+    /// window starts at 0 or is empty).
     pub fn solve_window(
         &self,
         start: u64,
@@ -36,9 +37,10 @@ impl ChompBox {
 
     /// Solves ranks `start..end`, reading from `earlier` only the
     /// P-positions below `start` that the window's blocks pull from (the
-    /// carry, see the module documentation): a few rank intervals near the
-    /// window and the small blocks its bites at the first rows reach, not
-    /// every earlier P-position. Same result and memory as
+    /// carry, see the module documentation): the P-positions of the source
+    /// blocks of its blocks (next to the window, and those its bites at the
+    /// first rows reach: for a late part of a large box, millions of
+    /// intervals and much of what lies below). Same result and memory as
     /// [`ChompBox::solve_window`].
     ///
     /// # Panics

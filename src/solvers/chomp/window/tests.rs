@@ -48,7 +48,6 @@ fn odometer_turns_through_every_setting_in_rank_order() {
     }
 }
 
-/// Marks recorded one by one within `lo..hi` (ranges expanded).
 /// [`EarlierP`] as a box's earlier parts answer it: only the P-positions
 /// inside the ranges asked for, which must be ascending, disjoint and below
 /// the window (so a range the carry forgot shows as a wrong P-position).
@@ -80,6 +79,7 @@ impl EarlierP for Strict<'_> {
     }
 }
 
+/// Marks recorded one by one within `lo..hi` (ranges expanded).
 struct Record(std::cell::RefCell<Vec<u64>>, u64, u64);
 
 impl Record {
@@ -551,4 +551,3 @@ fn spans_are_the_lengths_of_prefix_intervals() {
     // Staircases with r₀ = 4: ranks term(0, 4) .. term(0, 5) = span(1, 4) of them.
     assert_eq!(b.term(0, 5) - b.term(0, 4), b.span(1, 4));
 }
-
