@@ -248,18 +248,18 @@ fn box_window_len(
 }
 
 /// CPU estimate of solving the window `start..start + ranks` of a box,
-/// seconds on one core: 7 ns per staircase of the window, and 0.45 ns per
-/// staircase below it (the carry: every earlier P-position is read, to
-/// the depth whose bites reach the window, and its predecessors in the
-/// window marked, by every later part; those marks are the window's own
-/// work, so the carry grows only slowly with the part's number). Fitted on
-/// 2 cores, idle: 21×21 in 12 parts, part 1 306 CPU-s (6.8 ns per
-/// staircase, no carry; model 314) and parts 9–12 1,896 CPU-s (6 Dec
-/// 2026, model 2,023; part 12 took 1.7× part 9; BENCHMARKS.md). The
-/// solver before that date read every row of every earlier P-position
-/// and needed 3.5 ns per staircase below.
+/// seconds on one core: 9 ns per staircase of the window, and 0.02 ns per
+/// staircase below it (the carry: a part reads by rank range the blocks its
+/// blocks pull from, at worst a bit a rank of everything below, and pulls
+/// from them what a one-job solve would; BENCHMARKS.md, "the carry of a
+/// split box"). Fitted on 2 cores with the pull carry (7 Dec 2026): the
+/// first six parts of 22×22 took 436, 474, 463, 558, 665 and 468 CPU-s
+/// (5.7·10¹⁰ staircases each: 8.1–11.7 ns, following the part's
+/// P-positions, not its place); the 11×50 and 12×45 boxes took 8.4 and
+/// 9.6 ns a staircase with the carry before. The carry before 7 Dec 2026
+/// cost 0.45 ns per staircase below.
 fn cpu_seconds(start: u64, ranks: u64) -> u64 {
-    let ns = u128::from(ranks) * 7 + u128::from(start) * 9 / 20;
+    let ns = u128::from(ranks) * 9 + u128::from(start) / 50;
     u64::try_from(ns / 1_000_000_000).unwrap_or(u64::MAX)
 }
 
