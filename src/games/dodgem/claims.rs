@@ -2,7 +2,7 @@
 //! the 1996 rec.games.abstract thread (Erickson, Fleury, desJardins),
 //! Winning Ways, the GamesCrafters figures and the sen-ltd Dodgem article.
 
-use super::{Dodgem, whole};
+use super::{Dodgem, max_cars, whole};
 use crate::games::engine::layout::LayerRow;
 use crate::games::engine::{RunFacts, RunValues, first_moves};
 use crate::pipeline::claim_table::{Fact, claims_from_table};
@@ -10,14 +10,7 @@ use crate::pipeline::error::Result;
 use crate::pipeline::kind::Claim;
 use crate::solvers::dodgem::{DodgemLayers, Move, Position, Side};
 use crate::solvers::engine::{LayeredGame, Value};
-
-fn pct(a: u64, b: u64) -> String {
-    format!("{:.1}%", 100.0 * a as f64 / b.max(1) as f64)
-}
-
-fn sep(v: u128) -> String {
-    crate::pipeline::resources::thousands(v)
-}
+use crate::util::{percent as pct, thousands as sep};
 
 /// Whether the layer `a-b` has cars of both colours on the board.
 fn both_sides(row: &LayerRow) -> bool {
@@ -93,12 +86,7 @@ pub fn dodgem_claims(
     values: &RunValues<'_, DodgemLayers>,
 ) -> Result<Vec<Claim>> {
     let n = values.game().board().n();
-    let max_cars = (!whole(params)).then(|| {
-        params
-            .get("max_cars")
-            .and_then(toml::Value::as_integer)
-            .unwrap_or(0)
-    });
+    let max_cars = (!whole(params)).then(|| max_cars(params, n));
     let firsts = first_moves::<Dodgem>(values);
     // Read from the values of boards up to 5×5 only.
     let lost = if n <= 5 && max_cars.is_none() {

@@ -47,15 +47,22 @@ pub struct Params {
     pub max_cars: Option<i64>,
 }
 
-/// The board size of a run's parameters.
-fn n_of(params: &toml::Table) -> Result<usize, String> {
-    match params.get("n").and_then(toml::Value::as_integer) {
-        Some(n) if (2..=6).contains(&n) => Ok(n as usize),
-        Some(n) => Err(format!(
+/// Why a board size `n` is refused, or `None` for 2 to 6.
+fn refused(n: i64) -> Option<String> {
+    match n {
+        2..=6 => None,
+        7.. => Some(too_big(n as u64)),
+        _ => Some(format!(
             "n = {n}: Dodgem boards here are 2×2 to 6×6 (n = 2 to 6)"
         )),
-        None => Err("no board size `n` (write n = 3, 4 or 5)".into()),
     }
+}
+
+/// The board size of a run's parameters.
+fn n_of(params: &toml::Table) -> Result<usize, String> {
+    let n = params.get("n").and_then(toml::Value::as_integer);
+    let n = n.ok_or("no board size `n` (write n = 3, 4 or 5)")?;
+    refused(n).map_or(Ok(n as usize), Err)
 }
 
 /// The most cars a side the run solves (n − 1 for the whole board).
@@ -74,21 +81,16 @@ pub fn whole(params: &toml::Table) -> bool {
 /// Why a board above 6×6 is refused: its positions and largest layer.
 fn too_big(n: u64) -> String {
     let what = if n <= 12 {
-        let sq = n * n;
-        let c = crate::solvers::engine::placement::binomial;
-        let (mut total, mut largest) = (0u128, 0u128);
-        for a in 0..n {
-            for b in 0..n {
-                let l = 2 * u128::from(c(sq, a)) * u128::from(c(sq - a, b));
-                total += l;
-                largest = largest.max(l);
-            }
-        }
+        let c = |m, k| u128::from(crate::solvers::engine::placement::binomial(m, k));
+        let layer = |a, b| 2 * c(n * n, a) * c(n * n - a, b);
+        let total: u128 = (0..n).flat_map(|a| (0..n).map(move |b| layer(a, b))).sum();
+        // (n − 1, n − 1) is the largest: n − 1 cars a side are far fewer than n²/3.
+        let largest = layer(n - 1, n - 1);
         format!(
             "{} positions; its largest layer ({m}-{m}) alone has {} positions, {:.1} GB at one \
              byte a position before the layers it reads",
-            crate::pipeline::resources::thousands(total),
-            crate::pipeline::resources::thousands(largest),
+            crate::util::thousands(total),
+            crate::util::thousands(largest),
             largest as f64 / 1e9,
             m = n - 1
         )
@@ -127,17 +129,8 @@ impl EngineGame for Dodgem {
     const QUERY_EXAMPLES: &'static str = "Examples:\n  gametables query dodgem --n 4 --position \"blue:a2,a3,a4 red:b1,c1,d1 to-move:blue\"\n  gametables query dodgem --n 4 --moves \"a2-a1\"\n  gametables query dodgem --n 4 --desjardins --moves \"d1-d2 a4-b4\"\n  gametables query dodgem --n 6 --run-dir runs/dodgem-6-endgame --position \"blue:a2,a3,b5,c6 red:b1,c1,e2,f4 to-move:blue\"";
 
     fn check_params(p: &Params) -> Result<(), (String, String)> {
-        if p.n > 6 {
-            return Err(("n".into(), too_big(p.n as u64)));
-        }
-        if p.n < 2 {
-            return Err((
-                "n".into(),
-                format!(
-                    "n = {}: Dodgem boards here are 2×2 to 6×6 (n = 2 to 6)",
-                    p.n
-                ),
-            ));
+        if let Some(why) = refused(p.n) {
+            return Err(("n".into(), why));
         }
         if let Some(m) = p.max_cars
             && !(0..p.n).contains(&m)

@@ -216,23 +216,49 @@ impl Probe for ChompProbe {
     }
 }
 
+/// The boxes whose winning first moves of every rectangle the source tree
+/// holds (`results/chomp-RxC/rectangles.csv`), as (rows, cols), in the
+/// order [`committed_rectangle_table`] looks: a rectangle is named in the
+/// first that holds it or its transpose.
+const COMMITTED_BOXES: &[(usize, usize)] = &[(21, 21), (10, 60), (11, 50), (12, 45)];
+
 /// Where the source tree holds the winning first moves of the rectangle
-/// `rows`×`cols`: the committed tables of the 21×21 box (both orientations)
-/// and of the 10×60 box (at most 10 rows; a taller rectangle as its
-/// transpose); empty if neither covers it.
+/// `rows`×`cols`: the committed table of the first of [`COMMITTED_BOXES`]
+/// that holds it (a rectangle taller than a box's rows as the row of its
+/// transpose); empty if none does.
 fn committed_rectangle_table(rows: usize, cols: usize) -> String {
-    const C21: &str = "results/chomp-21x21/rectangles.csv";
-    const C1060: &str = "results/chomp-10x60/rectangles.csv";
-    if rows <= 21 && cols <= 21 {
-        format!(" (its winning first moves are in {C21} of the source tree)")
-    } else if rows <= 10 && cols <= 60 {
-        format!(" (its winning first moves are in {C1060} of the source tree)")
-    } else if cols <= 10 && rows <= 60 {
-        format!(
-            " (its winning first moves are in {C1060} of the source tree, as the row of \
-             {cols}x{rows}, rows and columns swapped)"
-        )
-    } else {
-        String::new()
+    for &(r, c) in COMMITTED_BOXES {
+        let table = format!("results/chomp-{r}x{c}/rectangles.csv");
+        if rows <= r && cols <= c {
+            return format!(" (its winning first moves are in {table} of the source tree)");
+        }
+        if cols <= r && rows <= c {
+            return format!(
+                " (its winning first moves are in {table} of the source tree, as the row of \
+                 {cols}x{rows}, rows and columns swapped)"
+            );
+        }
+    }
+    String::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every box a refused query points to has its table in the source
+    /// tree, and a rectangle is named in the first box holding it.
+    #[test]
+    fn committed_boxes_have_their_tables_and_are_looked_up_in_order() {
+        for &(r, c) in COMMITTED_BOXES {
+            let table = format!("results/chomp-{r}x{c}/rectangles.csv");
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(&table);
+            assert!(path.is_file(), "{table} is not in the source tree");
+        }
+        assert!(committed_rectangle_table(21, 20).contains("chomp-21x21/"));
+        assert!(committed_rectangle_table(10, 42).contains("chomp-10x60/"));
+        assert!(committed_rectangle_table(11, 42).contains("chomp-11x50/"));
+        assert!(committed_rectangle_table(45, 12).contains("as the row of 12x45"));
+        assert_eq!(committed_rectangle_table(13, 40), "");
     }
 }
