@@ -161,7 +161,7 @@ impl Layer {
     /// The index of (blue, red, side), which must lie in this layer.
     #[inline]
     pub fn index_of(&self, blue: u64, red: u64, side: Side) -> u64 {
-        ((self.rank_blue(blue) * self.red_ranks + self.rank_red(blue, red)) << 1) | side.bit()
+        (placement::rank_pair_sparse(blue, red, self.red_ranks) << 1) | side.bit()
     }
 
     /// The position of index `i < len()`.

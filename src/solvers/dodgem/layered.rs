@@ -8,7 +8,7 @@
 //! `(a − 1, b)` or `(a, b − 1)`.
 
 use super::{Board, Layer, Position, Side};
-use crate::solvers::engine::{LayeredGame, Terminal};
+use crate::solvers::engine::{LayeredGame, Terminal, placement};
 
 /// Dodgem on an n×n board, layered by cars of each side.
 #[derive(Debug, Clone)]
@@ -23,6 +23,37 @@ pub struct DodgemLayers {
     unsteps: [[[u8; 3]; 64]; 2],
     /// [`Board::odd_squares`], for the parity class of a position.
     odd: u64,
+    /// The board's edges, for counting moves on bit boards.
+    edges: Edges,
+}
+
+/// Square masks of the board, for counting moves on bit boards
+/// ([`DodgemLayers::moves_out`]).
+#[derive(Debug, Clone, Copy)]
+struct Edges {
+    /// The side of the board.
+    n: u32,
+    /// Every square.
+    full: u64,
+    /// The first file (x = 0).
+    first_file: u64,
+    /// The last file (x = n − 1): Blue leaves the board from it.
+    last_file: u64,
+    /// The last rank (y = n − 1): Red leaves the board from it.
+    last_rank: u64,
+}
+
+impl Edges {
+    fn new(n: usize) -> Edges {
+        let first_file = (0..n).fold(0u64, |m, y| m | 1 << (y * n));
+        Edges {
+            n: n as u32,
+            full: (1u64 << (n * n)) - 1,
+            first_file,
+            last_file: first_file << (n - 1),
+            last_rank: ((1u64 << n) - 1) << (n * (n - 1)),
+        }
+    }
 }
 
 /// A step off the board (forward from the last file or rank).
@@ -62,6 +93,7 @@ impl DodgemLayers {
             steps,
             unsteps,
             odd: board.odd_squares(),
+            edges: Edges::new(board.n()),
         }
     }
 
@@ -164,8 +196,11 @@ impl LayeredGame for DodgemLayers {
         let side = if rank & 1 == 0 { Side::Blue } else { Side::Red };
         let rest = rank >> 1;
         let blue = l.blue_set(rest / l.red_ranks());
-        let free = self.free_squares(blue);
-        Self::place(&free, blue, l.red_free_set(rest % l.red_ranks()), side)
+        Position {
+            blue,
+            red: placement::expand_sparse(l.red_free_set(rest % l.red_ranks()), blue),
+            to_move: side,
+        }
     }
 
     fn layer_of(&self, p: &Position) -> usize {
@@ -272,6 +307,55 @@ impl LayeredGame for DodgemLayers {
             });
             true
         });
+    }
+
+    /// The in-layer moves counted on bit boards (Blue: right, up, down onto
+    /// a free square; Red: up, left, right, as [`Board::step`]), and only
+    /// the cars on the exit edge ranked in the layer below.
+    fn moves_out(&self, layer: usize, p: &Position, f: &mut impl FnMut(usize, u64)) -> u32 {
+        let e = &self.edges;
+        let free = !(p.blue | p.red) & e.full;
+        let (inside, leaving, below) = match p.to_move {
+            Side::Blue => {
+                let b = p.blue;
+                (
+                    (((b & !e.last_file) << 1) & free).count_ones()
+                        + ((b << e.n) & free).count_ones()
+                        + ((b >> e.n) & free).count_ones(),
+                    b & e.last_file,
+                    layer.wrapping_sub(self.board.cars() + 1),
+                )
+            }
+            Side::Red => {
+                let r = p.red;
+                (
+                    ((r << e.n) & free).count_ones()
+                        + (((r & !e.first_file) >> 1) & free).count_ones()
+                        + (((r & !e.last_file) << 1) & free).count_ones(),
+                    r & e.last_rank,
+                    layer.wrapping_sub(1),
+                )
+            }
+        };
+        let mut m = leaving;
+        while m != 0 {
+            let s = m.trailing_zeros();
+            m &= m - 1;
+            let q = match p.to_move {
+                Side::Blue => Position {
+                    blue: p.blue & !(1 << s),
+                    red: p.red,
+                    to_move: Side::Red,
+                },
+                Side::Red => Position {
+                    blue: p.blue,
+                    red: p.red & !(1 << s),
+                    to_move: Side::Blue,
+                },
+            };
+            f(below, self.layers[below].index(&q));
+        }
+        inside
     }
 
     fn parents(&self, p: &Position, f: &mut impl FnMut(Position)) {

@@ -193,6 +193,24 @@ fn check_moves<G: LayeredGame>(
             ));
         }
     }
+    // The seeding pass's view of the moves (`moves_out`) is `children`'s.
+    if !ended {
+        let mut out = Vec::new();
+        let inside = game.moves_out(layer, p, &mut |l, r| out.push((l, r)));
+        let mut want: Vec<(usize, u64)> = kids
+            .iter()
+            .map(|c| game.rank(c))
+            .filter(|&(l, _)| l != layer)
+            .collect();
+        let stay = kids.len() - want.len();
+        out.sort_unstable();
+        want.sort_unstable();
+        if inside as usize != stay || out != want {
+            problem(format!(
+                "moves_out of {p:?} gives {inside} in-layer move(s) and {out:?} leaving; children give {stay} and {want:?}"
+            ));
+        }
+    }
     // Moves and un-moves agree.
     for &c in kids {
         if game.rank(&c).0 != layer {

@@ -106,6 +106,27 @@ pub trait LayeredGame: Sync {
     /// move to `p`, once per such move (see the trait's contracts).
     fn parents(&self, p: &Self::Position, f: &mut impl FnMut(Self::Position));
 
+    /// The moves of `p`, a position of `layer` that is not terminal, as the
+    /// engine's seeding pass needs them: returns how many stay in `layer`,
+    /// and calls `f(child_layer, rank)` for each move that leaves it. The
+    /// default makes every move ([`children`](LayeredGame::children)) and
+    /// ranks those that leave; a game may count its in-layer moves without
+    /// making them (Dodgem counts them on bit boards, and ranks only the
+    /// cars that leave the board). The conformance check
+    /// ([`super::check_rules`]) compares it with `children`.
+    fn moves_out(&self, layer: usize, p: &Self::Position, f: &mut impl FnMut(usize, u64)) -> u32 {
+        let mut inside = 0;
+        self.children(p, &mut |c| {
+            let l = self.layer_of(&c);
+            if l == layer {
+                inside += 1;
+            } else {
+                f(l, self.rank_in(l, &c));
+            }
+        });
+        inside
+    }
+
     /// Calls `f` with the images of `p` under the game's symmetry group,
     /// once for each element other than the identity (so images repeat
     /// when `p` is symmetric). Symmetric positions have the same value.

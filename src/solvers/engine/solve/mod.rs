@@ -787,17 +787,11 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
     /// Looks at every move of `p` (not terminal).
     fn exits(&self, p: &G::Position) -> Exits {
         let mut e = Exits::default();
-        self.game.children(p, &mut |c| {
-            let l = self.game.layer_of(&c);
-            if l == self.layer {
-                e.in_layer += 1;
-                return;
-            }
+        e.in_layer = self.game.moves_out(self.layer, p, &mut |l, r| {
             let Some(child) = self.children.get(l).copied().flatten() else {
                 e.stray = Some(l);
                 return;
             };
-            let r = self.game.rank_in(l, &c);
             match child.value(r) {
                 Some(Value::Loss(d)) => {
                     let d = u32::from(d);
@@ -916,12 +910,7 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
     /// resistance). Only moves leaving the layer are ranked.
     fn loss_depth(&self, p: &G::Position, d: u32) -> u32 {
         let mut deepest = d;
-        self.game.children(p, &mut |c| {
-            let l = self.game.layer_of(&c);
-            if l == self.layer {
-                return;
-            }
-            let r = self.game.rank_in(l, &c);
+        self.game.moves_out(self.layer, p, &mut |l, r| {
             let child = self.children[l].expect("checked at seeding");
             if let Some(Value::Win(w)) = child.value(r) {
                 deepest = deepest.max(u32::from(w));
