@@ -10,7 +10,7 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use super::{Layer, Side};
-pub use crate::solvers::hint::prefetch;
+pub use crate::solvers::hint::{prefetch, zeroed_bytes, zeroed_words};
 
 /// "No square" in step tables.
 pub const NONE: u8 = 0xFF;
@@ -282,43 +282,6 @@ pub fn par_range(threads: usize, count: u64, f: impl Fn(u64) + Sync) {
             });
         }
     });
-}
-
-/// Asks the kernel to back `[ptr, ptr + len)` with 2 MiB pages where it can
-/// (transparent huge pages; a hint that may be ignored). The solver's
-/// predecessor updates hit the layer's bytes at random, and with 4 KiB pages
-/// nearly every one misses the TLB.
-fn advise_huge(ptr: *const u8, len: usize) {
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let start = (ptr as usize).next_multiple_of(HUGE);
-        let end = (ptr as usize + len) / HUGE * HUGE;
-        if end > start {
-            // SAFETY: the range lies inside one live allocation of the
-            // caller; MADV_HUGEPAGE only changes how it is backed, never
-            // its contents.
-            unsafe {
-                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (ptr, len);
-}
-
-/// `len` zero bytes, backed by huge pages where the system allows.
-pub fn zeroed_bytes(len: usize) -> Vec<u8> {
-    let v = vec![0u8; len];
-    advise_huge(v.as_ptr(), len);
-    v
-}
-
-/// `len` zero words, backed by huge pages where the system allows.
-pub fn zeroed_words(len: usize) -> Vec<u64> {
-    let v = vec![0u64; len];
-    advise_huge(v.as_ptr().cast(), len * 8);
-    v
 }
 
 /// Views words as atomics (for the solver's shared bitsets).

@@ -25,6 +25,8 @@ pub struct DodgemLayers {
     odd: u64,
     /// The board's edges, for counting moves on bit boards.
     edges: Edges,
+    /// `mirror[sq]`: the square (x, y) ↦ (y, x) of [`Board::reflect`].
+    mirror: [u8; 64],
 }
 
 /// Square masks of the board, for counting moves on bit boards
@@ -94,6 +96,10 @@ impl DodgemLayers {
             unsteps,
             odd: board.odd_squares(),
             edges: Edges::new(board.n()),
+            mirror: std::array::from_fn(|sq| {
+                let n = board.n();
+                ((sq % n) * n + sq / n) as u8
+            }),
         }
     }
 
@@ -253,8 +259,21 @@ impl LayeredGame for DodgemLayers {
         (l.a() > l.b()).then(|| self.layer_of(l.b(), l.a()))
     }
 
+    /// [`Board::reflect`] through a table of squares (no division).
     fn image(&self, p: &Position) -> Position {
-        self.board.reflect(p)
+        let mirror = |mut m: u64| {
+            let mut out = 0u64;
+            while m != 0 {
+                out |= 1 << self.mirror[m.trailing_zeros() as usize];
+                m &= m - 1;
+            }
+            out
+        };
+        Position {
+            blue: mirror(p.red),
+            red: mirror(p.blue),
+            to_move: p.to_move.other(),
+        }
     }
 
     /// A layer (a, a) is solved by halves: its parity classes

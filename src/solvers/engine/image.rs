@@ -3,6 +3,9 @@
 
 use super::rules::LayeredGame;
 
+/// Positions whose image ranks are found before their values are copied.
+const BATCH: usize = 32;
+
 /// The value bytes of image layer `layer` from those of its source layer
 /// `image_layer(layer)` (`src`: one byte a position, or two, as
 /// [`super::solve_layer`] gives them; the result has the same width): the
@@ -40,7 +43,7 @@ pub fn image_range<G: LayeredGame>(
         assert_eq!(src.len() as u64, size, "one or two bytes a position");
         1
     };
-    let mut out = vec![0u8; (end - start) as usize * w];
+    let mut out = crate::solvers::hint::zeroed_bytes((end - start) as usize * w);
     // One run of ranks a thread: every position costs about the same.
     let per = (end - start).div_ceil(threads.max(1) as u64).max(1 << 14) as usize;
     std::thread::scope(|s| {
@@ -48,11 +51,31 @@ pub fn image_range<G: LayeredGame>(
             let at = start + (k * per) as u64;
             s.spawn(move || {
                 let stop = at + (mine.len() / w) as u64;
+                // The images lie anywhere in `src`: the ranks of a batch are
+                // found first, each asking for its cache line, and copied
+                // after, so the waits overlap.
+                let mut batch: Vec<(usize, usize)> = Vec::with_capacity(BATCH);
+                let mut copy = |batch: &mut Vec<(usize, usize)>| {
+                    for (i, q) in batch.drain(..) {
+                        if w == 1 {
+                            mine[i] = src[q];
+                        } else {
+                            mine[2 * i] = src[2 * q];
+                            mine[2 * i + 1] = src[2 * q + 1];
+                        }
+                    }
+                };
                 game.for_each_position(layer, at, stop, &mut |r, p| {
                     let q = game.rank_in(from, &game.image(&p)) as usize;
-                    let i = (r - at) as usize * w;
-                    mine[i..i + w].copy_from_slice(&src[q * w..q * w + w]);
+                    if let Some(b) = src.get(q * w) {
+                        crate::solvers::hint::prefetch(b);
+                    }
+                    batch.push(((r - at) as usize, q));
+                    if batch.len() == BATCH {
+                        copy(&mut batch);
+                    }
                 });
+                copy(&mut batch);
             });
         }
     });

@@ -366,23 +366,7 @@ impl Marks for Local<'_> {
 /// it, or where THP is off, the solver is slower, not wrong). Call before
 /// the pages are first touched.
 fn advise_huge_pages(v: &mut [u64]) {
-    #[cfg(target_os = "linux")]
-    {
-        const PAGE: usize = 4096;
-        let a = v.as_mut_ptr() as usize;
-        let b = a + std::mem::size_of_val(v);
-        let (a, b) = (a.next_multiple_of(PAGE), b / PAGE * PAGE);
-        if b > a {
-            // SAFETY: [a, b) lies inside `v`'s allocation and is page
-            // aligned; MADV_HUGEPAGE changes no contents, only how the
-            // kernel backs the pages. A failure is harmless and ignored.
-            unsafe {
-                libc::madvise(a as *mut libc::c_void, b - a, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = v;
+    crate::solvers::hint::advise_huge(v.as_ptr().cast(), std::mem::size_of_val(v));
 }
 
 // `&mut [u64]` is viewed as `&[AtomicU64]`: same size, and same alignment

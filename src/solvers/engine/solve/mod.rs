@@ -55,6 +55,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, AtomicU64, O
 use std::sync::{Mutex, OnceLock};
 
 use super::rules::{LayeredGame, Terminal};
+use crate::solvers::hint::{zeroed_bytes, zeroed_words};
 mod rounds;
 use rounds::resume_round;
 pub use rounds::solve_in_mesh;
@@ -356,14 +357,14 @@ pub fn solve_part<G: LayeredGame>(
         })?[0]
         == 1;
     if !game.wide_values(layer) && !wide_saved {
-        let mut values = vec![0u8; len];
+        let mut values = zeroed_bytes(len);
         match solve_cells::<G, [AtomicU8]>(&job, ex, ck, &mut values) {
             Ok(()) => return Ok(values),
             Err(SolveError::DepthOverflow { .. }) => {}
             Err(e) => return Err(e),
         }
     }
-    let mut raw = vec![0u8; 2 * len];
+    let mut raw = zeroed_bytes(2 * len);
     // SAFETY: every bit pattern is a valid `u16`.
     let (head, cells, _) = unsafe { raw.align_to_mut::<u16>() };
     if head.is_empty() {
@@ -534,7 +535,7 @@ fn solve_cells<G: LayeredGame, C: Cells + ?Sized>(
     let game = job.game;
     let len = out.len() as u64;
     let inline = inline_counters(game, job.layer);
-    let mut counters = vec![0u8; if inline { 0 } else { len as usize }];
+    let mut counters = zeroed_bytes(if inline { 0 } else { len as usize });
     let blocks = len.div_ceil(BLOCK);
     let words = blocks.div_ceil(64) as usize;
     let me = ex.rank();
@@ -543,7 +544,7 @@ fn solve_cells<G: LayeredGame, C: Cells + ?Sized>(
         layer: job.name.to_string(),
         why,
     };
-    let mut pending = vec![0u64; len.div_ceil(64) as usize];
+    let mut pending = zeroed_words(len.div_ceil(64) as usize);
     let mut resume = resume_round(ex, ck, wide, job.name)?;
     if let Some(r) = resume {
         let cells = std::mem::size_of_val(out);
