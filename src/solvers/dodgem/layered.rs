@@ -377,6 +377,82 @@ impl LayeredGame for DodgemLayers {
         inside
     }
 
+    /// A car un-moved to the next square of its rank (Blue's step right,
+    /// Red's steps sideways) keeps its place among its colour's cars, and
+    /// no car of the other colour lies between the two squares: only that
+    /// car's term `C(c, i)` of the rank changes (for Red, c counts the
+    /// squares free of blue cars). Other un-moves are ranked afresh.
+    fn parents_ranked(
+        &self,
+        layer: usize,
+        rank: u64,
+        p: &Position,
+        f: &mut impl FnMut(Position, u64),
+    ) {
+        let l = &self.layers[layer];
+        let blue_unit = 2 * l.red_ranks();
+        let binom = placement::cell_binomial;
+        let prev = p.to_move.other();
+        if p.cars(p.to_move) == 0 {
+            return;
+        }
+        let occ = p.blue | p.red;
+        let mine = p.cars(prev);
+        let mut cars = mine;
+        let mut i = 0;
+        while cars != 0 {
+            let sq = cars.trailing_zeros() as usize;
+            cars &= cars - 1;
+            i += 1;
+            for &from in &self.unsteps[usize::from(prev == Side::Red)][sq] {
+                if from == NO_STEP || occ >> from & 1 == 1 {
+                    continue;
+                }
+                let from = usize::from(from);
+                let moved = (mine & !(1 << sq)) | 1 << from;
+                let next = from + 1 == sq || sq + 1 == from;
+                let (q, rq) = match prev {
+                    Side::Blue => {
+                        let q = Position {
+                            blue: moved,
+                            red: p.red,
+                            to_move: Side::Blue,
+                        };
+                        let rq = if next {
+                            // Blue to move there (bit 0); the blue rank
+                            // changes by C(from, i) − C(sq, i).
+                            (rank - 1)
+                                .wrapping_add(binom(from, i).wrapping_mul(blue_unit))
+                                .wrapping_sub(binom(sq, i).wrapping_mul(blue_unit))
+                        } else {
+                            l.index(&q)
+                        };
+                        (q, rq)
+                    }
+                    Side::Red => {
+                        let q = Position {
+                            blue: p.blue,
+                            red: moved,
+                            to_move: Side::Red,
+                        };
+                        let rq = if next {
+                            let c = sq - (p.blue & ((1u64 << sq) - 1)).count_ones() as usize;
+                            let c2 = c + from - sq;
+                            // Red to move there (bit 1).
+                            (rank + 1)
+                                .wrapping_add(2 * binom(c2, i))
+                                .wrapping_sub(2 * binom(c, i))
+                        } else {
+                            l.index(&q)
+                        };
+                        (q, rq)
+                    }
+                };
+                f(q, rq);
+            }
+        }
+    }
+
     fn parents(&self, p: &Position, f: &mut impl FnMut(Position)) {
         // The previous mover moved one of its cars sideways or forward to
         // where it stands; the parent is not over, since the player now to

@@ -227,6 +227,24 @@ fn check_moves<G: LayeredGame>(
     }
     let mut parents = Vec::new();
     game.parents(p, &mut |q| parents.push(q));
+    if game.rank(p).0 == layer {
+        let r = game.rank(p).1;
+        let mut got = Vec::new();
+        game.parents_ranked(layer, r, p, &mut |q, rq| got.push((rq, q)));
+        let mut want: Vec<(u64, G::Position)> = parents
+            .iter()
+            .filter(|q| game.rank(q).0 == layer)
+            .map(|q| (game.rank(q).1, *q))
+            .collect();
+        let key = |e: &(u64, G::Position)| e.0;
+        got.sort_by_key(key);
+        want.sort_by_key(key);
+        if got != want {
+            problem(format!(
+                "parents_ranked of {p:?} (rank {r}) gives {got:?}; parents and rank_in give {want:?}"
+            ));
+        }
+    }
     for &q in &parents {
         let (l, _) = game.rank(&q);
         if l != layer {

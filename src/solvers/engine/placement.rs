@@ -124,6 +124,15 @@ static PEXT8: [[u8; 256]; 256] = {
     t
 };
 
+/// `C(m, k)` for `k ≤ m ≤` [`MAX_CELLS`] from the table (0 when `k > m`).
+///
+/// # Panics
+/// If `m` or `k` is past [`MAX_CELLS`].
+#[inline]
+pub fn cell_binomial(m: usize, k: usize) -> u64 {
+    BINOM[m][k]
+}
+
 /// `C(m, k)`, exact; 0 when `k > m`.
 ///
 /// # Panics

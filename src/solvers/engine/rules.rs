@@ -106,6 +106,24 @@ pub trait LayeredGame: Sync {
     /// move to `p`, once per such move (see the trait's contracts).
     fn parents(&self, p: &Self::Position, f: &mut impl FnMut(Self::Position));
 
+    /// [`parents`](LayeredGame::parents) of `p`, the position of rank `rank`
+    /// in `layer`, each with its rank in `layer`: the default ranks each
+    /// with [`rank_in`](LayeredGame::rank_in); a game may find a parent's
+    /// rank from `rank` (Dodgem: a car moved to the next square keeps its
+    /// place among its colour's cars, so the rank changes by one binomial
+    /// term). The propagation asks for it for every position it takes; the
+    /// conformance check compares it with `parents` and `rank_in`.
+    fn parents_ranked(
+        &self,
+        layer: usize,
+        rank: u64,
+        p: &Self::Position,
+        f: &mut impl FnMut(Self::Position, u64),
+    ) {
+        let _ = rank;
+        self.parents(p, &mut |q| f(q, self.rank_in(layer, &q)));
+    }
+
     /// The moves of `p`, a position of `layer` that is not terminal, as the
     /// engine's seeding pass needs them: returns how many stay in `layer`,
     /// and calls `f(child_layer, rank)` for each move that leaves it. The

@@ -1159,9 +1159,8 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
     fn take(&self, i: u64, lost: bool, d: u32, out: &mut Outgoing) {
         let r = self.base + i;
         let p = self.game.unrank(self.layer, r);
-        self.game.parents(&p, &mut |q| {
+        self.game.parents_ranked(self.layer, r, &p, &mut |q, rq| {
             // In this layer by contract (checked by `check_rules`).
-            let rq = self.game.rank_in(self.layer, &q);
             if rq >= self.size {
                 return self.fail(r, "a parent lies outside the layer".into());
             }
