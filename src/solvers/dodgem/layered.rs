@@ -453,6 +453,49 @@ impl LayeredGame for DodgemLayers {
         }
     }
 
+    /// The mirror of [`parents_ranked`](LayeredGame::parents_ranked): a
+    /// car moved to the next square of its rank changes one binomial term
+    /// of the rank; other moves inside the layer are ranked afresh.
+    fn children_in_layer(&self, layer: usize, rank: u64, p: &Position, f: &mut impl FnMut(u64)) {
+        let l = &self.layers[layer];
+        let blue_unit = 2 * l.red_ranks();
+        let binom = placement::cell_binomial;
+        let occ = p.blue | p.red;
+        let mine = p.cars(p.to_move);
+        let steps = &self.steps[usize::from(p.to_move == Side::Red)];
+        let mut cars = mine;
+        let mut i = 0;
+        while cars != 0 {
+            let sq = cars.trailing_zeros() as usize;
+            cars &= cars - 1;
+            i += 1;
+            for &t in &steps[sq] {
+                if t == OFF || t == NO_STEP || occ >> t & 1 == 1 {
+                    continue;
+                }
+                let to = usize::from(t);
+                let next = to + 1 == sq || sq + 1 == to;
+                let moved = (mine & !(1 << sq)) | 1 << to;
+                f(match p.to_move {
+                    // Red to move in the child (bit 1).
+                    Side::Blue if next => (rank + 1)
+                        .wrapping_add(binom(to, i).wrapping_mul(blue_unit))
+                        .wrapping_sub(binom(sq, i).wrapping_mul(blue_unit)),
+                    Side::Blue => l.index_of(moved, p.red, Side::Red),
+                    // Blue to move in the child (bit 0).
+                    Side::Red if next => {
+                        let c = sq - (p.blue & ((1u64 << sq) - 1)).count_ones() as usize;
+                        let c2 = c + to - sq;
+                        (rank - 1)
+                            .wrapping_add(2 * binom(c2, i))
+                            .wrapping_sub(2 * binom(c, i))
+                    }
+                    Side::Red => l.index_of(p.blue, moved, Side::Blue),
+                });
+            }
+        }
+    }
+
     fn parents(&self, p: &Position, f: &mut impl FnMut(Position)) {
         // The previous mover moved one of its cars sideways or forward to
         // where it stands; the parent is not over, since the player now to

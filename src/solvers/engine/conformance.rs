@@ -193,6 +193,24 @@ fn check_moves<G: LayeredGame>(
             ));
         }
     }
+    // The in-layer moves by rank (`children_in_layer`) are `children`'s.
+    if !ended && game.rank(p).0 == layer {
+        let mut got = Vec::new();
+        game.children_in_layer(layer, game.rank(p).1, p, &mut |r| got.push(r));
+        let mut want: Vec<u64> = kids
+            .iter()
+            .map(|c| game.rank(c))
+            .filter(|&(l, _)| l == layer)
+            .map(|(_, r)| r)
+            .collect();
+        got.sort_unstable();
+        want.sort_unstable();
+        if got != want {
+            problem(format!(
+                "children_in_layer of {p:?} gives the ranks {got:?}; children give {want:?}"
+            ));
+        }
+    }
     // The seeding pass's view of the moves (`moves_out`) is `children`'s.
     if !ended {
         let mut out = Vec::new();

@@ -33,7 +33,8 @@ fn get(words: &[u64], r: u64) -> bool {
 /// `threads` ≥ 1 share the closure; the bits do not depend on their number.
 ///
 /// Work: every reachable position of each parent layer is enumerated once
-/// with its moves, then every reachable position of `layer` once with its
+/// with its moves out of that layer ([`LayeredGame::moves_out`]; all its
+/// moves when positions are marked by class), then every reachable position of `layer` once with its
 /// moves. Memory: three bits per position of `layer` besides the inputs.
 pub fn reach_layer<G: LayeredGame>(
     game: &G,
@@ -184,11 +185,21 @@ pub fn reach_part<G: LayeredGame>(
                     {
                         return;
                     }
-                    game.children(&p, &mut |c| {
-                        if game.layer_of(&c) == layer {
-                            mark(target(&c), &frontier);
-                        }
-                    });
+                    if by_class {
+                        game.children(&p, &mut |c| {
+                            if game.layer_of(&c) == layer {
+                                mark(target(&c), &frontier);
+                            }
+                        });
+                    } else {
+                        // Only the moves leaving the parent layer can
+                        // reach this one: the seeding pass's view of them.
+                        game.moves_out(pl, &p, &mut |l, r| {
+                            if l == layer {
+                                mark(r, &frontier);
+                            }
+                        });
+                    }
                 });
             });
             trade(ex, &frontier)?;
@@ -220,11 +231,15 @@ pub fn reach_part<G: LayeredGame>(
                         if game.terminal(&p).is_some() {
                             continue;
                         }
-                        game.children(&p, &mut |c| {
-                            if game.layer_of(&c) == layer {
-                                mark(target(&c), &next);
-                            }
-                        });
+                        if by_class {
+                            game.children(&p, &mut |c| {
+                                if game.layer_of(&c) == layer {
+                                    mark(target(&c), &next);
+                                }
+                            });
+                        } else {
+                            game.children_in_layer(layer, r, &p, &mut |rc| mark(rc, &next));
+                        }
                     }
                 }
             });

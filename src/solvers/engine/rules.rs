@@ -124,6 +124,27 @@ pub trait LayeredGame: Sync {
         self.parents(p, &mut |q| f(q, self.rank_in(layer, &q)));
     }
 
+    /// The ranks of the positions the moves of `p` (the position of rank
+    /// `rank` in `layer`, not terminal) lead to inside `layer`, once per
+    /// move: the reachability's closure inside a layer asks for them. The
+    /// default makes every move and ranks those that stay; a game may find
+    /// them from `rank` as in [`parents_ranked`](LayeredGame::parents_ranked).
+    /// The conformance check compares it with `children`.
+    fn children_in_layer(
+        &self,
+        layer: usize,
+        rank: u64,
+        p: &Self::Position,
+        f: &mut impl FnMut(u64),
+    ) {
+        let _ = rank;
+        self.children(p, &mut |c| {
+            if self.layer_of(&c) == layer {
+                f(self.rank_in(layer, &c));
+            }
+        });
+    }
+
     /// The moves of `p`, a position of `layer` that is not terminal, as the
     /// engine's seeding pass needs them: returns how many stay in `layer`,
     /// and calls `f(child_layer, rank)` for each move that leaves it. The
