@@ -143,14 +143,6 @@ impl Layer {
         placement::colex_rank(blue)
     }
 
-    /// Colex rank of the red mask among the squares free of `blue`
-    /// ([`placement::compress`]: the same ranks as renumbering each red
-    /// car's square among the free ones).
-    #[inline]
-    pub fn rank_red(&self, blue: u64, red: u64) -> u64 {
-        placement::colex_rank(placement::compress(red, !blue))
-    }
-
     /// The index of `p`, which must lie in this layer.
     #[inline]
     pub fn index(&self, p: &Position) -> u64 {

@@ -7,6 +7,7 @@
 //! move). Sideways moves stay in the layer, a car leaving the board goes to
 //! `(a − 1, b)` or `(a, b − 1)`.
 
+use super::solve::Edges;
 use super::{Board, Layer, Position, Side};
 use crate::solvers::engine::{LayeredGame, Terminal, placement};
 
@@ -27,35 +28,6 @@ pub struct DodgemLayers {
     edges: Edges,
     /// `mirror[sq]`: the square (x, y) ↦ (y, x) of [`Board::reflect`].
     mirror: [u8; 64],
-}
-
-/// Square masks of the board, for counting moves on bit boards
-/// ([`DodgemLayers::moves_out`]).
-#[derive(Debug, Clone, Copy)]
-struct Edges {
-    /// The side of the board.
-    n: u32,
-    /// Every square.
-    full: u64,
-    /// The first file (x = 0).
-    first_file: u64,
-    /// The last file (x = n − 1): Blue leaves the board from it.
-    last_file: u64,
-    /// The last rank (y = n − 1): Red leaves the board from it.
-    last_rank: u64,
-}
-
-impl Edges {
-    fn new(n: usize) -> Edges {
-        let first_file = (0..n).fold(0u64, |m, y| m | 1 << (y * n));
-        Edges {
-            n: n as u32,
-            full: (1u64 << (n * n)) - 1,
-            first_file,
-            last_file: first_file << (n - 1),
-            last_rank: ((1u64 << n) - 1) << (n * (n - 1)),
-        }
-    }
 }
 
 /// A step off the board (forward from the last file or rank).
@@ -151,6 +123,67 @@ impl DodgemLayers {
             }
         }
         free
+    }
+
+    /// Calls `f(q, sq, from, i)` for each in-layer parent `q` of `p`: the
+    /// previous mover's `i`-th car (from 1, in square order) on `sq` came
+    /// from `from`. The parent is not over, since the player now to move
+    /// has a car (else `p` has no parent in play).
+    #[inline]
+    fn each_unmove(&self, p: &Position, mut f: impl FnMut(Position, usize, usize, usize)) {
+        let prev = p.to_move.other();
+        if p.cars(p.to_move) == 0 {
+            return;
+        }
+        let occ = p.blue | p.red;
+        let mine = p.cars(prev);
+        let mut cars = mine;
+        let mut i = 0;
+        while cars != 0 {
+            let sq = cars.trailing_zeros() as usize;
+            cars &= cars - 1;
+            i += 1;
+            for &from in &self.unsteps[usize::from(prev == Side::Red)][sq] {
+                if from == NO_STEP || occ >> from & 1 == 1 {
+                    continue;
+                }
+                let from = usize::from(from);
+                let moved = (mine & !(1 << sq)) | 1 << from;
+                f(p.with_cars(prev, moved, prev), sq, from, i);
+            }
+        }
+    }
+
+    /// The rank in `layer` after the `i`-th car (from 1, in square order)
+    /// of `side` moves from `sq` to the next square of its rank, `to`
+    /// (`(sq, to)`), in
+    /// the position of rank `rank` (blue cars `blue`), the other side then
+    /// to move: the car keeps its place among its colour's cars and no car
+    /// of the other colour lies between the squares, so only its term
+    /// `C(c, i)` of the rank changes (Red's c counts the squares free of
+    /// blue cars), and the side bit flips. Used both ways, for moves and
+    /// un-moves.
+    #[inline]
+    fn next_square_rank(
+        &self,
+        layer: usize,
+        rank: u64,
+        side: Side,
+        blue: u64,
+        (sq, to): (usize, usize),
+        i: usize,
+    ) -> u64 {
+        let binom = placement::cell_binomial;
+        let (unit, c, c2) = match side {
+            Side::Blue => (2 * self.layers[layer].red_ranks(), sq, to),
+            Side::Red => {
+                let c = sq - (blue & ((1u64 << sq) - 1)).count_ones() as usize;
+                (2, c, c + to - sq)
+            }
+        };
+        (rank ^ 1)
+            .wrapping_add(binom(c2, i).wrapping_mul(unit))
+            .wrapping_sub(binom(c, i).wrapping_mul(unit))
     }
 
     /// The layer id of `(a, b)`.
@@ -312,18 +345,7 @@ impl LayeredGame for DodgemLayers {
     fn children(&self, p: &Position, f: &mut impl FnMut(Position)) {
         self.each_move(p, |from, to| {
             let moved = (p.cars(p.to_move) & !(1 << from)) | if to == OFF { 0 } else { 1 << to };
-            f(match p.to_move {
-                Side::Blue => Position {
-                    blue: moved,
-                    red: p.red,
-                    to_move: Side::Red,
-                },
-                Side::Red => Position {
-                    blue: p.blue,
-                    red: moved,
-                    to_move: Side::Blue,
-                },
-            });
+            f(p.with_cars(p.to_move, moved, p.to_move.other()));
             true
         });
     }
@@ -360,28 +382,15 @@ impl LayeredGame for DodgemLayers {
         while m != 0 {
             let s = m.trailing_zeros();
             m &= m - 1;
-            let q = match p.to_move {
-                Side::Blue => Position {
-                    blue: p.blue & !(1 << s),
-                    red: p.red,
-                    to_move: Side::Red,
-                },
-                Side::Red => Position {
-                    blue: p.blue,
-                    red: p.red & !(1 << s),
-                    to_move: Side::Blue,
-                },
-            };
+            let q = p.with_cars(p.to_move, p.cars(p.to_move) & !(1 << s), p.to_move.other());
             f(below, self.layers[below].index(&q));
         }
         inside
     }
 
     /// A car un-moved to the next square of its rank (Blue's step right,
-    /// Red's steps sideways) keeps its place among its colour's cars, and
-    /// no car of the other colour lies between the two squares: only that
-    /// car's term `C(c, i)` of the rank changes (for Red, c counts the
-    /// squares free of blue cars). Other un-moves are ranked afresh.
+    /// Red's steps sideways) changes one binomial term of the rank
+    /// ([`DodgemLayers::next_square_rank`]); other un-moves are ranked afresh.
     fn parents_ranked(
         &self,
         layer: usize,
@@ -389,68 +398,14 @@ impl LayeredGame for DodgemLayers {
         p: &Position,
         f: &mut impl FnMut(Position, u64),
     ) {
-        let l = &self.layers[layer];
-        let blue_unit = 2 * l.red_ranks();
-        let binom = placement::cell_binomial;
-        let prev = p.to_move.other();
-        if p.cars(p.to_move) == 0 {
-            return;
-        }
-        let occ = p.blue | p.red;
-        let mine = p.cars(prev);
-        let mut cars = mine;
-        let mut i = 0;
-        while cars != 0 {
-            let sq = cars.trailing_zeros() as usize;
-            cars &= cars - 1;
-            i += 1;
-            for &from in &self.unsteps[usize::from(prev == Side::Red)][sq] {
-                if from == NO_STEP || occ >> from & 1 == 1 {
-                    continue;
-                }
-                let from = usize::from(from);
-                let moved = (mine & !(1 << sq)) | 1 << from;
-                let next = from + 1 == sq || sq + 1 == from;
-                let (q, rq) = match prev {
-                    Side::Blue => {
-                        let q = Position {
-                            blue: moved,
-                            red: p.red,
-                            to_move: Side::Blue,
-                        };
-                        let rq = if next {
-                            // Blue to move there (bit 0); the blue rank
-                            // changes by C(from, i) − C(sq, i).
-                            (rank - 1)
-                                .wrapping_add(binom(from, i).wrapping_mul(blue_unit))
-                                .wrapping_sub(binom(sq, i).wrapping_mul(blue_unit))
-                        } else {
-                            l.index(&q)
-                        };
-                        (q, rq)
-                    }
-                    Side::Red => {
-                        let q = Position {
-                            blue: p.blue,
-                            red: moved,
-                            to_move: Side::Red,
-                        };
-                        let rq = if next {
-                            let c = sq - (p.blue & ((1u64 << sq) - 1)).count_ones() as usize;
-                            let c2 = c + from - sq;
-                            // Red to move there (bit 1).
-                            (rank + 1)
-                                .wrapping_add(2 * binom(c2, i))
-                                .wrapping_sub(2 * binom(c, i))
-                        } else {
-                            l.index(&q)
-                        };
-                        (q, rq)
-                    }
-                };
-                f(q, rq);
-            }
-        }
+        self.each_unmove(p, |q, sq, from, i| {
+            let rq = if from + 1 == sq || sq + 1 == from {
+                self.next_square_rank(layer, rank, q.to_move, p.blue, (sq, from), i)
+            } else {
+                self.layers[layer].index(&q)
+            };
+            f(q, rq);
+        });
     }
 
     /// The mirror of [`parents_ranked`](LayeredGame::parents_ranked): a
@@ -458,8 +413,6 @@ impl LayeredGame for DodgemLayers {
     /// of the rank; other moves inside the layer are ranked afresh.
     fn children_in_layer(&self, layer: usize, rank: u64, p: &Position, f: &mut impl FnMut(u64)) {
         let l = &self.layers[layer];
-        let blue_unit = 2 * l.red_ranks();
-        let binom = placement::cell_binomial;
         let occ = p.blue | p.red;
         let mine = p.cars(p.to_move);
         let steps = &self.steps[usize::from(p.to_move == Side::Red)];
@@ -474,60 +427,21 @@ impl LayeredGame for DodgemLayers {
                     continue;
                 }
                 let to = usize::from(t);
-                let next = to + 1 == sq || sq + 1 == to;
-                let moved = (mine & !(1 << sq)) | 1 << to;
-                f(match p.to_move {
-                    // Red to move in the child (bit 1).
-                    Side::Blue if next => (rank + 1)
-                        .wrapping_add(binom(to, i).wrapping_mul(blue_unit))
-                        .wrapping_sub(binom(sq, i).wrapping_mul(blue_unit)),
-                    Side::Blue => l.index_of(moved, p.red, Side::Red),
-                    // Blue to move in the child (bit 0).
-                    Side::Red if next => {
-                        let c = sq - (p.blue & ((1u64 << sq) - 1)).count_ones() as usize;
-                        let c2 = c + to - sq;
-                        (rank - 1)
-                            .wrapping_add(2 * binom(c2, i))
-                            .wrapping_sub(2 * binom(c, i))
+                f(if to + 1 == sq || sq + 1 == to {
+                    self.next_square_rank(layer, rank, p.to_move, p.blue, (sq, to), i)
+                } else {
+                    let moved = (mine & !(1 << sq)) | 1 << to;
+                    match p.to_move {
+                        Side::Blue => l.index_of(moved, p.red, Side::Red),
+                        Side::Red => l.index_of(p.blue, moved, Side::Blue),
                     }
-                    Side::Red => l.index_of(p.blue, moved, Side::Blue),
                 });
             }
         }
     }
 
     fn parents(&self, p: &Position, f: &mut impl FnMut(Position)) {
-        // The previous mover moved one of its cars sideways or forward to
-        // where it stands; the parent is not over, since the player now to
-        // move has a car (else `p` has no parent in play).
-        let prev = p.to_move.other();
-        if p.cars(p.to_move) == 0 {
-            return;
-        }
-        let occ = p.blue | p.red;
-        let mut cars = p.cars(prev);
-        while cars != 0 {
-            let sq = cars.trailing_zeros() as usize;
-            cars &= cars - 1;
-            for &from in &self.unsteps[usize::from(prev == Side::Red)][sq] {
-                if from == NO_STEP || occ >> from & 1 == 1 {
-                    continue;
-                }
-                let moved = (p.cars(prev) & !(1 << sq)) | 1 << from;
-                f(match prev {
-                    Side::Blue => Position {
-                        blue: moved,
-                        red: p.red,
-                        to_move: Side::Blue,
-                    },
-                    Side::Red => Position {
-                        blue: p.blue,
-                        red: moved,
-                        to_move: Side::Red,
-                    },
-                });
-            }
-        }
+        self.each_unmove(p, |q, _, _, _| f(q));
     }
 }
 

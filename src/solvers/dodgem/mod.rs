@@ -154,6 +154,24 @@ impl Position {
             ..self
         }
     }
+    /// The position with `side`'s cars replaced by the mask `cars` (the
+    /// other side's kept) and `to_move` to move: a move or an un-move of
+    /// one of `side`'s cars.
+    #[inline]
+    pub fn with_cars(self, side: Side, cars: u64, to_move: Side) -> Position {
+        match side {
+            Side::Blue => Position {
+                blue: cars,
+                red: self.red,
+                to_move,
+            },
+            Side::Red => Position {
+                blue: self.blue,
+                red: cars,
+                to_move,
+            },
+        }
+    }
 }
 
 /// A move: a car from `from` to `to`, or off the board when `to` is `None`.
@@ -413,18 +431,7 @@ impl Board {
     pub fn apply(&self, p: &Position, m: Move) -> Position {
         let bit = |s: u8| 1u64 << s;
         let moved = (p.cars(p.to_move) & !bit(m.from)) | m.to.map_or(0, bit);
-        match p.to_move {
-            Side::Blue => Position {
-                blue: moved,
-                red: p.red,
-                to_move: Side::Red,
-            },
-            Side::Red => Position {
-                blue: p.blue,
-                red: moved,
-                to_move: Side::Blue,
-            },
-        }
+        p.with_cars(p.to_move, moved, p.to_move.other())
     }
 
     /// The reflection in the diagonal through a1, (x, y) ↦ (y, x), of a set of squares.

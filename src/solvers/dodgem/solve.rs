@@ -411,21 +411,24 @@ impl Owner {
     }
 }
 
-/// Square masks of the board's edges, for counting moves on bit boards.
-struct Edges {
-    n: u32,
+/// Square masks of the board's edges, for counting moves on bit boards
+/// (this solver's seeding and the engine's `DodgemLayers::moves_out`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Edges {
+    /// The side of the board.
+    pub(super) n: u32,
     /// Every square.
-    full: u64,
+    pub(super) full: u64,
     /// File a (x = 0).
-    first_file: u64,
+    pub(super) first_file: u64,
     /// The last file (x = n − 1), Blue's exit edge.
-    last_file: u64,
+    pub(super) last_file: u64,
     /// The last rank (y = n − 1), Red's exit edge.
-    last_rank: u64,
+    pub(super) last_rank: u64,
 }
 
 impl Edges {
-    fn new(n: usize) -> Edges {
+    pub(super) fn new(n: usize) -> Edges {
         let full = (1u64 << (n * n)) - 1;
         let first_file = (0..n).fold(0u64, |m, y| m | 1 << (y * n));
         Edges {
