@@ -351,10 +351,13 @@ impl FileStore {
         })
     }
 
-    /// The header every checkpoint of round `round` starts with.
+    /// The header every checkpoint of round `round` starts with. Its format
+    /// number changes with the engine's cells (2: two-byte cells hold
+    /// their counters, codes moved up), so an older checkpoint is refused
+    /// and the layer solved again.
     fn header(&self, wide: bool, round: u32) -> Vec<u8> {
         format!(
-            "gametables checkpoint 1 job {} rank {} of {} wide {} round {round}\n",
+            "gametables checkpoint 2 job {} rank {} of {} wide {} round {round}\n",
             self.job_id,
             self.rank,
             self.ranks,

@@ -226,6 +226,72 @@ fn quixo_5_20g_keeps_every_layer_that_fits_as_jobs_of_the_whole_plan() {
     assert!(names.contains(&"layer-15-5".to_string()));
 }
 
+/// `layers = ["14-5", "13-8"]` (jobs/quixo-5-14-5.toml) keeps those layers
+/// and every layer their moves reach, as jobs of the whole board's plan: 33
+/// layers, 30 of them quixo-5-20g's, and 14-6, 14-5 and 13-8, which
+/// `--task-memory 20G` splits over two ranks. A name that is not a layer of
+/// the job file, or a value that is not a list of names, is refused at its
+/// key.
+#[test]
+fn a_layers_selection_keeps_those_layers_and_the_layers_they_reach() {
+    let t = tempfile::tempdir().unwrap();
+    let jobs_of = |job: &std::path::Path, dir: &str, extra: &[&str]| -> Vec<toml::Table> {
+        let out = plan_cmd(job, &t.path().join(dir))
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        let plan: toml::Table =
+            toml::from_str(&std::fs::read_to_string(t.path().join(dir).join("plan.toml")).unwrap())
+                .unwrap();
+        plan["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j.as_table().unwrap().clone())
+            .collect()
+    };
+    let id = |j: &toml::Table| j["id"].as_str().unwrap().to_string();
+    let name = |j: &toml::Table| j["name"].as_str().unwrap().to_string();
+    let kept = jobs_of(&job_path("quixo-5-14-5"), "kept", &["--task-memory", "20G"]);
+    let whole = jobs_of(&job_path("quixo-5"), "whole", &[]);
+    let fits = jobs_of(&job_path("quixo-5-20g"), "fits", &[]);
+    assert_eq!(kept.len(), 33);
+    let names: Vec<String> = kept.iter().map(name).collect();
+    for j in &kept {
+        assert!(whole.iter().any(|w| id(w) == id(j)), "{}", name(j));
+        for i in j["inputs"].as_array().unwrap() {
+            assert!(names.contains(&i["name"].as_str().unwrap().to_string()));
+        }
+        let split = ["layer-14-6", "layer-14-5", "layer-13-8"].contains(&name(j).as_str());
+        let ranks = j.get("ranks").and_then(toml::Value::as_integer);
+        assert_eq!(ranks.is_some_and(|r| r > 1), split, "{}", name(j));
+        assert!(j["memory"].as_integer().unwrap() <= 20 << 30, "{}", name(j));
+    }
+    let shared = kept
+        .iter()
+        .filter(|j| fits.iter().any(|f| id(f) == id(j)))
+        .count();
+    assert_eq!(shared, 30);
+    assert!(!names.contains(&"layer-13-7".to_string()));
+    assert!(!names.contains(&"layer-14-4".to_string()));
+    for (body, want) in [
+        ("layers = [\"14-99\"]", "no layer 14-99 among the layers"),
+        ("layers = \"14-5\"", "layers is a list of layer names"),
+        (
+            "min_cubes = 20\nlayers = [\"13-6\"]",
+            "no layer 13-6 among the layers",
+        ),
+    ] {
+        let job = t.path().join("bad.toml");
+        std::fs::write(&job, format!("kind = \"quixo\"\nn = 5\n{body}\n")).unwrap();
+        let out = plan_cmd(&job, &t.path().join("bad")).output().unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want) && err.contains("layers"), "{err}");
+    }
+}
+
 /// quixo-4 (ignored: about a minute): all 3¹⁶ = 43,046,721 boards, the
 /// brute-force solver's counts (26,434,489 wins, 15,003,736 losses,
 /// 1,608,496 draws; X wins in 21), the reference digests, `verify --full`.

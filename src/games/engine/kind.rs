@@ -81,6 +81,22 @@ pub fn within_memory<S: EngineGame>(game: &S::Game, layers: &[usize], budget: u6
     out
 }
 
+/// The layers `roots` and every layer their moves reach (child layers, and
+/// the source of an image layer), as a flag per layer (a job file's
+/// `layers`).
+pub fn reached_from<G: LayeredGame>(game: &G, roots: &[usize]) -> Vec<bool> {
+    let mut keep = vec![false; game.layer_count()];
+    let mut todo = roots.to_vec();
+    while let Some(l) = todo.pop() {
+        if std::mem::replace(&mut keep[l], true) {
+            continue;
+        }
+        todo.extend(game.child_layers(l));
+        todo.extend(game.image_layer(l));
+    }
+    keep
+}
+
 impl<S: EngineGame> JobKind for EngineKind<S> {
     fn name(&self) -> &'static str {
         S::KIND
@@ -116,9 +132,45 @@ impl<S: EngineGame> JobKind for EngineKind<S> {
                 ));
             }
         };
+        // `layers` also selects at planning time: these layers and every
+        // layer their moves reach.
+        let wanted = match file.remove("layers") {
+            None => None,
+            Some(toml::Value::Array(a)) if a.iter().all(toml::Value::is_str) => Some(
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect::<Vec<_>>(),
+            ),
+            Some(_) => {
+                return Err(error_at_key(
+                    path,
+                    text,
+                    "layers",
+                    "layers is a list of layer names in quotes, e.g. [\"14-5\"]".to_string(),
+                ));
+            }
+        };
         let params = S::params(&file).map_err(|(k, m)| error_at_key(path, text, &k, m))?;
         let game = S::game(&params).map_err(|m| error_at_key(path, text, "kind", m))?;
         let mut layers = planned_layers::<S>(&game, &params);
+        if let Some(names) = wanted {
+            let mut roots = Vec::new();
+            for n in &names {
+                let l = layer_id(&game, n)
+                    .filter(|l| layers.contains(l))
+                    .ok_or_else(|| {
+                        error_at_key(
+                            path,
+                            text,
+                            "layers",
+                            format!("no layer {n} among the layers this job file solves"),
+                        )
+                    })?;
+                roots.push(l);
+            }
+            let keep = reached_from(&game, &roots);
+            layers.retain(|&l| keep[l]);
+        }
         if let Some(b) = budget {
             let least = layers
                 .iter()

@@ -327,7 +327,7 @@ pub fn read_params<S: EngineGame + ?Sized>(
                     .unwrap_or_default();
                 let mut msg = crate::pipeline::jobfile::plain_message(&msg);
                 if msg.starts_with("unknown field") {
-                    msg += " (and the engine's `job_memory`)";
+                    msg += " (and the engine's `job_memory` and `layers`)";
                 }
                 if key.is_empty() || msg.contains(&format!("`{key}`")) {
                     (key, msg)

@@ -38,9 +38,9 @@ pub use image::image_values;
 pub use rules::{LayeredGame, Terminal};
 pub use solve::solve_in_mesh;
 pub use solve::{
-    BLOCK, LOSS_BASE, LayerStats, MAX_DEPTH, SolveError, Value, WIDE_LOSS_BASE, WIDE_MAX_DEPTH,
-    WIDE_WIN_BASE, WIN_BASE, child_bytes, is_wide, solve_layer, solve_part, value_at,
-    working_bytes,
+    BLOCK, LOSS_BASE, LayerStats, MAX_DEPTH, SOLVE_MAX_DEPTH, SolveError, Value, WIDE_LOSS_BASE,
+    WIDE_MAX_DEPTH, WIDE_WIN_BASE, WIN_BASE, child_bytes, is_wide, solve_layer, solve_part,
+    value_at, working_bytes,
 };
 pub use split::{Alone, Exchange, Mesh, part_bounds};
 

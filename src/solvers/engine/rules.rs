@@ -241,11 +241,13 @@ pub trait LayeredGame: Sync {
     /// A bound on the successor counter of the non-terminal positions of
     /// `layer`: the number of a position's moves that stay in the layer,
     /// plus one if it also has a move out of the layer. When the game gives
-    /// one of at most 15, the engine keeps each counter in its value cell
-    /// (the unused codes 1 … 15) instead of a byte of its own: one byte a
-    /// position less, and one memory access less per counted move. A
-    /// position past the bound breaks the contract ([`super::check_rules`]
-    /// reports it; the solve fails on a counter past 15).
+    /// one that fits the value cell's spare codes (1 … 15 of a one-byte
+    /// cell, 1 … 255 of a two-byte one: [`LayeredGame::wide_values`]), the
+    /// engine keeps each counter in its value cell instead of a byte of its
+    /// own: one byte a position less, and one memory access less per
+    /// counted move. A position past the bound breaks the contract
+    /// ([`super::check_rules`] reports it; the solve fails on a counter past
+    /// the cell's codes).
     /// Default: `None` (no bound known: a counter byte per position).
     fn counter_bound(&self, _layer: usize) -> Option<u32> {
         None

@@ -12,7 +12,9 @@ use super::*;
 /// if `x` is a multiple of 3. `broken` makes the un-moves wrong (the step
 /// back goes the wrong way). `draws` ends play in a draw on the last cell
 /// (in every layer, so in-layer moves reach ended draws) and, with no
-/// token left, on a cell `x ≡ 2 (mod 3)`.
+/// token left, on a cell `x ≡ 2 (mod 3)`. `fan` ≥ 2 adds the in-layer
+/// moves `x → x + j mod m` for j = 2 … `fan` (many moves to count), and
+/// `wide` names every layer in [`LayeredGame::wide_values`].
 struct Ring {
     k: usize,
     m: u64,
@@ -23,6 +25,8 @@ struct Ring {
     bound: Option<u32>,
     /// Positions from this cell on also name a parent outside the layer.
     stray_from: u64,
+    fan: u64,
+    wide: bool,
 }
 
 impl Ring {
@@ -35,6 +39,8 @@ impl Ring {
             draws: false,
             bound: None,
             stray_from: u64::MAX,
+            fan: 0,
+            wide: false,
         }
     }
     fn step(&self, x: u64) -> u64 {
@@ -52,6 +58,10 @@ impl Ring {
 impl LayeredGame for Ring {
     fn counter_bound(&self, _layer: usize) -> Option<u32> {
         self.bound
+    }
+
+    fn wide_values(&self, _layer: usize) -> bool {
+        self.wide
     }
 
     type Position = (usize, u64);
@@ -88,6 +98,9 @@ impl LayeredGame for Ring {
         if x % 2 == 1 {
             f((k, 2 * x % self.m));
         }
+        for j in 2..=self.fan {
+            f((k, (x + j) % self.m));
+        }
         if k >= 1 && x % 3 != 2 {
             f((k - 1, (3 * x + 1) % self.m));
         }
@@ -120,6 +133,9 @@ impl LayeredGame for Ring {
             if x < self.m && x % 2 == 1 && 2 * x % self.m == y {
                 out((k, x));
             }
+        }
+        for j in 2..=self.fan {
+            out((k, (y + self.m - j % self.m) % self.m));
         }
     }
 }
@@ -331,6 +347,10 @@ impl LayeredGame for TwinRing {
         self.ring.bound.map(|b| 2 * b)
     }
 
+    fn wide_values(&self, layer: usize) -> bool {
+        self.ring.wide_values(layer)
+    }
+
     type Position = (usize, u64, u64);
     fn layer_count(&self) -> usize {
         self.ring.layer_count()
@@ -434,6 +454,8 @@ struct Walk {
     layers: usize,
     m: u64,
     wide_from: usize,
+    /// The counter bound the game claims (`None`: none).
+    bound: Option<u32>,
 }
 
 impl LayeredGame for Walk {
@@ -488,6 +510,9 @@ impl LayeredGame for Walk {
     fn wide_values(&self, layer: usize) -> bool {
         layer >= self.wide_from
     }
+    fn counter_bound(&self, _layer: usize) -> Option<u32> {
+        self.bound
+    }
 }
 
 #[test]
@@ -496,6 +521,7 @@ fn layers_deeper_than_one_byte_get_two_bytes_a_position_whatever_the_hint() {
         layers: 7,
         m: 61,
         wide_from,
+        bound: None,
     };
     assert_eq!(check_rules(&game(7), 500, 1), Vec::<String>::new());
     let want = naive(&game(7));
@@ -600,6 +626,55 @@ fn counters_kept_in_the_value_cells_give_the_same_bytes() {
     assert_eq!(solve_all(&broken, 1).unwrap(), naive(&broken));
 }
 
+/// Two-byte cells hold counters up to 255 (their codes moved up while
+/// solving): 21 in-layer moves and a drawn move out counted in the cells
+/// give the naive solver's bytes and those of a counter byte a position, on
+/// 1 and 3 threads, split over 3 ranks, with draws, with symmetry
+/// reduction, and for layers deeper than one byte holds.
+#[test]
+fn two_byte_cells_keep_counters_past_15_in_the_cells() {
+    for draws in [false, true] {
+        let fan = |bound, wide| Ring {
+            fan: 20,
+            bound,
+            wide,
+            draws,
+            ring: 10,
+            ..Ring::new(4, 2 * BLOCK + 33)
+        };
+        let inline = fan(Some(23), true);
+        assert_eq!(check_rules(&inline, 300, 5), Vec::<String>::new());
+        let want = naive(&inline);
+        assert_eq!(solve_all(&fan(None, false), 1).unwrap(), want);
+        assert_eq!(solve_all(&fan(None, true), 1).unwrap(), want);
+        for t in [1, 3] {
+            assert_eq!(
+                solve_all(&inline, t).unwrap(),
+                want,
+                "draws {draws}, {t} threads"
+            );
+        }
+        assert_eq!(split_all(&inline, 3, 2, 64).unwrap(), want);
+        // One-byte cells cannot hold 23: a counter byte is kept.
+        assert_eq!(solve_all(&fan(Some(23), false), 2).unwrap(), want);
+    }
+    let mut twin = TwinRing::new(4, 9, true);
+    let want = solve_all(&TwinRing::new(4, 9, false), 1).unwrap();
+    twin.ring.bound = Some(3);
+    twin.ring.wide = true;
+    assert_eq!(solve_all(&twin, 2).unwrap(), want);
+    // Deeper than a byte: the stored codes are those of `Value::to_wide`.
+    let walk = |bound| Walk {
+        layers: 5,
+        m: 61,
+        wide_from: 0,
+        bound,
+    };
+    let want = naive(&walk(None));
+    assert!(want.iter().any(|v| is_wide(v, 61) == Some(true)));
+    assert_eq!(solve_all(&walk(Some(2)), 2).unwrap(), want);
+}
+
 /// Every layer of `game` solved split over `ranks` ranks (threads of a
 /// [`Mesh`], `threads` threads each, trading every `batch` updates), the
 /// child layers from the split solve too.
@@ -645,6 +720,7 @@ fn a_layer_split_over_ranks_gives_the_unsplit_bytes() {
         layers: 3,
         m: BLOCK + 100,
         wide_from: 3,
+        bound: None,
     };
     for (what, want, got) in [
         ("ring", solve_all(&big, 1), split_all(&big, 3, 2, 1 << 20)),
@@ -903,6 +979,7 @@ fn a_solve_resumed_from_a_checkpoint_gives_the_same_bytes() {
             layers: 2,
             m: BLOCK + 100,
             wide_from: 0,
+            bound: None,
         },
         50,
         2000,

@@ -248,6 +248,16 @@ impl LayeredGame for QuixoLayers {
         let (a, b) = self.pairs[layer];
         self.rules.n() == 5 && a + b + 2 <= self.rules.cells()
     }
+
+    /// A position has at most one move per border cell and side it may be
+    /// pushed in from: 2 at each of the 4 corners, 3 at each of the
+    /// 4(n − 2) other border cells, 12n − 16 in all (44 on 5×5), plus one
+    /// for a drawn move out. Within the 255 a two-byte cell holds, so the
+    /// 5×5 layers solved with two-byte values keep their counters in their
+    /// cells (two bytes a board while solving instead of three).
+    fn counter_bound(&self, _layer: usize) -> Option<u32> {
+        Some(12 * self.rules.n() as u32 - 16 + 1)
+    }
 }
 
 #[cfg(test)]

@@ -40,16 +40,19 @@
 //! **Value width.** A solved layer is stored with one byte per position
 //! ([`Value::to_byte`], depths up to [`MAX_DEPTH`] = 119 plies) when every
 //! depth fits, else with two ([`Value::to_wide`], little-endian, depths up to
-//! [`WIDE_MAX_DEPTH`]): the length of the bytes, one or two times the
+//! [`WIDE_MAX_DEPTH`]; the solver's cells hold [`SOLVE_MAX_DEPTH`]): the length of the bytes, one or two times the
 //! layer's size, says which ([`is_wide`]). The width depends only on the
 //! values, so the bytes are the same however the layer was solved. A layer
 //! [`LayeredGame::wide_values`] names is solved with two-byte cells from
 //! the start; any other is solved with one-byte cells and, if a depth
 //! passes 119, solved again with two.
 //!
-//! **Memory**: a value cell (one or two bytes) and a counter byte per
-//! position of the layer and the flags, on top of the solved child layers
-//! the caller holds ([`working_bytes`]).
+//! **Memory**: a value cell (one or two bytes) per position, a counter
+//! byte per position unless the game bounds its counters so that they fit
+//! the cell's spare codes (1 … 15 of a byte; 1 … 255 of two bytes, whose
+//! codes are moved up while solving: [`WIDE_SHIFT`]), a pending bit per
+//! position and the flags, on top of the solved child layers the caller
+//! holds ([`working_bytes`]).
 
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, OnceLock};
@@ -83,12 +86,12 @@ pub enum SolveError {
     },
     /// A position deeper than the two-byte encoding holds.
     #[error(
-        "layer {layer} has positions at least {depth} plies deep; two bytes per position hold depths up to {WIDE_MAX_DEPTH}"
+        "layer {layer} has positions at least {depth} plies deep; the solver's two-byte cells hold depths up to {SOLVE_MAX_DEPTH}"
     )]
     DepthOverflow {
         /// The layer (its name).
         layer: String,
-        /// A depth past [`WIDE_MAX_DEPTH`] that solving reached.
+        /// A depth past [`SOLVE_MAX_DEPTH`] that solving reached.
         depth: u32,
     },
     /// Another rank of a split layer ([`solve_part`]) found a broken
@@ -241,22 +244,47 @@ const WIDE_DEPTHS_ESTIMATE: u64 = 512;
 /// bit per block of [`BLOCK`] positions and depth.
 pub fn working_bytes(game: &impl LayeredGame, layer: usize) -> u64 {
     let size = game.layer_size(layer);
-    let (cell, depths) = if game.wide_values(layer) {
+    let wide = game.wide_values(layer);
+    let (cell, depths) = if wide {
         (2, WIDE_DEPTHS_ESTIMATE)
     } else {
         (1, u64::from(MAX_DEPTH) + 2)
     };
-    let counter = u64::from(!inline_counters(game, layer));
+    let counter = u64::from(!inline_counters(game, layer, wide));
     (cell + counter) * size + size.div_ceil(64) * 8 + depths * size.div_ceil(BLOCK).div_ceil(64) * 8
 }
 
-/// Largest counter a value cell holds: its unused codes 1 … 15.
-const INLINE_MAX: u32 = WIN_BASE as u32 - 1;
+/// How far the solver's two-byte cells move the codes of
+/// [`Value::to_wide`] up while solving, so that codes 1 … 255 hold
+/// successor counters (a one-byte cell holds 1 … 15). A solved layer's
+/// bytes are moved back ([`finish_wide`]): its encoding does not change.
+/// Losses then hold depths up to 32,527 plies while solving.
+const WIDE_SHIFT: u16 = 240;
+
+/// Deepest depth a layer may have: the two-byte encoding holds
+/// [`WIDE_MAX_DEPTH`] = 32,751 plies, the solver's cells 32,527
+/// ([`WIDE_SHIFT`]).
+pub const SOLVE_MAX_DEPTH: u16 = u16::MAX - WIDE_LOSS_BASE - WIDE_SHIFT;
 
 /// Whether the counters of `layer` live in its value cells
-/// ([`LayeredGame::counter_bound`] at most [`INLINE_MAX`]).
-fn inline_counters(game: &impl LayeredGame, layer: usize) -> bool {
-    game.counter_bound(layer).is_some_and(|b| b <= INLINE_MAX)
+/// ([`LayeredGame::counter_bound`] at most 15 for one-byte cells, 255 for
+/// two-byte ones: `wide`).
+fn inline_counters(game: &impl LayeredGame, layer: usize, wide: bool) -> bool {
+    let max = if wide {
+        <[AtomicU16] as Cells>::INLINE_MAX
+    } else {
+        <[AtomicU8] as Cells>::INLINE_MAX
+    };
+    game.counter_bound(layer).is_some_and(|b| b <= max)
+}
+
+/// The codes of [`Value::to_wide`] from the solver's two-byte cells
+/// ([`WIDE_SHIFT`]; a counter never taken to zero is a draw).
+fn finish_wide(cells: &mut [u16]) {
+    let win = <[AtomicU16] as Cells>::WIN as u16;
+    for c in cells {
+        *c = if *c >= win { *c - WIDE_SHIFT } else { 0 };
+    }
 }
 
 /// Bytes of the solved child layers [`solve_layer`] reads for `layer` (one
@@ -281,7 +309,7 @@ pub fn child_bytes(game: &impl LayeredGame, layer: usize) -> u64 {
 /// # Errors
 /// [`SolveError::MissingChild`] if a child layer is missing or has a length
 /// that is neither one nor two bytes per position;
-/// [`SolveError::DepthOverflow`] if a depth passes [`WIDE_MAX_DEPTH`];
+/// [`SolveError::DepthOverflow`] if a depth passes [`SOLVE_MAX_DEPTH`];
 /// [`SolveError::Contract`] if a non-terminal position has no move, a move
 /// leaves for a layer that is not a child, or a counter overflows.
 pub fn solve_layer<G: LayeredGame>(
@@ -369,6 +397,7 @@ pub fn solve_part<G: LayeredGame>(
     let (head, cells, _) = unsafe { raw.align_to_mut::<u16>() };
     if head.is_empty() {
         solve_cells::<G, [AtomicU16]>(&job, ex, ck, cells)?;
+        finish_wide(cells);
         if cfg!(target_endian = "big") {
             cells.iter_mut().for_each(|c| *c = c.to_le());
         }
@@ -377,6 +406,7 @@ pub fn solve_part<G: LayeredGame>(
         // solve in a vector of its own and copy.
         let mut cells = vec![0u16; len];
         solve_cells::<G, [AtomicU16]>(&job, ex, ck, &mut cells)?;
+        finish_wide(&mut cells);
         raw = cells.iter().flat_map(|c| c.to_le_bytes()).collect();
     }
     let wide = |i: usize| Value::from_wide(u16::from_le_bytes([raw[2 * i], raw[2 * i + 1]]));
@@ -436,6 +466,9 @@ trait Cells: Sync {
     const LOSS: u32;
     /// Deepest depth the cells hold.
     const MAX: u32;
+    /// Largest successor counter a cell holds (codes 1 ..= `INLINE_MAX`,
+    /// below `WIN`).
+    const INLINE_MAX: u32;
     /// The cells over `v` (borrowed exclusively for the view's life).
     fn view(v: &mut [Self::Int]) -> &Self;
     fn load(&self, i: usize) -> u32;
@@ -452,6 +485,7 @@ impl Cells for [AtomicU8] {
     const WIN: u32 = WIN_BASE as u32;
     const LOSS: u32 = LOSS_BASE as u32;
     const MAX: u32 = MAX_DEPTH as u32;
+    const INLINE_MAX: u32 = WIN_BASE as u32 - 1;
     fn view(v: &mut [u8]) -> &[AtomicU8] {
         // SAFETY: `AtomicU8` has the size and alignment of `u8`, and `v` is
         // borrowed mutably (exclusively) for the life of the view.
@@ -487,9 +521,10 @@ impl Cells for [AtomicU8] {
 
 impl Cells for [AtomicU16] {
     type Int = u16;
-    const WIN: u32 = WIDE_WIN_BASE as u32;
-    const LOSS: u32 = WIDE_LOSS_BASE as u32;
-    const MAX: u32 = WIDE_MAX_DEPTH as u32;
+    const WIN: u32 = (WIDE_WIN_BASE + WIDE_SHIFT) as u32;
+    const LOSS: u32 = (WIDE_LOSS_BASE + WIDE_SHIFT) as u32;
+    const MAX: u32 = u16::MAX as u32 - Self::LOSS;
+    const INLINE_MAX: u32 = Self::WIN - 1;
     fn view(v: &mut [u16]) -> &[AtomicU16] {
         // SAFETY: `AtomicU16` has the size and alignment of `u16`, and `v`
         // is borrowed mutably (exclusively) for the life of the view.
@@ -534,12 +569,12 @@ fn solve_cells<G: LayeredGame, C: Cells + ?Sized>(
 ) -> Result<(), SolveError> {
     let game = job.game;
     let len = out.len() as u64;
-    let inline = inline_counters(game, job.layer);
+    let wide = std::mem::size_of::<C::Int>() == 2;
+    let inline = inline_counters(game, job.layer, wide);
     let mut counters = zeroed_bytes(if inline { 0 } else { len as usize });
     let blocks = len.div_ceil(BLOCK);
     let words = blocks.div_ceil(64) as usize;
     let me = ex.rank();
-    let wide = std::mem::size_of::<C::Int>() == 2;
     let store = |why| SolveError::Checkpoint {
         layer: job.name.to_string(),
         why,
@@ -705,7 +740,7 @@ struct Solver<'a, G: LayeredGame, C: Cells + ?Sized> {
     /// Solve the first half only and copy the other through the image
     /// ([`LayeredGame::halves_by_image`]; one process, no reduction).
     half: bool,
-    /// The counters live in the value cells, codes 1 … 15
+    /// The counters live in the value cells, codes 1 … `C::INLINE_MAX`
     /// ([`LayeredGame::counter_bound`]); `counters` is empty.
     inline: bool,
 }
@@ -877,7 +912,7 @@ impl<G: LayeredGame, C: Cells + ?Sized> Solver<'_, G, C> {
                     );
                 }
                 if self.inline {
-                    if count > INLINE_MAX {
+                    if count > C::INLINE_MAX {
                         return self.fail(
                             r,
                             format!(
