@@ -6,7 +6,8 @@
 # apt-get, writes /etc/slurm/slurm.conf (the one there before is kept in
 # $STATE/slurm.conf.before and put back by slurm-cluster-down.sh), starts
 # munged, one slurmctld and one `slurmd -N nK` per node, and waits until every
-# node accepts jobs. Debian's stock slurmd runs several daemons on one host
+# node accepts jobs (and MPI steps: `srun --mpi=pmix`, each node with its own
+# mpi.conf). Debian's stock slurmd runs several daemons on one host
 # when each node has its own NodeName and Port (`NodeHostname` = this host);
 # no emulator build and no network namespace is needed, and all traffic stays
 # on 127.0.0.1. Safe to run again: a node whose slurmd died is started again.
@@ -213,8 +214,16 @@ start_daemon() { # ID NAME LOG COMMAND...
   say "started $id (pid $pid)"
 }
 start_daemon slurmctld slurmctld "$STATE/log/slurmctld.log" /usr/sbin/slurmctld -c
+# Each slurmd reads its own copy of slurm.conf, beside an mpi.conf of its own:
+# the PMIx plugin (`srun --mpi=pmix`, SLURM_MPI_TYPE=pmix) makes a directory
+# per job step named without the node, so nodes sharing one /tmp collide unless
+# each has its own PMIxCliTmpDirBase.
 for (( k = 1; k <= NODES; k++ )); do
-  start_daemon "slurmd-n$k" slurmd "$STATE/log/slurmd-n$k.log" /usr/sbin/slurmd -N "n$k"
+  mkdir -p "$STATE/conf-n$k" "$STATE/pmix-n$k"
+  cp "$CONF" "$STATE/conf-n$k/slurm.conf"
+  echo "PMIxCliTmpDirBase=$STATE/pmix-n$k" >"$STATE/conf-n$k/mpi.conf"
+  start_daemon "slurmd-n$k" slurmd "$STATE/log/slurmd-n$k.log" \
+    /usr/sbin/slurmd -f "$STATE/conf-n$k/slurm.conf" -N "n$k"
 done
 
 # 6. wait for every node

@@ -46,6 +46,10 @@ impl Ranks for MpiRanks {
         self.world.rank() as usize
     }
 
+    fn transport(&self) -> &'static str {
+        "mpi"
+    }
+
     fn ranks(&self) -> usize {
         self.world.size() as usize
     }

@@ -33,6 +33,11 @@ pub trait Ranks {
         0
     }
 
+    /// How the ranks talk, for the log: `files` ([`FileRanks`]) or `mpi`.
+    fn transport(&self) -> &'static str {
+        "files"
+    }
+
     /// The element-wise maximum of `x` over all ranks.
     ///
     /// # Errors

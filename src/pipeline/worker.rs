@@ -434,6 +434,7 @@ fn run_one_rank(
         ranks = m.ranks,
         node = %std::env::var("SLURMD_NODENAME").unwrap_or_else(|_| "-".into()),
         threads = super::resources::worker_threads(),
+        transport = ranks.transport(),
         "rank started"
     );
     dir.wait_for_shards(m.inputs.iter().map(|i| i.id.as_str()), latency_wait);
