@@ -150,6 +150,13 @@ pub(super) enum Command {
         /// checked.
         #[arg(long, value_delimiter = ',', requires = "full")]
         jobs: Option<Vec<String>>,
+        /// Check one run of 4,096 consecutive positions in K (every K-th
+        /// run, from the first), the rest of the check as without it: a
+        /// check of layers too large to check whole in the time at hand.
+        /// Games of the generic engine only; the coverage lines count the
+        /// positions checked.
+        #[arg(long, value_name = "K", requires = "full", value_parser = clap::value_parser!(u64).range(1..))]
+        sample: Option<u64>,
     },
     /// Write DIR/report.md: every published claim, our value, and whether it matches.
     Report {

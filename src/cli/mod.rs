@@ -134,6 +134,7 @@ fn cmd_verify_full(
     against: Option<&Path>,
     json: bool,
     only: Option<&[String]>,
+    sample: u64,
 ) -> anyhow::Result<ExitCode> {
     let view = RunView::open(dir, &registry())?;
     let started = std::time::Instant::now();
@@ -145,6 +146,7 @@ fn cmd_verify_full(
     };
     let opts = fullcheck::Options {
         progress: std::io::stderr().is_terminal(),
+        sample,
         ..fullcheck::Options::default()
     };
     let report =
@@ -323,6 +325,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             full,
             memory,
             jobs,
+            sample,
         } => {
             if let Some(m) = memory {
                 set_allocation_limit(m);
@@ -330,7 +333,13 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             if full {
                 let jobs: Option<Vec<String>> =
                     jobs.map(|j| j.iter().map(|x| x.trim().to_string()).collect());
-                cmd_verify_full(&dir, against.as_deref(), json, jobs.as_deref())
+                cmd_verify_full(
+                    &dir,
+                    against.as_deref(),
+                    json,
+                    jobs.as_deref(),
+                    sample.unwrap_or(1),
+                )
             } else {
                 cmd_verify(&dir, against.as_deref(), json)
             }

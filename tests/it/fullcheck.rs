@@ -428,6 +428,53 @@ fn quixo_verify_full_of_some_jobs() {
     assert!(text(&out).contains("whole runs only"), "{}", text(&out));
 }
 
+/// dodgem 4×4, `verify --full --sample K`: one run of 4,096 ranks in K of
+/// each layer is checked (every K-th run from the first), and the coverage
+/// line says so and counts them; a wrong value in run 3 of layer 3-3 is
+/// listed with K = 1 and 3, not with K = 2 (where the layer's counts, always
+/// checked whole, still fail); a kind whose checker checks every position
+/// refuses `--sample`.
+#[test]
+fn dodgem_verify_full_at_a_sample() {
+    let (_t, dir) = run_passing("kind = \"dodgem\"\nn = 4\n");
+    let bad = 3 * 4096 + 5;
+    edit_shard(&dir, "layer-3-3", |s| {
+        let v = section(s, "values");
+        v[bad] = if v[bad] == 0 { 16 } else { 0 };
+    });
+    let sample = |k: &str| {
+        gt().arg("verify")
+            .arg(&dir)
+            .args(["--full", "--sample", k])
+            .output()
+            .unwrap()
+    };
+    let found = format!("rank {bad} ");
+    for (k, listed) in [("1", true), ("3", true), ("2", false)] {
+        let out = sample(k);
+        let t = text(&out);
+        // The layer's meta (its counts) is checked whole: exit 3 always.
+        assert_eq!(out.status.code(), Some(3), "--sample {k}: {t}");
+        assert!(t.contains("layer-3-3 meta: says"), "--sample {k}: {t}");
+        assert_eq!(t.contains(&found), listed, "--sample {k}: {t}");
+        if k != "1" {
+            assert!(
+                t.contains(&format!("one run of 4096 ranks in {k} (--sample)")),
+                "{t}"
+            );
+        }
+    }
+    let (_t2, boxes) = run_passing("kind = \"chomp-boxes\"\nboxes = [[3, 4]]\n");
+    let out = gt()
+        .arg("verify")
+        .arg(&boxes)
+        .args(["--full", "--sample", "4"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains("no --sample"), "{}", text(&out));
+}
+
 /// chomp-boxes, a split box too large for the full check's memory
 /// (`verify --full --memory`): checked at a sample read block by block from
 /// the parts (every rectangle, every position one bite from one, the edges

@@ -3,7 +3,9 @@
 //! solver's (`solvers::quixo`'s tests solve 3×3 and 4×4 with a naive solver
 //! that shares nothing with the layered rules; the figures below are its).
 
-use crate::support::{gt, job_path, outcome, plan_cmd, reference_root, root_of, run_job_ok, text};
+use crate::support::{
+    gt, job_path, outcome, plan_cmd, reference, reference_root, root_of, run_job_ok, text,
+};
 
 /// Reads `KEY = VALUE` of the summary table.
 fn summary(dir: &std::path::Path, name: &str) -> toml::Table {
@@ -290,6 +292,32 @@ fn a_layers_selection_keeps_those_layers_and_the_layers_they_reach() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(want) && err.contains("layers"), "{err}");
     }
+}
+
+/// The run of jobs/quixo-5-14-5.toml (7 Dec 2026, two-byte cells holding
+/// their counters, layers 14-6, 14-5 and 13-8 split over two ranks)
+/// solved again 30 layers of the quixo-5-20g run (5 Dec 2026, a counter
+/// byte a board): their shards are the same bytes, deep layers with
+/// two-byte values among them; its three other layers are those beyond
+/// quixo-5-20g.
+#[test]
+fn quixo_5_14_5_solved_its_30_layers_of_quixo_5_20g_to_the_same_bytes() {
+    let new = reference("quixo-5-14-5");
+    let old = reference("quixo-5-20g");
+    let mut shared = 0;
+    let mut beyond = Vec::new();
+    for s in &new.shards {
+        match old.shards.iter().find(|o| o.name == s.name) {
+            Some(o) => {
+                assert_eq!((&s.id, &s.sha256), (&o.id, &o.sha256), "{}", s.name);
+                shared += 1;
+            }
+            None => beyond.push(s.name.clone()),
+        }
+    }
+    assert_eq!(shared, 30);
+    beyond.sort();
+    assert_eq!(beyond, ["layer-13-8", "layer-14-5", "layer-14-6"]);
 }
 
 /// quixo-4 (ignored: about a minute): all 3¹⁶ = 43,046,721 boards, the

@@ -11,7 +11,7 @@
 //! Job files: `kind = "dodgem"`, `n` (2 to 6) and optionally `max_cars`
 //! (solve only the layers with at most that many cars a side: the endgame,
 //! closed under moves since cars only leave) and the engine's
-//! `job_memory`.
+//! `job_memory` and `layers`.
 //!
 //! - [`claims`]: every published Dodgem number, checked against a run;
 //! - [`sources`]: the works the claims cite.
@@ -35,7 +35,8 @@ pub struct Dodgem;
 /// The `dodgem` kind.
 pub const DODGEM: &dyn JobKind = &EngineKind::<Dodgem>::NEW;
 
-/// A dodgem job file's own keys (besides the engine's `job_memory`).
+/// A dodgem job file's own keys (besides the engine's `job_memory` and
+/// `layers`).
 #[derive(Debug, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Params {

@@ -31,7 +31,7 @@ use super::layout::{
 };
 use super::spec::EngineGame;
 use crate::pipeline::error::{Error, Result};
-use crate::pipeline::fullcheck::{Checker, Coverage, Ctx, for_chunks, le_u64s};
+use crate::pipeline::fullcheck::{Checker, Coverage, Ctx, SAMPLE_RUN, for_chunks, le_u64s};
 use crate::pipeline::shard::Shard;
 use crate::solvers::engine::rules::{LayeredGame, Terminal};
 
@@ -148,6 +148,12 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
         true
     }
 
+    /// Layers can be checked at one run of [`SAMPLE_RUN`] positions in K
+    /// (`--sample K`); reachability is checked whole.
+    fn samples(&self) -> bool {
+        true
+    }
+
     fn check(&self, cx: &Ctx) -> Result<Vec<Coverage>> {
         let run = cx.run();
         let game = S::game(run.params()).map_err(|e| Error::job(S::KIND, e))?;
@@ -172,7 +178,12 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
             }
         }
         let total: u64 = layers.iter().map(|&(l, _)| game.layer_size(l)).sum();
-        cx.set_total(total);
+        cx.set_total(
+            layers
+                .iter()
+                .map(|&(l, _)| sampled(game.layer_size(l), cx.sample()))
+                .sum(),
+        );
         let (mut checked, mut symmetric) = (0u64, 0u64);
         for (l, job) in &layers {
             if let Some((c, sym)) = check_layer::<S>(cx, &game, &names, *l, job) {
@@ -186,11 +197,17 @@ impl<S: EngineGame> Checker for EngineChecker<S> {
             .iter()
             .filter(|j| !j.name.starts_with("reach-"))
             .count();
-        let which = if layers.len() < in_run {
+        let mut which = if layers.len() < in_run {
             format!(" of {} of the run's {in_run} layers (--jobs)", layers.len())
         } else {
             String::new()
         };
+        if cx.sample() > 1 {
+            which += &format!(
+                ", one run of {SAMPLE_RUN} ranks in {} (--sample)",
+                cx.sample()
+            );
+        }
         let mut out = vec![Coverage {
             what: format!(
                 "{} positions{which}, each value rebuilt from the values its moves reach",
@@ -257,10 +274,18 @@ fn check_layer<S: EngineGame>(
             below.get(pl)?.as_ref()?.code(r)
         }
     };
-    for_chunks(size, cx.threads(), |range| {
+    let k = cx.sample();
+    let picked = size.div_ceil(SAMPLE_RUN).div_ceil(k);
+    for_chunks(picked, cx.threads(), |runs| {
         let mut kids = Vec::with_capacity(64);
         let mut syms = 0u64;
-        for r in range.clone() {
+        let lo = |j: u64| j * k * SAMPLE_RUN;
+        let ranks = runs
+            .clone()
+            .flat_map(|j| lo(j)..(lo(j) + SAMPLE_RUN).min(size));
+        let mut done = 0u64;
+        for r in ranks {
+            done += 1;
             let p = game.unrank(l, r);
             let stored = own.code(r).expect("a rank of the layer");
             let want = match game.terminal(&p) {
@@ -313,7 +338,7 @@ fn check_layer<S: EngineGame>(
             });
         }
         sym.fetch_add(syms, std::sync::atomic::Ordering::Relaxed);
-        cx.advance(range.end - range.start);
+        cx.advance(done);
     });
     // The meta's counts and depths (what the tables publish) from
     // the values.
@@ -334,7 +359,15 @@ fn check_layer<S: EngineGame>(
                 ),
             );
     }
-    Some((size, sym.into_inner()))
+    Some((sampled(size, k), sym.into_inner()))
+}
+
+/// Positions of a layer of `size` ranks that a check of one run of
+/// [`SAMPLE_RUN`] in `k` looks at (every run from the first).
+fn sampled(size: u64, k: u64) -> u64 {
+    (0..size.div_ceil(SAMPLE_RUN).div_ceil(k))
+        .map(|j| SAMPLE_RUN.min(size - j * k * SAMPLE_RUN))
+        .sum()
 }
 
 /// The reachable bits of a `reach-NAME` shard and its meta, or why not.

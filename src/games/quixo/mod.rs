@@ -60,7 +60,7 @@ fn min_cubes(params: &toml::Table) -> usize {
         .map_or(0, |m| m as usize)
 }
 
-/// A quixo job file's own keys (besides the engine's `job_memory`).
+/// A quixo job file's own keys (besides the engine's `job_memory` and `layers`).
 #[derive(Debug, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Params {

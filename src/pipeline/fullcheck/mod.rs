@@ -57,7 +57,14 @@ pub struct Options {
     pub progress: bool,
     /// Bad values listed in full; the rest are only counted.
     pub max_listed: usize,
+    /// Check one run of [`SAMPLE_RUN`] positions in this many (1: every
+    /// position), for checkers that [sample](Checker::samples).
+    pub sample: u64,
 }
+
+/// Consecutive positions checked together when a check samples
+/// ([`Options::sample`]).
+pub const SAMPLE_RUN: u64 = 4096;
 
 impl Default for Options {
     fn default() -> Self {
@@ -66,6 +73,7 @@ impl Default for Options {
             threads: crate::pipeline::resources::worker_threads(),
             progress: false,
             max_listed: DEFAULT_MAX_LISTED,
+            sample: 1,
         }
     }
 }
@@ -190,6 +198,12 @@ impl Ctx<'_> {
         self.opts.threads.max(1)
     }
 
+    /// One run of [`SAMPLE_RUN`] positions in this many is checked
+    /// (`verify --full --sample`; 1: every position).
+    pub fn sample(&self) -> u64 {
+        self.opts.sample.max(1)
+    }
+
     /// Whether job `name`'s values are to be checked (every job unless the
     /// check was limited to some, `verify --full --jobs`).
     pub fn wanted(&self, name: &str) -> bool {
@@ -265,6 +279,11 @@ pub trait Checker: Sync {
     fn checks_some_jobs(&self) -> bool {
         false
     }
+    /// Whether it can check a sample of the positions
+    /// ([`Ctx::sample`]). Default: no (it checks every one).
+    fn samples(&self) -> bool {
+        false
+    }
 }
 
 /// Runs the full check of a run directory's kind over its shards.
@@ -295,6 +314,12 @@ pub fn full_check_jobs(
 ) -> Result<FullReport> {
     let kind = view.kind.name();
     let checker = checker.ok_or_else(|| Error::job(kind, "no full check for this kind"))?;
+    if opts.sample > 1 && !checker.samples() {
+        return Err(Error::job(
+            kind,
+            "the full check of this kind checks every position (no --sample)",
+        ));
+    }
     if let Some(only) = only {
         if !checker.checks_some_jobs() {
             return Err(Error::job(
