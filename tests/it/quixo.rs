@@ -183,21 +183,7 @@ fn quixo_5_plans_every_layer_and_the_endgame_fits() {
 #[test]
 fn quixo_5_20g_keeps_every_layer_that_fits_as_jobs_of_the_whole_plan() {
     let t = tempfile::tempdir().unwrap();
-    let jobs_of = |job: &str, dir: &str| -> Vec<toml::Table> {
-        let out = plan_cmd(&job_path(job), &t.path().join(dir))
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", text(&out));
-        let plan: toml::Table =
-            toml::from_str(&std::fs::read_to_string(t.path().join(dir).join("plan.toml")).unwrap())
-                .unwrap();
-        plan["jobs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|j| j.as_table().unwrap().clone())
-            .collect()
-    };
+    let jobs_of = |job: &str, dir: &str| planned_jobs(&job_path(job), &t.path().join(dir), &[]);
     let kept = jobs_of("quixo-5-20g", "fits");
     let whole = jobs_of("quixo-5", "whole");
     let id = |j: &toml::Table| j["id"].as_str().unwrap().to_string();
@@ -228,6 +214,21 @@ fn quixo_5_20g_keeps_every_layer_that_fits_as_jobs_of_the_whole_plan() {
     assert!(names.contains(&"layer-15-5".to_string()));
 }
 
+/// The jobs of `plan JOB --run-dir DIR EXTRA…`, as written to its
+/// `plan.toml`.
+fn planned_jobs(job: &std::path::Path, dir: &std::path::Path, extra: &[&str]) -> Vec<toml::Table> {
+    let out = plan_cmd(job, dir).args(extra).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let plan: toml::Table =
+        toml::from_str(&std::fs::read_to_string(dir.join("plan.toml")).unwrap()).unwrap();
+    plan["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j.as_table().unwrap().clone())
+        .collect()
+}
+
 /// `layers = ["14-6"]` (jobs/quixo-5-14-6.toml) keeps that layer and every
 /// layer its moves reach, as jobs of the whole board's plan: 21 layers, 20
 /// of them quixo-5-20g's, and 14-6, which `--task-memory 20G` splits over
@@ -237,21 +238,8 @@ fn quixo_5_20g_keeps_every_layer_that_fits_as_jobs_of_the_whole_plan() {
 #[test]
 fn a_layers_selection_keeps_those_layers_and_the_layers_they_reach() {
     let t = tempfile::tempdir().unwrap();
-    let jobs_of = |job: &std::path::Path, dir: &str, extra: &[&str]| -> Vec<toml::Table> {
-        let out = plan_cmd(job, &t.path().join(dir))
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", text(&out));
-        let plan: toml::Table =
-            toml::from_str(&std::fs::read_to_string(t.path().join(dir).join("plan.toml")).unwrap())
-                .unwrap();
-        plan["jobs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|j| j.as_table().unwrap().clone())
-            .collect()
+    let jobs_of = |job: &std::path::Path, dir: &str, extra: &[&str]| {
+        planned_jobs(job, &t.path().join(dir), extra)
     };
     let id = |j: &toml::Table| j["id"].as_str().unwrap().to_string();
     let name = |j: &toml::Table| j["name"].as_str().unwrap().to_string();
